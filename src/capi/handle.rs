@@ -1,0 +1,86 @@
+//! Opaque handles handed to C. Every live handle is recorded in one registry by address
+//! and kind, so a stale, foreign or wrong-kind pointer is reported as an error instead of
+//! being dereferenced. Ownership moves only through these helpers.
+
+use crate::error::{Error, Result};
+use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard, OnceLock};
+
+/// A Rust type handed to C behind a pointer.
+pub trait Handle: Send + 'static {
+    /// The C type name, for messages ("aclTensor").
+    const KIND: &'static str;
+}
+
+fn live() -> MutexGuard<'static, HashMap<usize, &'static str>> {
+    static LIVE: OnceLock<Mutex<HashMap<usize, &'static str>>> = OnceLock::new();
+    // A panic while holding the lock cannot leave the map inconsistent (single inserts/removes).
+    LIVE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Moves `v` to the heap and registers it; the pointer is what C receives.
+pub fn into_raw<T: Handle>(v: T) -> *mut T {
+    let p = Box::into_raw(Box::new(v));
+    live().insert(p as usize, T::KIND);
+    p
+}
+
+fn check<T: Handle>(p: *const T, name: &'static str) -> Result<()> {
+    if p.is_null() {
+        return Err(Error::NullPtr(name));
+    }
+    match live().get(&(p as usize)) {
+        Some(k) if *k == T::KIND => Ok(()),
+        _ => Err(Error::BadHandle { name, kind: T::KIND }),
+    }
+}
+
+/// Whether `p` is a live handle of kind T (NULL is not).
+pub fn is_live<T: Handle>(p: *const T) -> bool {
+    !p.is_null() && live().get(&(p as usize)) == Some(&T::KIND)
+}
+
+/// Borrows a live handle.
+///
+/// # Safety
+/// No other thread may destroy the handle while the borrow lasts (the usual C contract).
+pub unsafe fn borrow<'a, T: Handle>(p: *const T, name: &'static str) -> Result<&'a T> {
+    check(p, name)?;
+    // SAFETY: registered, so it came from `into_raw` and has not been taken.
+    Ok(unsafe { &*p })
+}
+
+/// Mutably borrows a live handle.
+///
+/// # Safety
+/// As `borrow`, and no other borrow of it may be alive.
+pub unsafe fn borrow_mut<'a, T: Handle>(p: *mut T, name: &'static str) -> Result<&'a mut T> {
+    check(p, name)?;
+    // SAFETY: registered, so it came from `into_raw` and has not been taken.
+    Ok(unsafe { &mut *p })
+}
+
+/// Unregisters a live handle and returns ownership of it.
+pub fn take<T: Handle>(p: *mut T, name: &'static str) -> Result<Box<T>> {
+    if p.is_null() {
+        return Err(Error::NullPtr(name));
+    }
+    let mut map = live();
+    match map.get(&(p as usize)) {
+        Some(k) if *k == T::KIND => {
+            map.remove(&(p as usize));
+            drop(map);
+            // SAFETY: it was registered by `into_raw` and is now unregistered: we own it.
+            Ok(unsafe { Box::from_raw(p) })
+        }
+        _ => Err(Error::BadHandle { name, kind: T::KIND }),
+    }
+}
+
+/// Destroys a handle. Calling with NULL is fine; a stale or foreign pointer is an error.
+pub fn destroy<T: Handle>(p: *mut T, name: &'static str) -> Result<()> {
+    if p.is_null() {
+        return Ok(());
+    }
+    take(p, name).map(drop)
+}

@@ -1,0 +1,7 @@
+//! The C ABI. Every exported function runs its body inside `guard`, checks its arguments
+//! through `arg` and `handle`, and hands off to the pure-Rust core.
+#![allow(non_camel_case_types, non_snake_case)]
+
+pub mod arg;
+pub mod guard;
+pub mod handle;

@@ -1,0 +1,178 @@
+//! A tensor is a view: (shape, strides, offset) in elements over a storage of
+//! `product(storage_shape)` elements starting at a device address (SEMANTICS §2).
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::format::Format;
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensorDesc {
+    pub dtype: DType,
+    pub format: Format,
+    pub shape: Vec<usize>,
+    /// Element strides, one per view dim; never negative.
+    pub strides: Vec<isize>,
+    /// Offset of the view's first element from the storage start, in elements.
+    pub offset: usize,
+    pub storage_shape: Vec<usize>,
+    /// Start of the storage (0 when the caller passed NULL).
+    pub addr: usize,
+}
+
+/// Largest rank aclCreateTensor accepts; operators have their own, smaller limits.
+pub const MAX_CREATE_RANK: usize = 64;
+
+fn dims_of(v: &[i64], what: &str) -> Result<Vec<usize>> {
+    if v.len() > MAX_CREATE_RANK {
+        crate::bail!("{what} has {} dims; at most {MAX_CREATE_RANK} are supported", v.len());
+    }
+    v.iter()
+        .enumerate()
+        .map(|(i, &d)| {
+            usize::try_from(d).map_err(|_| Error::Invalid(format!("{what}[{i}] = {d} is negative")))
+        })
+        .collect()
+}
+
+/// Row-major strides for `shape`.
+pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
+    let mut s = vec![0isize; shape.len()];
+    let mut acc: isize = 1;
+    for i in (0..shape.len()).rev() {
+        s[i] = acc;
+        acc = acc.saturating_mul(shape[i].max(1) as isize);
+    }
+    s
+}
+
+/// Product of dims, or None on overflow past isize::MAX.
+pub fn checked_numel(shape: &[usize]) -> Option<usize> {
+    shape
+        .iter()
+        .try_fold(1usize, |a, &d| a.checked_mul(d))
+        .filter(|n| *n <= isize::MAX as usize)
+}
+
+impl TensorDesc {
+    /// Builds and validates a view exactly as `aclCreateTensor` describes it.
+    pub fn new(
+        view_dims: &[i64],
+        dtype: i32,
+        strides: Option<&[i64]>,
+        offset: i64,
+        format: i32,
+        storage_dims: &[i64],
+        addr: usize,
+    ) -> Result<TensorDesc> {
+        let dtype = DType::from_raw(dtype).map_err(Error::Invalid)?;
+        let format = Format::from_raw(format).map_err(Error::Invalid)?;
+        let shape = dims_of(view_dims, "viewDims")?;
+        let storage_shape = dims_of(storage_dims, "storageDims")?;
+        let strides = match strides {
+            None => contiguous_strides(&shape),
+            Some(s) => s
+                .iter()
+                .enumerate()
+                .map(|(i, &v)| {
+                    if v < 0 {
+                        crate::bail!("stride[{i}] = {v} is negative; views must have non-negative strides")
+                    }
+                    isize::try_from(v).map_err(|_| Error::Invalid(format!("stride[{i}] = {v} is too large")))
+                })
+                .collect::<Result<Vec<_>>>()?,
+        };
+        let offset = usize::try_from(offset)
+            .map_err(|_| Error::Invalid(format!("offset = {offset} is negative")))?;
+        let desc = TensorDesc { dtype, format, shape, strides, offset, storage_shape, addr };
+        desc.check_fits_storage()?;
+        Ok(desc)
+    }
+
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    pub fn numel(&self) -> usize {
+        self.shape.iter().product()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.shape.contains(&0)
+    }
+
+    pub fn storage_numel(&self) -> usize {
+        self.storage_shape.iter().product()
+    }
+
+    /// Largest element index (from the storage start) the view reaches, or None if empty.
+    /// Checked arithmetic: the caller gets an error, never a wrapped value.
+    pub fn max_index(&self) -> Result<Option<usize>> {
+        if self.is_empty() {
+            return Ok(None);
+        }
+        let mut max = self.offset as u128;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            max += (d as u128 - 1) * s as u128;
+        }
+        usize::try_from(max)
+            .ok()
+            .filter(|m| *m < isize::MAX as usize / 16)
+            .map(Some)
+            .ok_or_else(|| Error::Invalid(format!("the view {} reaches past any addressable memory", self.describe())))
+    }
+
+    /// SEMANTICS §2: the largest element index the view can reach must be < product(storageDims).
+    fn check_fits_storage(&self) -> Result<()> {
+        let storage = checked_numel(&self.storage_shape)
+            .filter(|n| n.checked_mul(self.dtype.size()).is_some_and(|b| b <= isize::MAX as usize))
+            .ok_or_else(|| {
+                Error::Invalid(format!("storageDims {:?} describe more memory than can exist", self.storage_shape))
+            })?;
+        checked_numel(&self.shape)
+            .ok_or_else(|| Error::Invalid(format!("viewDims {:?} have too many elements", self.shape)))?;
+        if let Some(max) = self.max_index()? {
+            crate::ensure!(
+                max < storage,
+                "the view {} reaches element {max}, outside its storage {:?} of {storage} elements",
+                self.describe(),
+                self.storage_shape
+            );
+        }
+        Ok(())
+    }
+
+    /// "shape (6, 5) strides (10, 1) offset 22" — for messages.
+    pub fn describe(&self) -> String {
+        format!("shape {:?} strides {:?} offset {}", self.shape, self.strides, self.offset)
+    }
+
+    /// The byte range [first, last] the view's elements touch, or None if it has none.
+    pub fn byte_span(&self) -> Option<(usize, usize)> {
+        let max = self.max_index().ok()??;
+        let size = self.dtype.size();
+        let first = self.addr + self.offset * size;
+        Some((first, self.addr + max * size + size - 1))
+    }
+
+    /// True when two elements of the view share memory (a stride-0 or overlapping dim).
+    /// Exact for the views people write: sort dims by stride, each stride must exceed the
+    /// span of all smaller-strided dims.
+    pub fn has_internal_overlap(&self) -> bool {
+        let mut dims: Vec<(usize, usize)> = self
+            .shape
+            .iter()
+            .zip(&self.strides)
+            .filter(|(d, _)| **d > 1)
+            .map(|(&d, &s)| (s as usize, d))
+            .collect();
+        dims.sort_unstable();
+        let mut span = 0usize; // largest index offset reachable with the dims seen so far
+        for (s, d) in dims {
+            if s <= span || s == 0 {
+                return true;
+            }
+            span += s * (d - 1);
+        }
+        false
+    }
+}
