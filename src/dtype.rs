@@ -116,6 +116,16 @@ impl DType {
         }
     }
 
+    /// Alignment a tensor's data needs (complex numbers align as their parts).
+    pub fn align(self) -> usize {
+        match self {
+            DType::C32 => 2,
+            DType::C64 => 4,
+            DType::C128 => 8,
+            d => d.size(),
+        }
+    }
+
     pub fn kind(self) -> Kind {
         match self {
             DType::Bool => Kind::Bool,

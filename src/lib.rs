@@ -11,6 +11,10 @@ pub mod element;
 pub mod format;
 pub mod tensor;
 pub mod scalar;
+pub mod broadcast;
+pub mod engine;
+pub mod executor;
+pub mod runtime;
 pub mod capi;
 
 pub use error::{Error, Result};

@@ -5,3 +5,9 @@
 pub mod arg;
 pub mod guard;
 pub mod handle;
+pub mod base;
+pub mod runtime;
+pub mod status;
+pub mod meta;
+pub mod aclnn_base;
+pub mod ops;

@@ -1,1 +1,5 @@
 //! Tests of the core rules, by topic.
+
+mod rules_convert;
+mod rules_dtype;
+mod rules_tensor;

@@ -1,0 +1,1 @@
+//! Operator entry points: one file per CANN operator header.

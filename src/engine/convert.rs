@@ -1,0 +1,45 @@
+//! Strided runs of elements converted between any two dtypes: how the engine gathers
+//! operands into kernel buffers and scatters results into outputs. One generic loop per
+//! (source, destination) pair — 256 small functions shared by every operator — instead of
+//! one kernel per operator and dtype combination.
+
+use crate::dtype::DType;
+use crate::element::{convert, Element};
+use crate::with_dtype;
+
+/// Copies `n` elements from `src` (stride `ss` elements, dtype `sd`) to `dst` (stride `ds`,
+/// dtype `dd`), converting each by the library's conversion rule.
+///
+/// # Safety
+/// Both strided ranges must be valid, and must not overlap unless identical.
+pub unsafe fn run(src: *const u8, sd: DType, ss: isize, dst: *mut u8, dd: DType, ds: isize, n: usize) {
+    with_dtype!(sd, S => with_dtype!(dd, D => unsafe { typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }))
+}
+
+#[inline(never)]
+unsafe fn typed<S: Element, D: Element>(src: *const S, ss: isize, dst: *mut D, ds: isize, n: usize) {
+    if n == 0 {
+        return;
+    }
+    // SAFETY (whole function): the caller guarantees the strided ranges are valid.
+    unsafe {
+        if S::DTYPE == D::DTYPE && ss == 1 && ds == 1 {
+            std::ptr::copy(src as *const u8, dst as *mut u8, n * std::mem::size_of::<S>());
+        } else if ss == 1 && ds == 1 {
+            let s = std::slice::from_raw_parts(src, n);
+            let d = std::slice::from_raw_parts_mut(dst, n);
+            for (d, s) in d.iter_mut().zip(s) {
+                *d = convert(*s);
+            }
+        } else if ss == 0 {
+            let v: D = convert(src.read_unaligned());
+            for i in 0..n {
+                dst.offset(i as isize * ds).write_unaligned(v);
+            }
+        } else {
+            for i in 0..n as isize {
+                dst.offset(i * ds).write_unaligned(convert(src.offset(i * ss).read_unaligned()));
+            }
+        }
+    }
+}

@@ -1,0 +1,151 @@
+//! Kernel calling convention and the typed building blocks operators use.
+//!
+//! A kernel computes `n` results from contiguous inputs (or a single repeated value) into
+//! a contiguous output, all in the dtypes the operator asked for (its compute dtypes).
+//! The engine takes care of strides, broadcasting, conversions and threads.
+
+use crate::element::{Bool8, Element, C128, C64};
+use crate::scalar::Scalar;
+
+/// Where a kernel reads one input from.
+#[derive(Clone, Copy, Debug)]
+pub enum Src {
+    /// `n` contiguous elements.
+    Slice(*const u8),
+    /// One element, repeated (a broadcast or scalar operand).
+    Scalar(*const u8),
+}
+
+/// Constant parameters of a kernel (alpha, a rounding mode, ...), fixed in phase 1 and
+/// already converted to the dtype the kernel computes in.
+#[derive(Clone, Debug, Default)]
+pub struct Params {
+    pub scalars: Vec<Scalar>,
+    pub ints: Vec<i64>,
+}
+
+/// The type-erased kernel entry the engine calls.
+///
+/// # Safety
+/// `ins` must match the kernel's input dtypes and hold `n` readable elements each (or one,
+/// for `Src::Scalar`); `out` must be valid for `n` writes of the output dtype and aligned.
+pub type KernelFn = unsafe fn(n: usize, ins: &[Src], out: *mut u8, params: &Params);
+
+/// A binary element-wise operation on kernel types.
+pub trait BinaryOp: 'static {
+    type A: Element;
+    type B: Element;
+    type O: Element;
+    fn new(params: &Params) -> Self;
+    fn apply(&self, a: Self::A, b: Self::B) -> Self::O;
+}
+
+/// The kernel for a `BinaryOp`: separate loops for slice/scalar operands so each is a
+/// straight loop the compiler vectorises.
+///
+/// # Safety
+/// See `KernelFn`.
+pub unsafe fn binary<Op: BinaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+    let op = Op::new(params);
+    // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
+    unsafe {
+        let out = std::slice::from_raw_parts_mut(out as *mut Op::O, n);
+        match (ins[0], ins[1]) {
+            (Src::Slice(a), Src::Slice(b)) => {
+                let a = std::slice::from_raw_parts(a as *const Op::A, n);
+                let b = std::slice::from_raw_parts(b as *const Op::B, n);
+                for ((o, a), b) in out.iter_mut().zip(a).zip(b) {
+                    *o = op.apply(*a, *b);
+                }
+            }
+            (Src::Slice(a), Src::Scalar(b)) => {
+                let a = std::slice::from_raw_parts(a as *const Op::A, n);
+                let b = (b as *const Op::B).read_unaligned();
+                for (o, a) in out.iter_mut().zip(a) {
+                    *o = op.apply(*a, b);
+                }
+            }
+            (Src::Scalar(a), Src::Slice(b)) => {
+                let a = (a as *const Op::A).read_unaligned();
+                let b = std::slice::from_raw_parts(b as *const Op::B, n);
+                for (o, b) in out.iter_mut().zip(b) {
+                    *o = op.apply(a, *b);
+                }
+            }
+            (Src::Scalar(a), Src::Scalar(b)) => {
+                out.fill(op.apply((a as *const Op::A).read_unaligned(), (b as *const Op::B).read_unaligned()));
+            }
+        }
+    }
+}
+
+/// Arithmetic on kernel types: integers wrap (two's complement), floats follow IEEE,
+/// complex numbers use the usual formulas, bool adds as "or" and multiplies as "and".
+pub trait Arith: Element {
+    fn add(self, o: Self) -> Self;
+    fn sub(self, o: Self) -> Self;
+    fn mul(self, o: Self) -> Self;
+}
+
+macro_rules! arith_int {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, o: Self) -> Self { self.wrapping_add(o) }
+            #[inline(always)] fn sub(self, o: Self) -> Self { self.wrapping_sub(o) }
+            #[inline(always)] fn mul(self, o: Self) -> Self { self.wrapping_mul(o) }
+        }
+    )*};
+}
+arith_int!(i8, u8, i16, u16, i32, u32, i64, u64);
+
+macro_rules! arith_float {
+    ($($t:ty),*) => {$(
+        impl Arith for $t {
+            #[inline(always)] fn add(self, o: Self) -> Self { self + o }
+            #[inline(always)] fn sub(self, o: Self) -> Self { self - o }
+            #[inline(always)] fn mul(self, o: Self) -> Self { self * o }
+        }
+    )*};
+}
+arith_float!(f32, f64, C64, C128);
+
+impl Arith for Bool8 {
+    #[inline(always)]
+    fn add(self, o: Self) -> Self {
+        Bool8::new(self.get() || o.get())
+    }
+    #[inline(always)]
+    fn sub(self, o: Self) -> Self {
+        Bool8::new(self.get() != o.get())
+    }
+    #[inline(always)]
+    fn mul(self, o: Self) -> Self {
+        Bool8::new(self.get() && o.get())
+    }
+}
+
+/// Runs `$body` with `$T` bound to the kernel type of compute dtype `$dtype`
+/// (f16/bf16/c32 never reach kernels: they compute in f32/c64).
+#[macro_export]
+macro_rules! with_compute_dtype {
+    ($dtype:expr, $T:ident => $body:expr) => {{
+        use $crate::dtype::DType;
+        #[allow(unused_imports)]
+        use $crate::element::*;
+        match $dtype {
+            DType::F32 | DType::F16 | DType::BF16 => { type $T = f32; $body }
+            DType::F64 => { type $T = f64; $body }
+            DType::S8 => { type $T = i8; $body }
+            DType::U8 => { type $T = u8; $body }
+            DType::S16 => { type $T = i16; $body }
+            DType::U16 => { type $T = u16; $body }
+            DType::S32 => { type $T = i32; $body }
+            DType::U32 => { type $T = u32; $body }
+            DType::S64 => { type $T = i64; $body }
+            DType::U64 => { type $T = u64; $body }
+            DType::Bool => { type $T = Bool8; $body }
+            DType::C32 | DType::C64 => { type $T = C64; $body }
+            DType::C128 => { type $T = C128; $body }
+        }
+    }};
+}

@@ -1,0 +1,525 @@
+//! The element-wise engine: every element-wise operator is planned and run here.
+//!
+//! Phase 1 (`plan`): broadcast every input to the output's shape (stride 0 where
+//! stretched), drop size-1 axes, order axes by the output's strides, merge axes that are
+//! contiguous for every operand, decide per operand whether the kernel can read/write its
+//! memory directly (same dtype, unit or zero inner stride) or goes through a chunk buffer
+//! in the workspace (a conversion or a strided gather/scatter), decide which inputs
+//! overlap the output and must be copied first, and size the workspace exactly.
+//!
+//! Phase 2 (`run`): split the iteration space into at most one task per thread (above a
+//! grain size), and in each task walk row segments, converting chunks in and out of the
+//! task's buffers around the operator's contiguous kernel. No heap allocation.
+
+pub mod convert;
+pub mod kernel;
+
+use crate::dtype::DType;
+use crate::error::{Error, Result};
+use crate::executor::{Bindings, Work, Workspace};
+use crate::scalar::Scalar;
+use crate::tensor::{contiguous_strides, TensorDesc};
+pub use kernel::{KernelFn, Params, Src};
+use rayon::prelude::*;
+use std::sync::OnceLock;
+
+/// Most operands (inputs + the output) an element-wise operator has.
+pub const MAX_OPERANDS: usize = 4;
+/// Most dims a planned iteration can have (operators accept at most 8).
+pub const MAX_RANK: usize = 8;
+/// Elements per kernel call when going through buffers.
+const CHUNK: usize = 1024;
+/// Rows shorter than this are processed in chunks that span rows (all operands buffered).
+const SHORT_ROW: usize = 64;
+/// Fewest elements worth a task of their own.
+const GRAIN: usize = 32 * 1024;
+const ALIGN: usize = 64;
+
+/// The library's compute thread pool (`ACLNN_CPU_NUM_THREADS`, default: all cores).
+pub fn pool() -> &'static rayon::ThreadPool {
+    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
+    POOL.get_or_init(|| {
+        let n = std::env::var("ACLNN_CPU_NUM_THREADS")
+            .ok()
+            .and_then(|v| v.parse::<usize>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .thread_name(|i| format!("aclnn-cpu-{i}"))
+            .build()
+            .expect("cannot start the compute thread pool")
+    })
+}
+
+/// An operand of an element-wise operator.
+#[derive(Clone, Debug)]
+pub enum Input {
+    /// A tensor: `binding` is its index among the executor's tensors.
+    Tensor { name: &'static str, binding: usize, view: TensorDesc },
+    /// A constant (an aclScalar), in any dtype: the engine converts it once, in phase 1.
+    Scalar(Scalar),
+}
+
+/// What an operator asks the engine to compute: `out = kernel(inputs...)`, where the
+/// kernel reads input i in dtype `kernel_in[i]` and writes dtype `kernel_out`.
+pub struct Spec {
+    pub api: &'static str,
+    pub inputs: Vec<Input>,
+    pub kernel_in: Vec<DType>,
+    pub out_name: &'static str,
+    pub out_binding: usize,
+    pub out: TensorDesc,
+    pub kernel_out: DType,
+    pub kernel: KernelFn,
+    pub params: Params,
+}
+
+#[derive(Clone, Debug)]
+enum Base {
+    /// A bound tensor's storage address plus this byte offset.
+    Tensor { binding: usize, byte_offset: usize },
+    /// The constant, already in the kernel dtype.
+    Const(Scalar),
+    /// The contiguous copy `copies[i]` in the workspace.
+    Copy(usize),
+}
+
+#[derive(Clone, Debug)]
+struct Operand {
+    base: Base,
+    dtype: DType,
+    kdtype: DType,
+    strides: [isize; MAX_RANK],
+    /// Every stride is 0: one value, converted once per task.
+    uniform: bool,
+    /// The kernel reads/writes memory directly in row mode (no conversion, unit/zero inner stride).
+    direct: bool,
+    /// Offset of this operand's chunk buffer inside a task's region.
+    buf: usize,
+}
+
+/// An input that overlaps the output: copied (as is, contiguous) into the workspace first.
+#[derive(Clone, Debug)]
+struct Copy {
+    binding: usize,
+    view: TensorDesc,
+    ws_offset: usize,
+}
+
+/// A planned element-wise computation.
+pub struct Plan {
+    api: &'static str,
+    shape: [usize; MAX_RANK],
+    rank: usize,
+    total: usize,
+    ops: Vec<Operand>, // inputs, then the output last
+    copies: Vec<Copy>,
+    flat: bool,
+    tasks: usize,
+    task_bytes: usize,
+    copies_bytes: usize,
+    workspace: u64,
+    kernel: KernelFn,
+    params: Params,
+    out_binding: usize,
+}
+
+fn align_up(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+/// Strides of `view` broadcast to `shape` (0 where stretched or missing).
+fn broadcast_strides(shape: &[usize], vshape: &[usize], vstrides: &[isize]) -> Vec<isize> {
+    let lead = shape.len() - vshape.len();
+    (0..shape.len())
+        .map(|j| if j < lead || vshape[j - lead] == 1 { 0 } else { vstrides[j - lead] })
+        .collect()
+}
+
+fn spans_overlap(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> bool {
+    matches!((a, b), (Some(a), Some(b)) if a.0 <= b.1 && b.0 <= a.1)
+}
+
+/// Whether input `view` must be copied before the output is written: it shares memory
+/// with the output and is not exactly the output's own view (element i read, then written).
+fn needs_copy(view: &TensorDesc, out: &TensorDesc) -> bool {
+    if !spans_overlap(view.byte_span(), out.byte_span()) {
+        return false;
+    }
+    let same = view.addr + view.offset * view.dtype.size() == out.addr + out.offset * out.dtype.size()
+        && view.dtype == out.dtype
+        && view.shape == out.shape
+        && view.shape.iter().zip(view.strides.iter().zip(&out.strides)).all(|(&d, (a, b))| d <= 1 || a == b);
+    !same
+}
+
+/// Plans `spec`. Checks what is common to every element-wise output: no internally
+/// overlapping output elements, and inputs that broadcast to the output's shape.
+pub fn plan(spec: Spec) -> Result<Plan> {
+    let out = &spec.out;
+    crate::ensure!(
+        !out.has_internal_overlap(),
+        "output '{}' ({}) has elements that share memory; an output must not overlap itself",
+        spec.out_name,
+        out.describe()
+    );
+    crate::ensure!(out.rank() <= MAX_RANK, "output '{}' has {} dims; at most {MAX_RANK} are supported", spec.out_name, out.rank());
+    let shape = out.shape.clone();
+    let total = out.numel();
+
+    // Operands with their strides over the full output shape.
+    let mut copies = Vec::new();
+    let mut copies_bytes = 0usize;
+    let mut full: Vec<(Base, DType, DType, Vec<isize>)> = Vec::new();
+    for (i, input) in spec.inputs.iter().enumerate() {
+        let kd = spec.kernel_in[i];
+        match input {
+            Input::Scalar(s) => full.push((Base::Const(s.cast(kd)), kd, kd, vec![0; shape.len()])),
+            Input::Tensor { name, binding, view } => {
+                crate::ensure!(
+                    crate::broadcast::broadcasts_to(&view.shape, &shape),
+                    "input '{name}' of shape {:?} does not broadcast to the output shape {shape:?}",
+                    view.shape
+                );
+                if total > 0 && needs_copy(view, out) {
+                    let bytes = view.numel() * view.dtype.size();
+                    copies.push(Copy { binding: *binding, view: view.clone(), ws_offset: copies_bytes });
+                    let strides = broadcast_strides(&shape, &view.shape, &contiguous_strides(&view.shape));
+                    full.push((Base::Copy(copies.len() - 1), view.dtype, kd, strides));
+                    copies_bytes += align_up(bytes);
+                } else {
+                    let byte_offset = view.offset * view.dtype.size();
+                    let strides = broadcast_strides(&shape, &view.shape, &view.strides);
+                    full.push((Base::Tensor { binding: *binding, byte_offset }, view.dtype, kd, strides));
+                }
+            }
+        }
+    }
+    full.push((
+        Base::Tensor { binding: spec.out_binding, byte_offset: out.offset * out.dtype.size() },
+        out.dtype,
+        spec.kernel_out,
+        out.strides.clone(),
+    ));
+
+    // Axes: drop size 1, order by the output's stride (largest outermost), merge.
+    let mut axes: Vec<usize> = (0..shape.len()).filter(|&j| shape[j] != 1).collect();
+    let out_strides = &full.last().map(|f| f.3.clone()).unwrap_or_default();
+    axes.sort_by_key(|&j| std::cmp::Reverse(out_strides[j]));
+    let mut dims: Vec<usize> = Vec::new();
+    let mut strides: Vec<Vec<isize>> = vec![Vec::new(); full.len()];
+    for &j in &axes {
+        let mergeable = !dims.is_empty()
+            && full.iter().enumerate().all(|(k, f)| strides[k][dims.len() - 1] == f.3[j] * shape[j] as isize);
+        if mergeable {
+            let last = dims.len() - 1;
+            dims[last] *= shape[j];
+            for (k, f) in full.iter().enumerate() {
+                strides[k][last] = f.3[j];
+            }
+        } else {
+            dims.push(shape[j]);
+            for (k, f) in full.iter().enumerate() {
+                strides[k].push(f.3[j]);
+            }
+        }
+    }
+    if dims.is_empty() {
+        dims.push(1);
+        for s in &mut strides {
+            s.push(0);
+        }
+    }
+    let rank = dims.len();
+    let inner = dims[rank - 1];
+    let flat = inner < SHORT_ROW && total > inner;
+
+    let threads = pool().current_num_threads();
+    let tasks = if total == 0 { 0 } else { total.div_ceil(GRAIN).clamp(1, threads) };
+
+    // Per operand: direct or buffered, and its buffer inside a task's region.
+    let n_ops = full.len();
+    let mut task_bytes = 0usize;
+    let mut ops = Vec::with_capacity(n_ops);
+    for (k, (base, dtype, kdtype, _)) in full.into_iter().enumerate() {
+        let is_out = k == n_ops - 1;
+        let mut st = [0isize; MAX_RANK];
+        st[..rank].copy_from_slice(&strides[k]);
+        let uniform = !is_out && st[..rank].iter().all(|&s| s == 0);
+        let inner_stride = st[rank - 1];
+        let direct = !flat
+            && dtype == kdtype
+            && !matches!(base, Base::Const(_))
+            && (inner_stride == 1 || (!is_out && inner_stride == 0));
+        let needs_buf = !matches!(base, Base::Const(_)) && (uniform || !direct);
+        let buf = task_bytes;
+        if needs_buf {
+            task_bytes += align_up(CHUNK * kdtype.size());
+        }
+        ops.push(Operand { base, dtype, kdtype, strides: st, uniform, direct: direct && !uniform, buf });
+    }
+    let mut shape_arr = [1usize; MAX_RANK];
+    shape_arr[..rank].copy_from_slice(&dims);
+    let needed = copies_bytes + tasks * task_bytes;
+    let workspace = if needed == 0 { 0 } else { (needed + ALIGN) as u64 };
+    Ok(Plan {
+        api: spec.api,
+        shape: shape_arr,
+        rank,
+        total,
+        ops,
+        copies,
+        flat,
+        tasks,
+        task_bytes,
+        copies_bytes,
+        workspace,
+        kernel: spec.kernel,
+        params: spec.params,
+        out_binding: spec.out_binding,
+    })
+}
+
+/// Resolved operand addresses for one run.
+struct Ctx<'a> {
+    plan: &'a Plan,
+    bases: [usize; MAX_OPERANDS],
+    ws: usize,
+}
+
+impl Plan {
+    pub fn workspace_size(&self) -> u64 {
+        self.workspace
+    }
+
+    /// Calls `f(pos, offsets, len)` for each row segment of linear indices [s, e), where
+    /// `offsets[k]` is operand k's element offset at the segment start and `pos` counts
+    /// from `s`.
+    #[inline]
+    fn for_segments(&self, s: usize, e: usize, mut f: impl FnMut(usize, &[isize; MAX_OPERANDS], usize)) {
+        let rank = self.rank;
+        let n_ops = self.ops.len();
+        let inner = self.shape[rank - 1];
+        let mut idx = [0usize; MAX_RANK];
+        let mut rem = s;
+        for d in (0..rank).rev() {
+            idx[d] = rem % self.shape[d];
+            rem /= self.shape[d];
+        }
+        let mut offs = [0isize; MAX_OPERANDS];
+        for (k, op) in self.ops.iter().enumerate() {
+            offs[k] = (0..rank).map(|d| idx[d] as isize * op.strides[d]).sum();
+        }
+        let mut cur = s;
+        while cur < e {
+            let len = (inner - idx[rank - 1]).min(e - cur);
+            f(cur - s, &offs, len);
+            cur += len;
+            idx[rank - 1] += len;
+            for k in 0..n_ops {
+                offs[k] += len as isize * self.ops[k].strides[rank - 1];
+            }
+            let mut d = rank - 1;
+            while idx[d] == self.shape[d] && d > 0 {
+                idx[d] = 0;
+                for k in 0..n_ops {
+                    offs[k] -= self.shape[d] as isize * self.ops[k].strides[d];
+                }
+                d -= 1;
+                idx[d] += 1;
+                for k in 0..n_ops {
+                    offs[k] += self.ops[k].strides[d];
+                }
+            }
+        }
+    }
+}
+
+impl Ctx<'_> {
+    fn elem_ptr(&self, k: usize, off: isize) -> *mut u8 {
+        let op = &self.plan.ops[k];
+        (self.bases[k] as isize + off * op.dtype.size() as isize) as *mut u8
+    }
+
+    /// Runs linear indices [s, e) using task region `region`.
+    unsafe fn run_range(&self, s: usize, e: usize, region: usize) {
+        let plan = self.plan;
+        let n_in = plan.ops.len() - 1;
+        let out_k = n_in;
+        let out = &plan.ops[out_k];
+        let mut srcs = [Src::Scalar(std::ptr::null()); MAX_OPERANDS - 1];
+        // Constants and uniform inputs: one value for the whole task.
+        for (k, op) in plan.ops[..n_in].iter().enumerate() {
+            match &op.base {
+                Base::Const(_) => srcs[k] = Src::Scalar(self.bases[k] as *const u8),
+                _ if op.uniform => {
+                    let buf = (region + op.buf) as *mut u8;
+                    // SAFETY: the operand's first element is valid; the buffer holds CHUNK elements.
+                    unsafe { convert::run(self.bases[k] as *const u8, op.dtype, 0, buf, op.kdtype, 1, 1) };
+                    srcs[k] = Src::Scalar(buf);
+                }
+                _ => {}
+            }
+        }
+        let kernel = plan.kernel;
+        let params = &plan.params;
+        let inner = plan.rank - 1;
+        if plan.flat {
+            let mut c = s;
+            while c < e {
+                let n = CHUNK.min(e - c);
+                plan.for_segments(c, c + n, |pos, offs, len| {
+                    for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                        if op.uniform || matches!(op.base, Base::Const(_)) {
+                            continue;
+                        }
+                        let dst = (region + op.buf + pos * op.kdtype.size()) as *mut u8;
+                        // SAFETY: segment within the operand's view; buffer holds CHUNK elements.
+                        unsafe { convert::run(self.elem_ptr(k, offs[k]), op.dtype, op.strides[inner], dst, op.kdtype, 1, len) };
+                    }
+                });
+                for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                    if !op.uniform && !matches!(op.base, Base::Const(_)) {
+                        srcs[k] = Src::Slice((region + op.buf) as *const u8);
+                    }
+                }
+                let obuf = (region + out.buf) as *mut u8;
+                // SAFETY: buffers hold n elements of the kernel dtypes.
+                unsafe { kernel(n, &srcs[..n_in], obuf, params) };
+                plan.for_segments(c, c + n, |pos, offs, len| {
+                    let src = (region + out.buf + pos * out.kdtype.size()) as *const u8;
+                    // SAFETY: segment within the output view.
+                    unsafe { convert::run(src, out.kdtype, 1, self.elem_ptr(out_k, offs[out_k]), out.dtype, out.strides[inner], len) };
+                });
+                c += n;
+            }
+            return;
+        }
+        let all_direct = plan.ops.iter().all(|op| op.direct || op.uniform || matches!(op.base, Base::Const(_)));
+        plan.for_segments(s, e, |_, offs, seg| {
+            let step = if all_direct { seg } else { CHUNK };
+            let mut p = 0;
+            while p < seg {
+                let n = step.min(seg - p);
+                for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                    if op.uniform || matches!(op.base, Base::Const(_)) {
+                        continue;
+                    }
+                    let at = offs[k] + p as isize * op.strides[inner];
+                    srcs[k] = if op.direct {
+                        let ptr = self.elem_ptr(k, at) as *const u8;
+                        if op.strides[inner] == 0 { Src::Scalar(ptr) } else { Src::Slice(ptr) }
+                    } else {
+                        let dst = (region + op.buf) as *mut u8;
+                        // SAFETY: run within the operand's view; buffer holds CHUNK elements.
+                        unsafe { convert::run(self.elem_ptr(k, at), op.dtype, op.strides[inner], dst, op.kdtype, 1, n) };
+                        Src::Slice(dst)
+                    };
+                }
+                let at = offs[out_k] + p as isize * out.strides[inner];
+                if out.direct {
+                    // SAFETY: n contiguous output elements of the kernel dtype.
+                    unsafe { kernel(n, &srcs[..n_in], self.elem_ptr(out_k, at), params) };
+                } else {
+                    let obuf = (region + out.buf) as *mut u8;
+                    // SAFETY: buffers hold n elements; the run lies within the output view.
+                    unsafe {
+                        kernel(n, &srcs[..n_in], obuf, params);
+                        convert::run(obuf, out.kdtype, 1, self.elem_ptr(out_k, at), out.dtype, out.strides[inner], n);
+                    }
+                }
+                p += n;
+            }
+        });
+    }
+}
+
+impl Work for Plan {
+    fn workspace_size(&self) -> u64 {
+        self.workspace
+    }
+
+    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        if self.total == 0 {
+            return Ok(());
+        }
+        let ws_base = if self.workspace > 0 { (ws.addr).div_ceil(ALIGN) * ALIGN } else { 0 };
+        // Bases for this run (addresses can change between runs of a repeatable executor).
+        let mut bases = [0usize; MAX_OPERANDS];
+        for (k, op) in self.ops.iter().enumerate() {
+            bases[k] = match &op.base {
+                Base::Tensor { binding, byte_offset } => t.addr(*binding)? + byte_offset,
+                Base::Const(s) => s.bytes().as_ptr() as usize,
+                Base::Copy(i) => ws_base + self.copies[*i].ws_offset,
+            };
+        }
+        // Inputs that overlap the output now but were not planned as copies: refuse.
+        let out_view = t.view(self.out_binding)?;
+        for op in &self.ops[..self.ops.len() - 1] {
+            if let Base::Tensor { binding, .. } = op.base {
+                if needs_copy(&t.view(binding)?, &out_view) {
+                    return Err(Error::Invalid(format!(
+                        "{}: an input now overlaps the output, which it did not when the executor was planned; plan again",
+                        self.api
+                    )));
+                }
+            }
+        }
+        for c in &self.copies {
+            let mut v = t.view(c.binding)?;
+            v.addr = t.addr(c.binding)?;
+            copy_view(&v, ws_base + c.ws_offset);
+        }
+        let ctx = Ctx { plan: self, bases, ws: ws_base + self.copies_bytes };
+        let range = |i: usize| (self.total * i / self.tasks, self.total * (i + 1) / self.tasks);
+        if self.tasks == 1 {
+            // SAFETY: operands validated in phase 1, addresses in phase 2; region 0 is ours.
+            unsafe { ctx.run_range(0, self.total, ctx.ws) };
+        } else {
+            pool().install(|| {
+                (0..self.tasks).into_par_iter().for_each(|i| {
+                    let (s, e) = range(i);
+                    // SAFETY: tasks cover disjoint output elements and use disjoint regions.
+                    unsafe { ctx.run_range(s, e, ctx.ws + i * self.task_bytes) };
+                })
+            });
+        }
+        Ok(())
+    }
+}
+
+// SAFETY: the context only carries addresses; tasks touch disjoint output elements.
+unsafe impl Sync for Ctx<'_> {}
+
+/// Copies the elements of `view` (addr set) contiguously to `dst`, in its own dtype.
+fn copy_view(view: &TensorDesc, dst: usize) {
+    let rank = view.rank();
+    if view.numel() == 0 {
+        return;
+    }
+    let size = view.dtype.size();
+    let inner = if rank == 0 { 1 } else { view.shape[rank - 1] };
+    let inner_stride = if rank == 0 { 0 } else { view.strides[rank - 1] };
+    let rows = view.numel() / inner;
+    for r in 0..rows {
+        let mut rem = r;
+        let mut off = view.offset as isize;
+        for d in (0..rank.saturating_sub(1)).rev() {
+            off += (rem % view.shape[d]) as isize * view.strides[d];
+            rem /= view.shape[d];
+        }
+        // SAFETY: the view lies inside its storage (checked at creation) and dst holds numel elements.
+        unsafe {
+            convert::run(
+                (view.addr as isize + off * size as isize) as *const u8,
+                view.dtype,
+                inner_stride,
+                (dst + r * inner * size) as *mut u8,
+                view.dtype,
+                1,
+                inner,
+            )
+        };
+    }
+}

@@ -1,0 +1,111 @@
+//! Executors: what phase 1 produces and phase 2 runs. An executor owns copies of the
+//! tensor views it was planned with (callers may destroy their aclTensor objects right
+//! after phase 1) and the planned work.
+
+use crate::error::{Error, Result};
+use crate::tensor::TensorDesc;
+use std::sync::Arc;
+
+/// The tensors an executor was planned with: its inputs, then its outputs, flattened as
+/// aclSetInputTensorAddr / aclSetOutputTensorAddr / aclSetTensorAddr index them. `None`
+/// is an optional tensor the caller passed as NULL.
+#[derive(Clone, Debug, Default)]
+pub struct Bindings {
+    pub tensors: Vec<Option<TensorDesc>>,
+    pub n_inputs: usize,
+}
+
+impl Bindings {
+    pub fn view(&self, i: usize) -> Result<TensorDesc> {
+        self.tensors
+            .get(i)
+            .cloned()
+            .flatten()
+            .ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))
+    }
+
+    /// The storage address of binding `i`, checked to be usable: not NULL for a non-empty
+    /// view, and aligned to its element type.
+    pub fn addr(&self, i: usize) -> Result<usize> {
+        let v = self.tensors.get(i).and_then(|t| t.as_ref()).ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))?;
+        let which = if i < self.n_inputs { format!("input {i}") } else { format!("output {}", i - self.n_inputs) };
+        if v.addr == 0 && !v.is_empty() {
+            return Err(Error::Invalid(format!("tensor {which} has a NULL data address")));
+        }
+        let align = v.dtype.align();
+        if v.addr % align != 0 {
+            return Err(Error::Invalid(format!(
+                "tensor {which} data address {:#x} is not aligned to {align} bytes ({})",
+                v.addr, v.dtype
+            )));
+        }
+        Ok(v.addr)
+    }
+}
+
+/// The caller's workspace for one run.
+#[derive(Clone, Copy, Debug)]
+pub struct Workspace {
+    pub addr: usize,
+    pub size: u64,
+}
+
+/// Planned work: runs with the executor's (possibly re-addressed) tensors and a workspace
+/// of at least `workspace_size()` bytes.
+pub trait Work: Send + Sync {
+    fn workspace_size(&self) -> u64;
+    fn run(&self, tensors: &Bindings, ws: Workspace) -> Result<()>;
+}
+
+/// Work that does nothing (an operator whose output is empty).
+pub struct Nothing;
+impl Work for Nothing {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, _: &Bindings, _: Workspace) -> Result<()> {
+        Ok(())
+    }
+}
+
+/// Sequential work items (an operator that is several engine passes).
+pub struct Sequence(pub Vec<Box<dyn Work>>);
+impl Work for Sequence {
+    fn workspace_size(&self) -> u64 {
+        self.0.iter().map(|w| w.workspace_size()).max().unwrap_or(0)
+    }
+    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        self.0.iter().try_for_each(|w| w.run(t, ws))
+    }
+}
+
+pub struct Executor {
+    /// The phase-2 function this executor belongs to ("aclnnAdd").
+    pub api: &'static str,
+    pub bindings: Bindings,
+    pub work: Arc<dyn Work>,
+    pub repeatable: bool,
+}
+
+impl Executor {
+    pub fn new(api: &'static str, bindings: Bindings, work: Box<dyn Work>) -> Executor {
+        Executor { api, bindings, work: Arc::from(work), repeatable: false }
+    }
+
+    pub fn workspace_size(&self) -> u64 {
+        self.work.workspace_size()
+    }
+
+    /// Re-points binding `index` (aclSet*TensorAddr).
+    pub fn set_addr(&mut self, index: usize, addr: usize) -> Result<()> {
+        let n = self.bindings.tensors.len();
+        match self.bindings.tensors.get_mut(index) {
+            Some(Some(t)) => {
+                t.addr = addr;
+                Ok(())
+            }
+            Some(None) => Err(Error::Invalid(format!("tensor index {index} was NULL when the executor was created"))),
+            None => Err(Error::Invalid(format!("tensor index {index} is out of range: this executor has {n} tensors"))),
+        }
+    }
+}

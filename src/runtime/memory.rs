@@ -1,0 +1,161 @@
+//! Device and pinned-host memory. Every allocation is recorded by address and size, so
+//! frees of unknown pointers are errors and a tensor's bytes can be checked against the
+//! allocation that holds them.
+
+use crate::error::{acl, Error, Result};
+use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// Device allocations are 64-byte aligned (the device promises 32).
+pub const ALIGN: usize = 64;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Device,
+    Host,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub struct Allocation {
+    pub base: usize,
+    /// Bytes the caller asked for.
+    pub size: usize,
+    pub space: Space,
+    layout_size: usize,
+}
+
+static ALLOCS: Mutex<BTreeMap<usize, Allocation>> = Mutex::new(BTreeMap::new());
+
+fn allocs() -> MutexGuard<'static, BTreeMap<usize, Allocation>> {
+    ALLOCS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Allocates zeroed memory (zeroed so that no uninitialised byte is ever read). As on the
+/// device the real size is rounded up to 32 bytes plus 32 bytes of padding.
+pub fn allocate(size: usize, space: Space) -> Result<*mut u8> {
+    if size == 0 {
+        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, "size is 0; allocations must be at least 1 byte"));
+    }
+    let layout_size = size
+        .checked_add(31 + 32)
+        .map(|s| s & !31)
+        .filter(|s| *s <= isize::MAX as usize - ALIGN)
+        .ok_or_else(|| Error::runtime(acl::ACL_ERROR_BAD_ALLOC, format!("size {size} is too large")))?;
+    let layout = Layout::from_size_align(layout_size, ALIGN).map_err(|e| Error::Internal(e.to_string()))?;
+    // SAFETY: the layout has a non-zero size.
+    let p = unsafe { alloc_zeroed(layout) };
+    if p.is_null() {
+        return Err(Error::runtime(
+            acl::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!("out of memory allocating {size} bytes"),
+        ));
+    }
+    allocs().insert(p as usize, Allocation { base: p as usize, size, space, layout_size });
+    Ok(p)
+}
+
+/// Frees an allocation made by `allocate` in the same space.
+pub fn release(p: *mut u8, space: Space) -> Result<()> {
+    let what = if space == Space::Device { "aclrtMalloc" } else { "aclrtMallocHost" };
+    if p.is_null() {
+        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, "pointer is NULL"));
+    }
+    let a = {
+        let mut m = allocs();
+        match m.get(&(p as usize)) {
+            Some(a) if a.space == space => {
+                let a = *a;
+                m.remove(&(p as usize));
+                a
+            }
+            _ => {
+                return Err(Error::runtime(
+                    acl::ACL_ERROR_INVALID_PARAM,
+                    format!("{p:?} is not the start of a live allocation from {what} (freed twice, or never allocated)"),
+                ))
+            }
+        }
+    };
+    // SAFETY: allocated by `allocate` with this layout and just unregistered.
+    unsafe { dealloc(p, Layout::from_size_align_unchecked(a.layout_size, ALIGN)) };
+    Ok(())
+}
+
+/// The live allocation containing `addr`, if any.
+pub fn find(addr: usize) -> Option<Allocation> {
+    let m = allocs();
+    let (_, a) = m.range(..=addr).next_back()?;
+    (addr < a.base + a.size).then_some(*a)
+}
+
+/// Frees everything (aclFinalize).
+pub fn free_all() {
+    let all: Vec<Allocation> = std::mem::take(&mut *allocs()).into_values().collect();
+    for a in all {
+        // SAFETY: each was allocated by `allocate` with this layout; the map no longer has it.
+        unsafe { dealloc(a.base as *mut u8, Layout::from_size_align_unchecked(a.layout_size, ALIGN)) };
+    }
+}
+
+/// Bytes currently allocated in a space.
+pub fn allocated(space: Space) -> usize {
+    allocs().values().filter(|a| a.space == space).map(|a| a.size).sum()
+}
+
+/// aclrtMemcpyKind values 0..=7 (HOST_TO_HOST .. INTER_DEVICE_TO_DEVICE).
+pub fn check_memcpy_kind(kind: i32) -> Result<()> {
+    if !(0..=7).contains(&kind) {
+        return Err(Error::runtime(
+            acl::ACL_ERROR_INVALID_PARAM,
+            format!("kind {kind} is not an aclrtMemcpyKind value (0..7)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a copy's arguments: non-NULL pointers and count <= destMax.
+pub fn check_copy(dst: usize, dest_max: usize, src: usize, count: usize) -> Result<()> {
+    if dst == 0 || src == 0 {
+        let which = if dst == 0 { "dst" } else { "src" };
+        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, format!("{which} is NULL")));
+    }
+    if count > dest_max {
+        return Err(Error::runtime(
+            acl::ACL_ERROR_INVALID_PARAM,
+            format!("count {count} is larger than destMax {dest_max}"),
+        ));
+    }
+    Ok(())
+}
+
+/// Copies `count` bytes (overlap allowed, as memmove).
+///
+/// # Safety
+/// Both ranges must be valid for `count` bytes.
+pub unsafe fn copy(dst: usize, src: usize, count: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, count) }
+}
+
+/// Sets `count` bytes to `value as u8`.
+///
+/// # Safety
+/// The range must be valid for `count` bytes.
+pub unsafe fn set(dst: usize, value: i32, count: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe { std::ptr::write_bytes(dst as *mut u8, value as u8, count) }
+}
+
+/// (free, total) bytes of "device" memory: the machine's RAM as the OS reports it.
+pub fn mem_info() -> (usize, usize) {
+    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let field = |name: &str| -> Option<usize> {
+        let line = text.lines().find(|l| l.starts_with(name))?;
+        let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
+        Some(kb * 1024)
+    };
+    let total = field("MemTotal:").unwrap_or(16 << 30);
+    let free = field("MemAvailable:").unwrap_or(total.saturating_sub(allocated(Space::Device)));
+    (free.min(total), total)
+}

@@ -1,0 +1,195 @@
+//! In-order asynchronous streams. Each stream is a queue served by its own worker thread;
+//! work from different streams runs concurrently. A thread that synchronizes a stream
+//! runs queued work itself while the worker is idle, so tiny work costs no thread wake-up.
+//! A failing task makes the stream report the failure at the next synchronize.
+
+use crate::error::{acl, Error, Result};
+use std::collections::VecDeque;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::thread::JoinHandle;
+
+/// A unit of work; its error text is reported at synchronize.
+pub type Task = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
+
+#[derive(Default)]
+struct State {
+    queue: VecDeque<Task>,
+    /// A task has been taken from the queue and has not finished.
+    running: bool,
+    shutdown: bool,
+    /// The first failure since the last synchronize.
+    error: Option<String>,
+}
+
+pub struct Stream {
+    state: Mutex<State>,
+    changed: Condvar,
+    worker: Mutex<Option<JoinHandle<()>>>,
+}
+
+static ALL: Mutex<Vec<Weak<Stream>>> = Mutex::new(Vec::new());
+static DEFAULT: Mutex<Option<Arc<Stream>>> = Mutex::new(None);
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn run_task(task: Task) -> std::result::Result<(), String> {
+    match catch_unwind(AssertUnwindSafe(task)) {
+        Ok(r) => r,
+        Err(p) => Err(format!(
+            "a task panicked: {}",
+            p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+        )),
+    }
+}
+
+impl Stream {
+    /// A new stream with its worker thread.
+    pub fn create() -> Result<Arc<Stream>> {
+        let s = Arc::new(Stream { state: Mutex::default(), changed: Condvar::new(), worker: Mutex::new(None) });
+        let weak = Arc::downgrade(&s);
+        let handle = std::thread::Builder::new()
+            .name("aclnn-cpu-stream".into())
+            .spawn(move || worker_loop(weak))
+            .map_err(|e| Error::runtime(acl::ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream thread: {e}")))?;
+        *lock(&s.worker) = Some(handle);
+        let mut all = lock(&ALL);
+        all.retain(|w| w.strong_count() > 0);
+        all.push(Arc::downgrade(&s));
+        Ok(s)
+    }
+
+    /// Queues `task` after everything already queued.
+    pub fn enqueue(&self, task: Task) -> Result<()> {
+        let mut st = lock(&self.state);
+        if st.shutdown {
+            return Err(Error::runtime(acl::ACL_ERROR_RT_INVALID_HANDLE, "the stream was destroyed (or aclFinalize was called)"));
+        }
+        st.queue.push_back(task);
+        drop(st);
+        self.changed.notify_all();
+        Ok(())
+    }
+
+    /// Waits until every queued task has run; returns the first failure since the last synchronize.
+    pub fn synchronize(&self) -> Result<()> {
+        let mut st = lock(&self.state);
+        loop {
+            if !st.running {
+                match st.queue.pop_front() {
+                    // Run it here: in order (nothing else runs on this stream meanwhile) and
+                    // without waking the worker.
+                    Some(task) => {
+                        st.running = true;
+                        drop(st);
+                        let r = run_task(task);
+                        st = lock(&self.state);
+                        st.running = false;
+                        if let Err(e) = r {
+                            st.error.get_or_insert(e);
+                        }
+                        self.changed.notify_all();
+                        continue;
+                    }
+                    None => break,
+                }
+            }
+            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        match st.error.take() {
+            Some(e) => Err(Error::runtime(acl::ACL_ERROR_RT_INTERNAL_ERROR, format!("work on the stream failed: {e}"))),
+            None => Ok(()),
+        }
+    }
+
+    /// True when nothing is queued or running.
+    pub fn is_idle(&self) -> bool {
+        let st = lock(&self.state);
+        st.queue.is_empty() && !st.running
+    }
+
+    /// Drains the queue, then stops the worker. Further enqueues fail.
+    pub fn shutdown(&self) -> Result<()> {
+        let r = self.synchronize();
+        lock(&self.state).shutdown = true;
+        self.changed.notify_all();
+        if let Some(h) = lock(&self.worker).take() {
+            if h.thread().id() != std::thread::current().id() {
+                let _ = h.join();
+            }
+        }
+        r
+    }
+}
+
+fn worker_loop(weak: Weak<Stream>) {
+    loop {
+        let Some(s) = weak.upgrade() else { return };
+        let mut st = lock(&s.state);
+        loop {
+            if st.shutdown {
+                return;
+            }
+            if !st.running && !st.queue.is_empty() {
+                break;
+            }
+            // Wake up now and then to notice that the last owner went away.
+            let (g, _) = s
+                .changed
+                .wait_timeout(st, std::time::Duration::from_millis(200))
+                .unwrap_or_else(|e| e.into_inner());
+            st = g;
+            if Arc::strong_count(&s) == 1 && st.queue.is_empty() {
+                return;
+            }
+        }
+        let task = st.queue.pop_front().expect("queue checked non-empty");
+        st.running = true;
+        drop(st);
+        let r = run_task(task);
+        let mut st = lock(&s.state);
+        st.running = false;
+        if let Err(e) = r {
+            st.error.get_or_insert(e);
+        }
+        drop(st);
+        s.changed.notify_all();
+    }
+}
+
+/// The device's default stream (what a NULL aclrtStream means).
+pub fn default_stream() -> Result<Arc<Stream>> {
+    let mut d = lock(&DEFAULT);
+    if let Some(s) = d.as_ref() {
+        return Ok(s.clone());
+    }
+    let s = Stream::create()?;
+    *d = Some(s.clone());
+    Ok(s)
+}
+
+fn live_streams() -> Vec<Arc<Stream>> {
+    lock(&ALL).iter().filter_map(Weak::upgrade).collect()
+}
+
+/// aclrtSynchronizeDevice: waits for every stream.
+pub fn synchronize_all() -> Result<()> {
+    let mut first = Ok(());
+    for s in live_streams() {
+        let r = s.synchronize();
+        if first.is_ok() {
+            first = r;
+        }
+    }
+    first
+}
+
+/// aclFinalize: drains and stops every stream, including the default one.
+pub fn destroy_all() {
+    lock(&DEFAULT).take();
+    for s in live_streams() {
+        let _ = s.shutdown();
+    }
+}
