@@ -35,12 +35,19 @@ pub fn broadcast_shapes(shapes: &[(&str, &[usize])]) -> Result<Vec<usize>> {
 
 /// Whether `b` broadcasts to `a`'s shape without changing it (ONNX unidirectional rule).
 pub fn broadcasts_to(b: &[usize], a: &[usize]) -> bool {
-    b.len() <= a.len() && b.iter().rev().zip(a.iter().rev()).all(|(&x, &y)| x == y || x == 1)
+    b.len() <= a.len()
+        && b.iter()
+            .rev()
+            .zip(a.iter().rev())
+            .all(|(&x, &y)| x == y || x == 1)
 }
 
 /// The dtypes for which the device limits merged broadcast axes (cann-broadcasting.en.md).
 pub fn device_limits_axes(dtype: DType) -> bool {
-    matches!(dtype, DType::C64 | DType::C128 | DType::F64 | DType::S16 | DType::U16 | DType::U64)
+    matches!(
+        dtype,
+        DType::C64 | DType::C128 | DType::F64 | DType::S16 | DType::U16 | DType::U64
+    )
 }
 
 /// Axes left after dropping size-1 output axes and merging neighbours that every input
@@ -73,9 +80,14 @@ pub fn merged_axes(inputs: &[&[usize]], out: &[usize]) -> usize {
 
 /// The device's rejection: with a computation dtype of c64, c128, f64, s16, u16 or u64,
 /// 6 or more merged axes fail.
-pub fn check_device_axis_limit(dtype: DType, inputs: &[(&str, &[usize])], out: &[usize]) -> Result<()> {
+pub fn check_device_axis_limit(
+    dtype: DType,
+    inputs: &[(&str, &[usize])],
+    out: &[usize],
+) -> Result<()> {
     static LIFTED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    let lifted = *LIFTED.get_or_init(|| std::env::var("ACLNN_CPU_DEVICE_AXIS_LIMIT").as_deref() == Ok("0"));
+    let lifted =
+        *LIFTED.get_or_init(|| std::env::var("ACLNN_CPU_DEVICE_AXIS_LIMIT").as_deref() == Ok("0"));
     if lifted || !device_limits_axes(dtype) || inputs.len() < 2 {
         return Ok(());
     }

@@ -78,7 +78,9 @@ impl DType {
             return Ok(d);
         }
         match KNOWN_UNSUPPORTED.iter().find(|(k, _)| *k == v) {
-            Some((_, name)) => Err(format!("dataType {name} ({v}) is not supported by aclnn-cpu")),
+            Some((_, name)) => Err(format!(
+                "dataType {name} ({v}) is not supported by aclnn-cpu"
+            )),
             None => Err(format!("dataType {v} is not an aclDataType value")),
         }
     }
@@ -254,6 +256,22 @@ pub fn can_cast(from: DType, to: DType) -> bool {
     }
     matches!(
         (from.kind(), to.kind()),
-        (Float, Float) | (Int, Int) | (Int, Float) | (Bool, Int) | (Bool, Float) | (Complex, Complex)
+        (Float, Float)
+            | (Int, Int)
+            | (Int, Float)
+            | (Bool, Int)
+            | (Bool, Float)
+            | (Complex, Complex)
+    )
+}
+
+/// Whether a scalar parameter (alpha) of dtype `from` may be applied in a computation of
+/// dtype `to`: the rule CANN's operators check for attributes (PyTorch's `canCast`):
+/// refused for complex->non-complex, float->integer and non-bool->bool.
+pub fn can_cast_value(from: DType, to: DType) -> bool {
+    use Kind::*;
+    !matches!(
+        (from.kind(), to.kind()),
+        (Complex, Bool | Int | Float) | (Float, Int) | (Int | Float, Bool)
     )
 }

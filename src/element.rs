@@ -258,22 +258,70 @@ macro_rules! with_dtype {
         #[allow(unused_imports)]
         use $crate::element::*;
         match $dtype {
-            DType::F32 => { type $T = f32; $body }
-            DType::F16 => { type $T = half::f16; $body }
-            DType::F64 => { type $T = f64; $body }
-            DType::BF16 => { type $T = half::bf16; $body }
-            DType::S8 => { type $T = i8; $body }
-            DType::U8 => { type $T = u8; $body }
-            DType::S16 => { type $T = i16; $body }
-            DType::U16 => { type $T = u16; $body }
-            DType::S32 => { type $T = i32; $body }
-            DType::U32 => { type $T = u32; $body }
-            DType::S64 => { type $T = i64; $body }
-            DType::U64 => { type $T = u64; $body }
-            DType::Bool => { type $T = Bool8; $body }
-            DType::C32 => { type $T = C32; $body }
-            DType::C64 => { type $T = C64; $body }
-            DType::C128 => { type $T = C128; $body }
+            DType::F32 => {
+                type $T = f32;
+                $body
+            }
+            DType::F16 => {
+                type $T = half::f16;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::BF16 => {
+                type $T = half::bf16;
+                $body
+            }
+            DType::S8 => {
+                type $T = i8;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::S16 => {
+                type $T = i16;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::S32 => {
+                type $T = i32;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::S64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::Bool => {
+                type $T = Bool8;
+                $body
+            }
+            DType::C32 => {
+                type $T = C32;
+                $body
+            }
+            DType::C64 => {
+                type $T = C64;
+                $body
+            }
+            DType::C128 => {
+                type $T = C128;
+                $body
+            }
         }
     }};
 }

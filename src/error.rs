@@ -41,7 +41,10 @@ pub enum Error {
     NullPtr(&'static str),
     /// A handle argument is not a live object of the expected kind (destroyed, or never created here).
     #[error("argument '{name}' is not a live {kind} (already destroyed, or not created by this library)")]
-    BadHandle { name: &'static str, kind: &'static str },
+    BadHandle {
+        name: &'static str,
+        kind: &'static str,
+    },
     /// Any other invalid parameter: the message says which and why.
     #[error("{0}")]
     Invalid(String),
@@ -79,7 +82,10 @@ impl Error {
     }
 
     pub fn runtime(code: i32, msg: impl Into<String>) -> Self {
-        Error::Runtime { code, msg: msg.into() }
+        Error::Runtime {
+            code,
+            msg: msg.into(),
+        }
     }
 }
 

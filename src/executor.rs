@@ -13,6 +13,8 @@ use std::sync::Arc;
 pub struct Bindings {
     pub tensors: Vec<Option<TensorDesc>>,
     pub n_inputs: usize,
+    /// The binding index of each output (an in-place operator's output is its selfRef input).
+    pub outputs: Vec<usize>,
 }
 
 impl Bindings {
@@ -27,10 +29,20 @@ impl Bindings {
     /// The storage address of binding `i`, checked to be usable: not NULL for a non-empty
     /// view, and aligned to its element type.
     pub fn addr(&self, i: usize) -> Result<usize> {
-        let v = self.tensors.get(i).and_then(|t| t.as_ref()).ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))?;
-        let which = if i < self.n_inputs { format!("input {i}") } else { format!("output {}", i - self.n_inputs) };
+        let v = self
+            .tensors
+            .get(i)
+            .and_then(|t| t.as_ref())
+            .ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))?;
+        let which = if i < self.n_inputs {
+            format!("input {i}")
+        } else {
+            format!("output {}", i - self.n_inputs)
+        };
         if v.addr == 0 && !v.is_empty() {
-            return Err(Error::Invalid(format!("tensor {which} has a NULL data address")));
+            return Err(Error::Invalid(format!(
+                "tensor {which} has a NULL data address"
+            )));
         }
         let align = v.dtype.align();
         if v.addr % align != 0 {
@@ -89,7 +101,12 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(api: &'static str, bindings: Bindings, work: Box<dyn Work>) -> Executor {
-        Executor { api, bindings, work: Arc::from(work), repeatable: false }
+        Executor {
+            api,
+            bindings,
+            work: Arc::from(work),
+            repeatable: false,
+        }
     }
 
     pub fn workspace_size(&self) -> u64 {
@@ -104,8 +121,12 @@ impl Executor {
                 t.addr = addr;
                 Ok(())
             }
-            Some(None) => Err(Error::Invalid(format!("tensor index {index} was NULL when the executor was created"))),
-            None => Err(Error::Invalid(format!("tensor index {index} is out of range: this executor has {n} tensors"))),
+            Some(None) => Err(Error::Invalid(format!(
+                "tensor index {index} was NULL when the executor was created"
+            ))),
+            None => Err(Error::Invalid(format!(
+                "tensor index {index} is out of range: this executor has {n} tensors"
+            ))),
         }
     }
 }

@@ -53,7 +53,10 @@ impl Format {
     }
 
     fn entry(self) -> &'static (i32, &'static str, bool) {
-        NAMES.iter().find(|(k, _, _)| *k == self.0).unwrap_or(&NAMES[0])
+        NAMES
+            .iter()
+            .find(|(k, _, _)| *k == self.0)
+            .unwrap_or(&NAMES[0])
     }
 
     /// One of the layouts any host program may create (ND, NCHW, NHWC, HWCN, NDHWC, NCDHW, NC, NCL).

@@ -5,17 +5,18 @@
 //! "device" (memory, streams, events); `executor` holds planned work; `capi` is the only
 //! place with `extern "C"` exports and C names.
 
-pub mod error;
+pub mod broadcast;
+pub mod capi;
 pub mod dtype;
 pub mod element;
-pub mod format;
-pub mod tensor;
-pub mod scalar;
-pub mod broadcast;
 pub mod engine;
+pub mod error;
 pub mod executor;
+pub mod format;
+pub mod ops;
 pub mod runtime;
-pub mod capi;
+pub mod scalar;
+pub mod tensor;
 
 pub use error::{Error, Result};
 

@@ -22,7 +22,10 @@ impl Scalar {
         let mut bytes = [0u8; 16];
         // SAFETY: every Element is plain data of at most 16 bytes.
         unsafe { std::ptr::write_unaligned(bytes.as_mut_ptr() as *mut T, v) };
-        Scalar { dtype: T::DTYPE, bytes }
+        Scalar {
+            dtype: T::DTYPE,
+            bytes,
+        }
     }
 
     pub fn get<T: Element>(&self) -> T {

@@ -24,7 +24,10 @@ pub const MAX_CREATE_RANK: usize = 64;
 
 fn dims_of(v: &[i64], what: &str) -> Result<Vec<usize>> {
     if v.len() > MAX_CREATE_RANK {
-        crate::bail!("{what} has {} dims; at most {MAX_CREATE_RANK} are supported", v.len());
+        crate::bail!(
+            "{what} has {} dims; at most {MAX_CREATE_RANK} are supported",
+            v.len()
+        );
     }
     v.iter()
         .enumerate()
@@ -75,15 +78,26 @@ impl TensorDesc {
                 .enumerate()
                 .map(|(i, &v)| {
                     if v < 0 {
-                        crate::bail!("stride[{i}] = {v} is negative; views must have non-negative strides")
+                        crate::bail!(
+                            "stride[{i}] = {v} is negative; views must have non-negative strides"
+                        )
                     }
-                    isize::try_from(v).map_err(|_| Error::Invalid(format!("stride[{i}] = {v} is too large")))
+                    isize::try_from(v)
+                        .map_err(|_| Error::Invalid(format!("stride[{i}] = {v} is too large")))
                 })
                 .collect::<Result<Vec<_>>>()?,
         };
         let offset = usize::try_from(offset)
             .map_err(|_| Error::Invalid(format!("offset = {offset} is negative")))?;
-        let desc = TensorDesc { dtype, format, shape, strides, offset, storage_shape, addr };
+        let desc = TensorDesc {
+            dtype,
+            format,
+            shape,
+            strides,
+            offset,
+            storage_shape,
+            addr,
+        };
         desc.check_fits_storage()?;
         Ok(desc)
     }
@@ -118,18 +132,30 @@ impl TensorDesc {
             .ok()
             .filter(|m| *m < isize::MAX as usize / 16)
             .map(Some)
-            .ok_or_else(|| Error::Invalid(format!("the view {} reaches past any addressable memory", self.describe())))
+            .ok_or_else(|| {
+                Error::Invalid(format!(
+                    "the view {} reaches past any addressable memory",
+                    self.describe()
+                ))
+            })
     }
 
     /// SEMANTICS §2: the largest element index the view can reach must be < product(storageDims).
     fn check_fits_storage(&self) -> Result<()> {
         let storage = checked_numel(&self.storage_shape)
-            .filter(|n| n.checked_mul(self.dtype.size()).is_some_and(|b| b <= isize::MAX as usize))
+            .filter(|n| {
+                n.checked_mul(self.dtype.size())
+                    .is_some_and(|b| b <= isize::MAX as usize)
+            })
             .ok_or_else(|| {
-                Error::Invalid(format!("storageDims {:?} describe more memory than can exist", self.storage_shape))
+                Error::Invalid(format!(
+                    "storageDims {:?} describe more memory than can exist",
+                    self.storage_shape
+                ))
             })?;
-        checked_numel(&self.shape)
-            .ok_or_else(|| Error::Invalid(format!("viewDims {:?} have too many elements", self.shape)))?;
+        checked_numel(&self.shape).ok_or_else(|| {
+            Error::Invalid(format!("viewDims {:?} have too many elements", self.shape))
+        })?;
         if let Some(max) = self.max_index()? {
             crate::ensure!(
                 max < storage,
@@ -143,7 +169,10 @@ impl TensorDesc {
 
     /// "shape (6, 5) strides (10, 1) offset 22" — for messages.
     pub fn describe(&self) -> String {
-        format!("shape {:?} strides {:?} offset {}", self.shape, self.strides, self.offset)
+        format!(
+            "shape {:?} strides {:?} offset {}",
+            self.shape, self.strides, self.offset
+        )
     }
 
     /// The byte range [first, last] the view's elements touch, or None if it has none.
@@ -154,10 +183,17 @@ impl TensorDesc {
         Some((first, self.addr + max * size + size - 1))
     }
 
-    /// True when two elements of the view share memory (a stride-0 or overlapping dim).
-    /// Exact for the views people write: sort dims by stride, each stride must exceed the
-    /// span of all smaller-strided dims.
+    /// True when two elements of the view share memory (a stride-0 dim of size > 1, or
+    /// strides that interleave onto the same element).
+    ///
+    /// Fast sufficient test first: sorted by stride, each stride exceeding the span of the
+    /// smaller-strided dims proves the elements distinct (every usual view). Otherwise the
+    /// view's elements are enumerated into a bitmap when that is affordable; views too big
+    /// to enumerate that fail the fast test are reported as overlapping.
     pub fn has_internal_overlap(&self) -> bool {
+        if self.is_empty() {
+            return false;
+        }
         let mut dims: Vec<(usize, usize)> = self
             .shape
             .iter()
@@ -166,13 +202,48 @@ impl TensorDesc {
             .map(|(&d, &s)| (s as usize, d))
             .collect();
         dims.sort_unstable();
-        let mut span = 0usize; // largest index offset reachable with the dims seen so far
-        for (s, d) in dims {
-            if s <= span || s == 0 {
-                return true;
+        if dims.iter().any(|&(s, _)| s == 0) {
+            return true;
+        }
+        let mut span = 0usize;
+        let mut proven = true;
+        for &(s, d) in &dims {
+            if s <= span {
+                proven = false;
+                break;
             }
             span += s * (d - 1);
         }
-        false
+        if proven {
+            return false;
+        }
+        let span: usize = dims.iter().map(|&(s, d)| s * (d - 1)).sum();
+        if self.numel() > (1 << 22) || span >= (1 << 28) {
+            return true;
+        }
+        let mut seen = vec![0u64; span / 64 + 1];
+        let mut idx = vec![0usize; dims.len()];
+        let mut off = 0usize;
+        loop {
+            let (w, b) = (off / 64, off % 64);
+            if seen[w] >> b & 1 == 1 {
+                return true;
+            }
+            seen[w] |= 1 << b;
+            let mut k = 0;
+            loop {
+                if k == dims.len() {
+                    return false;
+                }
+                idx[k] += 1;
+                off += dims[k].0;
+                if idx[k] < dims[k].1 {
+                    break;
+                }
+                off -= dims[k].0 * dims[k].1;
+                idx[k] = 0;
+                k += 1;
+            }
+        }
     }
 }

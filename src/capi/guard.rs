@@ -38,7 +38,11 @@ fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
 }
 
 /// Runs `body`; on error or panic records the message and returns `on_error(&err)`.
-pub fn guard<R>(api: &str, on_error: impl FnOnce(&Error) -> R, body: impl FnOnce() -> Result<R>) -> R {
+pub fn guard<R>(
+    api: &str,
+    on_error: impl FnOnce(&Error) -> R,
+    body: impl FnOnce() -> Result<R>,
+) -> R {
     let err = match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(v)) => return v,
         Ok(Err(e)) => e,

@@ -15,7 +15,9 @@ pub trait Handle: Send + 'static {
 fn live() -> MutexGuard<'static, HashMap<usize, &'static str>> {
     static LIVE: OnceLock<Mutex<HashMap<usize, &'static str>>> = OnceLock::new();
     // A panic while holding the lock cannot leave the map inconsistent (single inserts/removes).
-    LIVE.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner())
+    LIVE.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
 }
 
 /// Moves `v` to the heap and registers it; the pointer is what C receives.
@@ -31,7 +33,10 @@ fn check<T: Handle>(p: *const T, name: &'static str) -> Result<()> {
     }
     match live().get(&(p as usize)) {
         Some(k) if *k == T::KIND => Ok(()),
-        _ => Err(Error::BadHandle { name, kind: T::KIND }),
+        _ => Err(Error::BadHandle {
+            name,
+            kind: T::KIND,
+        }),
     }
 }
 
@@ -73,7 +78,10 @@ pub fn take<T: Handle>(p: *mut T, name: &'static str) -> Result<Box<T>> {
             // SAFETY: it was registered by `into_raw` and is now unregistered: we own it.
             Ok(unsafe { Box::from_raw(p) })
         }
-        _ => Err(Error::BadHandle { name, kind: T::KIND }),
+        _ => Err(Error::BadHandle {
+            name,
+            kind: T::KIND,
+        }),
     }
 }
 

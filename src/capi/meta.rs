@@ -92,8 +92,20 @@ unsafe fn desc_from_args(
     // SAFETY: the caller passes arrays of the stated lengths.
     let view = unsafe { arg::slice(viewDims, viewDimsNum, "viewDims")? };
     let storage = unsafe { arg::slice(storageDims, storageDimsNum, "storageDims")? };
-    let strides = if stride.is_null() { None } else { Some(unsafe { arg::slice(stride, viewDimsNum, "stride")? }) };
-    TensorDesc::new(view, dataType, strides, offset, format, storage, tensorData as usize)
+    let strides = if stride.is_null() {
+        None
+    } else {
+        Some(unsafe { arg::slice(stride, viewDimsNum, "stride")? })
+    };
+    TensorDesc::new(
+        view,
+        dataType,
+        strides,
+        offset,
+        format,
+        storage,
+        tensorData as usize,
+    )
 }
 
 /// Creates a tensor: the view `viewDims` with `stride` (elements; NULL = contiguous) and
@@ -115,7 +127,17 @@ pub unsafe extern "C" fn aclCreateTensor(
 ) -> *mut aclTensor {
     guard::ptr("aclCreateTensor", || {
         let desc = unsafe {
-            desc_from_args(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum, tensorData)?
+            desc_from_args(
+                viewDims,
+                viewDimsNum,
+                dataType,
+                stride,
+                offset,
+                format,
+                storageDims,
+                storageDimsNum,
+                tensorData,
+            )?
         };
         Ok(handle::into_raw(aclTensor { desc }))
     })
@@ -124,12 +146,17 @@ pub unsafe extern "C" fn aclCreateTensor(
 /// Creates a scalar by copying one element of `dataType` from `value`. Returns NULL if
 /// `value` is NULL or the dtype is not supported. Destroy with aclDestroyScalar.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclCreateScalar(value: *mut c_void, dataType: aclDataTypeRaw) -> *mut aclScalar {
+pub unsafe extern "C" fn aclCreateScalar(
+    value: *mut c_void,
+    dataType: aclDataTypeRaw,
+) -> *mut aclScalar {
     guard::ptr("aclCreateScalar", || {
         let dtype = DType::from_raw(dataType).map_err(Error::Invalid)?;
         // SAFETY: the caller passes one element of `dataType`.
         let bytes = unsafe { arg::slice(value as *const u8, dtype.size() as u64, "value")? };
-        Ok(handle::into_raw(aclScalar { value: Scalar::from_bytes(dtype, bytes) }))
+        Ok(handle::into_raw(aclScalar {
+            value: Scalar::from_bytes(dtype, bytes),
+        }))
     })
 }
 
@@ -137,7 +164,11 @@ pub unsafe extern "C" fn aclCreateScalar(value: *mut c_void, dataType: aclDataTy
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut aclIntArray {
     guard::ptr("aclCreateIntArray", || {
-        let v = if value.is_null() { &[][..] } else { unsafe { arg::slice(value, size, "value")? } };
+        let v = if value.is_null() {
+            &[][..]
+        } else {
+            unsafe { arg::slice(value, size, "value")? }
+        };
         Ok(handle::into_raw(aclIntArray { values: v.to_vec() }))
     })
 }
@@ -146,7 +177,11 @@ pub unsafe extern "C" fn aclCreateIntArray(value: *const i64, size: u64) -> *mut
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclCreateFloatArray(value: *const f32, size: u64) -> *mut aclFloatArray {
     guard::ptr("aclCreateFloatArray", || {
-        let v = if value.is_null() { &[][..] } else { unsafe { arg::slice(value, size, "value")? } };
+        let v = if value.is_null() {
+            &[][..]
+        } else {
+            unsafe { arg::slice(value, size, "value")? }
+        };
         Ok(handle::into_raw(aclFloatArray { values: v.to_vec() }))
     })
 }
@@ -156,68 +191,102 @@ pub unsafe extern "C" fn aclCreateFloatArray(value: *const f32, size: u64) -> *m
 pub unsafe extern "C" fn aclCreateBoolArray(value: *const bool, size: u64) -> *mut aclBoolArray {
     guard::ptr("aclCreateBoolArray", || {
         // Read bytes, not Rust bools: a C bool byte other than 0/1 must not be UB.
-        let v = if value.is_null() { &[][..] } else { unsafe { arg::slice(value as *const u8, size, "value")? } };
-        Ok(handle::into_raw(aclBoolArray { values: v.iter().map(|b| *b != 0).collect() }))
+        let v = if value.is_null() {
+            &[][..]
+        } else {
+            unsafe { arg::slice(value as *const u8, size, "value")? }
+        };
+        Ok(handle::into_raw(aclBoolArray {
+            values: v.iter().map(|b| *b != 0).collect(),
+        }))
     })
 }
 
 /// Creates a list holding the given tensors (the pointers are copied; the tensors are
 /// now owned by the list: aclDestroyTensorList destroys them).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclCreateTensorList(value: *const *const aclTensor, size: u64) -> *mut aclTensorList {
+pub unsafe extern "C" fn aclCreateTensorList(
+    value: *const *const aclTensor,
+    size: u64,
+) -> *mut aclTensorList {
     guard::ptr("aclCreateTensorList", || {
-        let v = if value.is_null() { &[][..] } else { unsafe { arg::slice(value, size, "value")? } };
+        let v = if value.is_null() {
+            &[][..]
+        } else {
+            unsafe { arg::slice(value, size, "value")? }
+        };
         for (i, t) in v.iter().enumerate() {
             if !handle::is_live(*t) {
                 crate::bail!("value[{i}] is not a live aclTensor");
             }
         }
-        Ok(handle::into_raw(aclTensorList { tensors: v.iter().map(|p| *p as usize).collect() }))
+        Ok(handle::into_raw(aclTensorList {
+            tensors: v.iter().map(|p| *p as usize).collect(),
+        }))
     })
 }
 
 /// Creates a list holding the given scalars (owned by the list from now on).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclCreateScalarList(value: *const *const aclScalar, size: u64) -> *mut aclScalarList {
+pub unsafe extern "C" fn aclCreateScalarList(
+    value: *const *const aclScalar,
+    size: u64,
+) -> *mut aclScalarList {
     guard::ptr("aclCreateScalarList", || {
-        let v = if value.is_null() { &[][..] } else { unsafe { arg::slice(value, size, "value")? } };
+        let v = if value.is_null() {
+            &[][..]
+        } else {
+            unsafe { arg::slice(value, size, "value")? }
+        };
         for (i, s) in v.iter().enumerate() {
             if !handle::is_live(*s) {
                 crate::bail!("value[{i}] is not a live aclScalar");
             }
         }
-        Ok(handle::into_raw(aclScalarList { scalars: v.iter().map(|p| *p as usize).collect() }))
+        Ok(handle::into_raw(aclScalarList {
+            scalars: v.iter().map(|p| *p as usize).collect(),
+        }))
     })
 }
 
 /// Destroys a tensor. NULL is fine; a destroyed or foreign pointer returns ACLNN_ERR_PARAM_INVALID.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
-    guard::status("aclDestroyTensor", || handle::destroy(tensor as *mut aclTensor, "tensor"))
+    guard::status("aclDestroyTensor", || {
+        handle::destroy(tensor as *mut aclTensor, "tensor")
+    })
 }
 
 /// Destroys a scalar. NULL is fine.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyScalar(scalar: *const aclScalar) -> aclnnStatus {
-    guard::status("aclDestroyScalar", || handle::destroy(scalar as *mut aclScalar, "scalar"))
+    guard::status("aclDestroyScalar", || {
+        handle::destroy(scalar as *mut aclScalar, "scalar")
+    })
 }
 
 /// Destroys an int array. NULL is fine.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyIntArray(array: *const aclIntArray) -> aclnnStatus {
-    guard::status("aclDestroyIntArray", || handle::destroy(array as *mut aclIntArray, "array"))
+    guard::status("aclDestroyIntArray", || {
+        handle::destroy(array as *mut aclIntArray, "array")
+    })
 }
 
 /// Destroys a float array. NULL is fine.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyFloatArray(array: *const aclFloatArray) -> aclnnStatus {
-    guard::status("aclDestroyFloatArray", || handle::destroy(array as *mut aclFloatArray, "array"))
+    guard::status("aclDestroyFloatArray", || {
+        handle::destroy(array as *mut aclFloatArray, "array")
+    })
 }
 
 /// Destroys a bool array. NULL is fine.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyBoolArray(array: *const aclBoolArray) -> aclnnStatus {
-    guard::status("aclDestroyBoolArray", || handle::destroy(array as *mut aclBoolArray, "array"))
+    guard::status("aclDestroyBoolArray", || {
+        handle::destroy(array as *mut aclBoolArray, "array")
+    })
 }
 
 /// Destroys a tensor list and every tensor in it. NULL is fine.
@@ -252,7 +321,13 @@ pub extern "C" fn aclDestroyScalarList(array: *const aclScalarList) -> aclnnStat
 }
 
 /// Hands an int64 array to C, allocated with malloc (what `delete[]` and `free` release).
-unsafe fn give_i64_array(values: &[i64], out: *mut *mut i64, out_name: &'static str, n: *mut u64, n_name: &'static str) -> Result<()> {
+unsafe fn give_i64_array(
+    values: &[i64],
+    out: *mut *mut i64,
+    out_name: &'static str,
+    n: *mut u64,
+    n_name: &'static str,
+) -> Result<()> {
     arg::non_null(out, out_name)?;
     arg::non_null(n, n_name)?;
     // SAFETY: malloc of at least one byte; filled below before being handed out.
@@ -274,34 +349,67 @@ unsafe fn tensor<'a>(t: *const aclTensor) -> Result<&'a TensorDesc> {
 /// The view shape. `*viewDims` is allocated by the library; release it with `delete[]`
 /// (C++) or `free` (C).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetViewShape(tensor: *const aclTensor, viewDims: *mut *mut i64, viewDimsNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewShape(
+    tensor: *const aclTensor,
+    viewDims: *mut *mut i64,
+    viewDimsNum: *mut u64,
+) -> aclnnStatus {
     guard::status("aclGetViewShape", || unsafe {
-        let d: Vec<i64> = self::tensor(tensor)?.shape.iter().map(|&x| x as i64).collect();
+        let d: Vec<i64> = self::tensor(tensor)?
+            .shape
+            .iter()
+            .map(|&x| x as i64)
+            .collect();
         give_i64_array(&d, viewDims, "viewDims", viewDimsNum, "viewDimsNum")
     })
 }
 
 /// The storage shape. Release `*storageDims` with `delete[]` or `free`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetStorageShape(tensor: *const aclTensor, storageDims: *mut *mut i64, storageDimsNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetStorageShape(
+    tensor: *const aclTensor,
+    storageDims: *mut *mut i64,
+    storageDimsNum: *mut u64,
+) -> aclnnStatus {
     guard::status("aclGetStorageShape", || unsafe {
-        let d: Vec<i64> = self::tensor(tensor)?.storage_shape.iter().map(|&x| x as i64).collect();
-        give_i64_array(&d, storageDims, "storageDims", storageDimsNum, "storageDimsNum")
+        let d: Vec<i64> = self::tensor(tensor)?
+            .storage_shape
+            .iter()
+            .map(|&x| x as i64)
+            .collect();
+        give_i64_array(
+            &d,
+            storageDims,
+            "storageDims",
+            storageDimsNum,
+            "storageDimsNum",
+        )
     })
 }
 
 /// The view strides (elements). Release `*stridesValue` with `delete[]` or `free`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetViewStrides(tensor: *const aclTensor, stridesValue: *mut *mut i64, stridesNum: *mut u64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewStrides(
+    tensor: *const aclTensor,
+    stridesValue: *mut *mut i64,
+    stridesNum: *mut u64,
+) -> aclnnStatus {
     guard::status("aclGetViewStrides", || unsafe {
-        let d: Vec<i64> = self::tensor(tensor)?.strides.iter().map(|&x| x as i64).collect();
+        let d: Vec<i64> = self::tensor(tensor)?
+            .strides
+            .iter()
+            .map(|&x| x as i64)
+            .collect();
         give_i64_array(&d, stridesValue, "stridesValue", stridesNum, "stridesNum")
     })
 }
 
 /// The view offset (elements).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetViewOffset(tensor: *const aclTensor, offset: *mut i64) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetViewOffset(
+    tensor: *const aclTensor,
+    offset: *mut i64,
+) -> aclnnStatus {
     guard::status("aclGetViewOffset", || unsafe {
         arg::non_null(offset, "offset")?;
         let v = self::tensor(tensor)?.offset as i64;
@@ -311,7 +419,10 @@ pub unsafe extern "C" fn aclGetViewOffset(tensor: *const aclTensor, offset: *mut
 
 /// The tensor's format.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetFormat(tensor: *const aclTensor, format: *mut aclFormatRaw) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetFormat(
+    tensor: *const aclTensor,
+    format: *mut aclFormatRaw,
+) -> aclnnStatus {
     guard::status("aclGetFormat", || unsafe {
         arg::non_null(format, "format")?;
         let v = self::tensor(tensor)?.format.raw();
@@ -321,7 +432,10 @@ pub unsafe extern "C" fn aclGetFormat(tensor: *const aclTensor, format: *mut acl
 
 /// The tensor's dtype.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetDataType(tensor: *const aclTensor, dataType: *mut aclDataTypeRaw) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetDataType(
+    tensor: *const aclTensor,
+    dataType: *mut aclDataTypeRaw,
+) -> aclnnStatus {
     guard::status("aclGetDataType", || unsafe {
         arg::non_null(dataType, "dataType")?;
         let v = self::tensor(tensor)?.dtype as i32;
@@ -342,11 +456,41 @@ macro_rules! size_getter {
         }
     };
 }
-size_getter!(aclGetIntArraySize, aclIntArray, values, array, "aclGetIntArraySize");
-size_getter!(aclGetFloatArraySize, aclFloatArray, values, array, "aclGetFloatArraySize");
-size_getter!(aclGetBoolArraySize, aclBoolArray, values, array, "aclGetBoolArraySize");
-size_getter!(aclGetTensorListSize, aclTensorList, tensors, tensorList, "aclGetTensorListSize");
-size_getter!(aclGetScalarListSize, aclScalarList, scalars, scalarList, "aclGetScalarListSize");
+size_getter!(
+    aclGetIntArraySize,
+    aclIntArray,
+    values,
+    array,
+    "aclGetIntArraySize"
+);
+size_getter!(
+    aclGetFloatArraySize,
+    aclFloatArray,
+    values,
+    array,
+    "aclGetFloatArraySize"
+);
+size_getter!(
+    aclGetBoolArraySize,
+    aclBoolArray,
+    values,
+    array,
+    "aclGetBoolArraySize"
+);
+size_getter!(
+    aclGetTensorListSize,
+    aclTensorList,
+    tensors,
+    tensorList,
+    "aclGetTensorListSize"
+);
+size_getter!(
+    aclGetScalarListSize,
+    aclScalarList,
+    scalars,
+    scalarList,
+    "aclGetScalarListSize"
+);
 
 /// Re-initialises an existing tensor with the same meaning as aclCreateTensor's arguments.
 /// On error the tensor is unchanged.
@@ -365,14 +509,27 @@ pub unsafe extern "C" fn aclInitTensor(
 ) -> aclnnStatus {
     guard::status("aclInitTensor", || unsafe {
         let t = handle::borrow_mut(tensor, "tensor")?;
-        t.desc = desc_from_args(viewDims, viewDimsNum, dataType, stride, offset, format, storageDims, storageDimsNum, tensorDataAddr)?;
+        t.desc = desc_from_args(
+            viewDims,
+            viewDimsNum,
+            dataType,
+            stride,
+            offset,
+            format,
+            storageDims,
+            storageDimsNum,
+            tensorDataAddr,
+        )?;
         Ok(())
     })
 }
 
 /// Sets the tensor's storage address (not between phase 1 and phase 2).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclSetRawTensorAddr(tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
+pub unsafe extern "C" fn aclSetRawTensorAddr(
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
     guard::status("aclSetRawTensorAddr", || unsafe {
         handle::borrow_mut(tensor, "tensor")?.desc.addr = addr as usize;
         Ok(())
@@ -381,7 +538,10 @@ pub unsafe extern "C" fn aclSetRawTensorAddr(tensor: *mut aclTensor, addr: *mut 
 
 /// The tensor's storage address.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclGetRawTensorAddr(tensor: *const aclTensor, addr: *mut *mut c_void) -> aclnnStatus {
+pub unsafe extern "C" fn aclGetRawTensorAddr(
+    tensor: *const aclTensor,
+    addr: *mut *mut c_void,
+) -> aclnnStatus {
     guard::status("aclGetRawTensorAddr", || unsafe {
         arg::non_null(addr, "addr")?;
         let a = self::tensor(tensor)?.addr;
@@ -404,7 +564,9 @@ unsafe fn executor_mut<'a>(e: *mut aclOpExecutor) -> Result<&'a mut Executor> {
 /// Makes an executor reusable: phase 2 may then run it any number of times, and the
 /// caller destroys it with aclDestroyAclOpExecutor. Call it right after phase 1.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(executor: *mut aclOpExecutor) -> aclnnStatus {
+pub unsafe extern "C" fn aclSetAclOpExecutorRepeatable(
+    executor: *mut aclOpExecutor,
+) -> aclnnStatus {
     guard::status("aclSetAclOpExecutorRepeatable", || unsafe {
         executor_mut(executor)?.repeatable = true;
         Ok(())
@@ -428,26 +590,46 @@ enum Side {
     Any,
 }
 
-unsafe fn set_addr(side: Side, executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> Result<()> {
+unsafe fn set_addr(
+    side: Side,
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> Result<()> {
     let exec = unsafe { executor_mut(executor)? };
     if tensor.is_null() {
         return Err(Error::InnerNull("tensor"));
     }
     let t = unsafe { handle::borrow_mut(tensor, "tensor")? };
     let n_in = exec.bindings.n_inputs;
-    let n_all = exec.bindings.tensors.len();
-    let (binding, count) = match side {
-        Side::Input => (index, n_in),
-        Side::Output => (n_in + index, n_all - n_in),
-        Side::Any => (index, n_all),
+    let outs = &exec.bindings.outputs;
+    let binding = match side {
+        Side::Input => (index < n_in).then_some(index),
+        Side::Output => outs.get(index).copied(),
+        Side::Any if index < n_in => Some(index),
+        Side::Any => outs.get(index - n_in).copied(),
     };
-    crate::ensure!(index < count, "index {index} is out of range: the executor has {count} such tensors");
+    let count = match side {
+        Side::Input => n_in,
+        Side::Output => outs.len(),
+        Side::Any => n_in + outs.len(),
+    };
+    let binding = binding.ok_or_else(|| {
+        Error::Invalid(format!(
+            "index {index} is out of range: the executor has {count} such tensors"
+        ))
+    })?;
     exec.set_addr(binding, addr as usize)?;
     t.desc.addr = addr as usize;
     Ok(())
 }
 
-unsafe fn set_dynamic_addr(executor: *mut aclOpExecutor, irIndex: usize, tensors: *mut aclTensorList) -> Result<()> {
+unsafe fn set_dynamic_addr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    tensors: *mut aclTensorList,
+) -> Result<()> {
     unsafe { executor_mut(executor)? };
     if tensors.is_null() {
         return Err(Error::InnerNull("tensors"));

@@ -2,12 +2,12 @@
 //! through `arg` and `handle`, and hands off to the pure-Rust core.
 #![allow(non_camel_case_types, non_snake_case)]
 
+pub mod aclnn_base;
 pub mod arg;
+pub mod base;
 pub mod guard;
 pub mod handle;
-pub mod base;
+pub mod meta;
+pub mod ops;
 pub mod runtime;
 pub mod status;
-pub mod meta;
-pub mod aclnn_base;
-pub mod ops;

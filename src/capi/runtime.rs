@@ -166,7 +166,11 @@ pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
 
 /// The runtime version this library is compatible with (1.17.0).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetVersion(majorVersion: *mut i32, minorVersion: *mut i32, patchVersion: *mut i32) -> aclError {
+pub unsafe extern "C" fn aclrtGetVersion(
+    majorVersion: *mut i32,
+    minorVersion: *mut i32,
+    patchVersion: *mut i32,
+) -> aclError {
     guard::acl("aclrtGetVersion", || unsafe {
         arg::write(majorVersion, "majorVersion", 1)?;
         arg::write(minorVersion, "minorVersion", 17)?;
@@ -189,19 +193,25 @@ pub extern "C" fn aclrtResetDevice(deviceId: i32) -> aclError {
 /// The current device id.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
-    guard::acl("aclrtGetDevice", || unsafe { arg::write(deviceId, "deviceId", rt::current_device()?) })
+    guard::acl("aclrtGetDevice", || unsafe {
+        arg::write(deviceId, "deviceId", rt::current_device()?)
+    })
 }
 
 /// Number of devices (1).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
-    guard::acl("aclrtGetDeviceCount", || unsafe { arg::write(count, "count", rt::DEVICE_COUNT) })
+    guard::acl("aclrtGetDeviceCount", || unsafe {
+        arg::write(count, "count", rt::DEVICE_COUNT)
+    })
 }
 
 /// Where the program runs: ACL_HOST (1) — the CPU device is the host.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunModeRaw) -> aclError {
-    guard::acl("aclrtGetRunMode", || unsafe { arg::write(runMode, "runMode", aclrtRunMode::ACL_HOST as i32) })
+    guard::acl("aclrtGetRunMode", || unsafe {
+        arg::write(runMode, "runMode", aclrtRunMode::ACL_HOST as i32)
+    })
 }
 
 /// The SoC name of this device.
@@ -232,7 +242,11 @@ pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError
 
 /// Creates a stream; priority and flag are accepted and ignored.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtCreateStreamWithConfig(stream: *mut aclrtStream, priority: u32, flag: u32) -> aclError {
+pub unsafe extern "C" fn aclrtCreateStreamWithConfig(
+    stream: *mut aclrtStream,
+    priority: u32,
+    flag: u32,
+) -> aclError {
     let _ = (priority, flag);
     unsafe { aclrtCreateStream(stream) }
 }
@@ -251,7 +265,9 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 /// Reports a failure of any of that work.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
-    guard::acl("aclrtSynchronizeStream", || stream_arg(stream, "stream")?.synchronize())
+    guard::acl("aclrtSynchronizeStream", || {
+        stream_arg(stream, "stream")?.synchronize()
+    })
 }
 
 /// As aclrtSynchronizeStream; `timeout` (ms, -1 = forever) is accepted and not enforced.
@@ -283,14 +299,18 @@ pub unsafe extern "C" fn aclrtCreateEventWithFlag(event: *mut aclrtEvent, flag: 
 pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
     guard::acl("aclrtDestroyEvent", || {
         arg::non_null(event, "event")?;
-        handle::take(event as *mut EventHandle, "event").map_err(bad_handle).map(drop)
+        handle::take(event as *mut EventHandle, "event")
+            .map_err(bad_handle)
+            .map(drop)
     })
 }
 
 /// Records the event on `stream`: it completes when the stream reaches this point.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
-    guard::acl("aclrtRecordEvent", || event_arg(event, "event")?.record(&*stream_arg(stream, "stream")?))
+    guard::acl("aclrtRecordEvent", || {
+        event_arg(event, "event")?.record(&*stream_arg(stream, "stream")?)
+    })
 }
 
 /// Forgets the event's earlier records.
@@ -305,47 +325,76 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
 /// Blocks until the event's latest record has completed.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
-    guard::acl("aclrtSynchronizeEvent", || event_arg(event, "event")?.synchronize())
+    guard::acl("aclrtSynchronizeEvent", || {
+        event_arg(event, "event")?.synchronize()
+    })
 }
 
 /// Makes work queued on `stream` after this call wait for the event's latest record.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
-    guard::acl("aclrtStreamWaitEvent", || event_arg(event, "event")?.wait_on(&*stream_arg(stream, "stream")?))
+    guard::acl("aclrtStreamWaitEvent", || {
+        event_arg(event, "event")?.wait_on(&*stream_arg(stream, "stream")?)
+    })
 }
 
 /// Whether the event's latest record has completed.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryEventStatus(event: aclrtEvent, status: *mut aclrtEventRecordedStatusRaw) -> aclError {
+pub unsafe extern "C" fn aclrtQueryEventStatus(
+    event: aclrtEvent,
+    status: *mut aclrtEventRecordedStatusRaw,
+) -> aclError {
     guard::acl("aclrtQueryEventStatus", || {
         let done = event_arg(event, "event")?.is_complete()?;
-        let v = if done { aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE } else { aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY };
+        let v = if done {
+            aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_COMPLETE
+        } else {
+            aclrtEventRecordedStatus::ACL_EVENT_RECORDED_STATUS_NOT_READY
+        };
         unsafe { arg::write(status, "status", v as i32) }
     })
 }
 
 /// Deprecated form of aclrtQueryEventStatus.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtQueryEvent(event: aclrtEvent, status: *mut aclrtEventStatusRaw) -> aclError {
+pub unsafe extern "C" fn aclrtQueryEvent(
+    event: aclrtEvent,
+    status: *mut aclrtEventStatusRaw,
+) -> aclError {
     guard::acl("aclrtQueryEvent", || {
         let done = event_arg(event, "event")?.is_complete()?;
-        let v = if done { aclrtEventStatus::ACL_EVENT_STATUS_COMPLETE } else { aclrtEventStatus::ACL_EVENT_STATUS_NOT_READY };
+        let v = if done {
+            aclrtEventStatus::ACL_EVENT_STATUS_COMPLETE
+        } else {
+            aclrtEventStatus::ACL_EVENT_STATUS_NOT_READY
+        };
         unsafe { arg::write(status, "status", v as i32) }
     })
 }
 
 /// Milliseconds between two completed events.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtEventElapsedTime(ms: *mut f32, startEvent: aclrtEvent, endEvent: aclrtEvent) -> aclError {
+pub unsafe extern "C" fn aclrtEventElapsedTime(
+    ms: *mut f32,
+    startEvent: aclrtEvent,
+    endEvent: aclrtEvent,
+) -> aclError {
     guard::acl("aclrtEventElapsedTime", || {
-        let v = Event::elapsed_ms(&*event_arg(startEvent, "startEvent")?, &*event_arg(endEvent, "endEvent")?)?;
+        let v = Event::elapsed_ms(
+            &*event_arg(startEvent, "startEvent")?,
+            &*event_arg(endEvent, "endEvent")?,
+        )?;
         unsafe { arg::write(ms, "ms", v) }
     })
 }
 
 /// Allocates `size` bytes of device memory (64-byte aligned, zeroed). Free with aclrtFree.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtMalloc(devPtr: *mut *mut c_void, size: usize, policy: aclrtMemMallocPolicyRaw) -> aclError {
+pub unsafe extern "C" fn aclrtMalloc(
+    devPtr: *mut *mut c_void,
+    size: usize,
+    policy: aclrtMemMallocPolicyRaw,
+) -> aclError {
     guard::acl("aclrtMalloc", || {
         arg::non_null(devPtr, "devPtr")?;
         crate::ensure!(
@@ -393,7 +442,13 @@ pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
 /// Copies `count` bytes synchronously. `destMax` is the capacity of `dst`; count > destMax
 /// is an error. Every kind is a plain copy on the CPU device.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtMemcpy(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKindRaw) -> aclError {
+pub unsafe extern "C" fn aclrtMemcpy(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKindRaw,
+) -> aclError {
     guard::acl("aclrtMemcpy", || {
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
@@ -405,7 +460,14 @@ pub unsafe extern "C" fn aclrtMemcpy(dst: *mut c_void, destMax: usize, src: *con
 
 /// Queues a copy on `stream`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtMemcpyAsync(dst: *mut c_void, destMax: usize, src: *const c_void, count: usize, kind: aclrtMemcpyKindRaw, stream: aclrtStream) -> aclError {
+pub unsafe extern "C" fn aclrtMemcpyAsync(
+    dst: *mut c_void,
+    destMax: usize,
+    src: *const c_void,
+    count: usize,
+    kind: aclrtMemcpyKindRaw,
+    stream: aclrtStream,
+) -> aclError {
     guard::acl("aclrtMemcpyAsync", || {
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
@@ -420,7 +482,12 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(dst: *mut c_void, destMax: usize, src:
 
 /// Sets `count` bytes at `devPtr` to `(uint8_t)value`; count > maxCount is an error.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize) -> aclError {
+pub unsafe extern "C" fn aclrtMemset(
+    devPtr: *mut c_void,
+    maxCount: usize,
+    value: i32,
+    count: usize,
+) -> aclError {
     guard::acl("aclrtMemset", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
         // SAFETY: the caller promises the range is valid for `count` bytes.
@@ -431,7 +498,13 @@ pub unsafe extern "C" fn aclrtMemset(devPtr: *mut c_void, maxCount: usize, value
 
 /// Queues a memset on `stream`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtMemsetAsync(devPtr: *mut c_void, maxCount: usize, value: i32, count: usize, stream: aclrtStream) -> aclError {
+pub unsafe extern "C" fn aclrtMemsetAsync(
+    devPtr: *mut c_void,
+    maxCount: usize,
+    value: i32,
+    count: usize,
+    stream: aclrtStream,
+) -> aclError {
     guard::acl("aclrtMemsetAsync", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
         let d = devPtr as usize;
@@ -445,9 +518,16 @@ pub unsafe extern "C" fn aclrtMemsetAsync(devPtr: *mut c_void, maxCount: usize, 
 
 /// Free and total bytes of device memory (the machine's RAM).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclrtGetMemInfo(attr: aclrtMemAttrRaw, free: *mut usize, total: *mut usize) -> aclError {
+pub unsafe extern "C" fn aclrtGetMemInfo(
+    attr: aclrtMemAttrRaw,
+    free: *mut usize,
+    total: *mut usize,
+) -> aclError {
     guard::acl("aclrtGetMemInfo", || {
-        crate::ensure!((0..=17).contains(&attr), "attr {attr} is not an aclrtMemAttr value");
+        crate::ensure!(
+            (0..=17).contains(&attr),
+            "attr {attr} is not an aclrtMemAttr value"
+        );
         arg::non_null(free, "free")?;
         arg::non_null(total, "total")?;
         let (f, t) = memory::mem_info();

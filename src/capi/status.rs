@@ -41,10 +41,22 @@ mod tests {
 
     #[test]
     fn header_constants_match_the_codes_the_library_returns() {
-        assert_eq!(super::ACLNN_ERR_PARAM_NULLPTR, status::ACLNN_ERR_PARAM_NULLPTR);
-        assert_eq!(super::ACLNN_ERR_PARAM_INVALID, status::ACLNN_ERR_PARAM_INVALID);
-        assert_eq!(super::ACLNN_ERR_INNER_NULLPTR, status::ACLNN_ERR_INNER_NULLPTR);
+        assert_eq!(
+            super::ACLNN_ERR_PARAM_NULLPTR,
+            status::ACLNN_ERR_PARAM_NULLPTR
+        );
+        assert_eq!(
+            super::ACLNN_ERR_PARAM_INVALID,
+            status::ACLNN_ERR_PARAM_INVALID
+        );
+        assert_eq!(
+            super::ACLNN_ERR_INNER_NULLPTR,
+            status::ACLNN_ERR_INNER_NULLPTR
+        );
         assert_eq!(super::ACLNN_ERR_INNER, status::ACLNN_ERR_INNER);
-        assert_eq!(super::ACLNN_ERR_RUNTIME_ERROR, status::ACLNN_ERR_RUNTIME_ERROR);
+        assert_eq!(
+            super::ACLNN_ERR_RUNTIME_ERROR,
+            status::ACLNN_ERR_RUNTIME_ERROR
+        );
     }
 }

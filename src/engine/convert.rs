@@ -12,19 +12,37 @@ use crate::with_dtype;
 ///
 /// # Safety
 /// Both strided ranges must be valid, and must not overlap unless identical.
-pub unsafe fn run(src: *const u8, sd: DType, ss: isize, dst: *mut u8, dd: DType, ds: isize, n: usize) {
+pub unsafe fn run(
+    src: *const u8,
+    sd: DType,
+    ss: isize,
+    dst: *mut u8,
+    dd: DType,
+    ds: isize,
+    n: usize,
+) {
     with_dtype!(sd, S => with_dtype!(dd, D => unsafe { typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }))
 }
 
 #[inline(never)]
-unsafe fn typed<S: Element, D: Element>(src: *const S, ss: isize, dst: *mut D, ds: isize, n: usize) {
+unsafe fn typed<S: Element, D: Element>(
+    src: *const S,
+    ss: isize,
+    dst: *mut D,
+    ds: isize,
+    n: usize,
+) {
     if n == 0 {
         return;
     }
     // SAFETY (whole function): the caller guarantees the strided ranges are valid.
     unsafe {
         if S::DTYPE == D::DTYPE && ss == 1 && ds == 1 {
-            std::ptr::copy(src as *const u8, dst as *mut u8, n * std::mem::size_of::<S>());
+            std::ptr::copy(
+                src as *const u8,
+                dst as *mut u8,
+                n * std::mem::size_of::<S>(),
+            );
         } else if ss == 1 && ds == 1 {
             let s = std::slice::from_raw_parts(src, n);
             let d = std::slice::from_raw_parts_mut(dst, n);
@@ -38,7 +56,8 @@ unsafe fn typed<S: Element, D: Element>(src: *const S, ss: isize, dst: *mut D, d
             }
         } else {
             for i in 0..n as isize {
-                dst.offset(i * ds).write_unaligned(convert(src.offset(i * ss).read_unaligned()));
+                dst.offset(i * ds)
+                    .write_unaligned(convert(src.offset(i * ss).read_unaligned()));
             }
         }
     }

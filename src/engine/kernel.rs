@@ -73,7 +73,10 @@ pub unsafe fn binary<Op: BinaryOp>(n: usize, ins: &[Src], out: *mut u8, params: 
                 }
             }
             (Src::Scalar(a), Src::Scalar(b)) => {
-                out.fill(op.apply((a as *const Op::A).read_unaligned(), (b as *const Op::B).read_unaligned()));
+                out.fill(op.apply(
+                    (a as *const Op::A).read_unaligned(),
+                    (b as *const Op::B).read_unaligned(),
+                ));
             }
         }
     }
@@ -133,19 +136,58 @@ macro_rules! with_compute_dtype {
         #[allow(unused_imports)]
         use $crate::element::*;
         match $dtype {
-            DType::F32 | DType::F16 | DType::BF16 => { type $T = f32; $body }
-            DType::F64 => { type $T = f64; $body }
-            DType::S8 => { type $T = i8; $body }
-            DType::U8 => { type $T = u8; $body }
-            DType::S16 => { type $T = i16; $body }
-            DType::U16 => { type $T = u16; $body }
-            DType::S32 => { type $T = i32; $body }
-            DType::U32 => { type $T = u32; $body }
-            DType::S64 => { type $T = i64; $body }
-            DType::U64 => { type $T = u64; $body }
-            DType::Bool => { type $T = Bool8; $body }
-            DType::C32 | DType::C64 => { type $T = C64; $body }
-            DType::C128 => { type $T = C128; $body }
+            DType::F32 | DType::F16 | DType::BF16 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::S8 => {
+                type $T = i8;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::S16 => {
+                type $T = i16;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::S32 => {
+                type $T = i32;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::S64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::Bool => {
+                type $T = Bool8;
+                $body
+            }
+            DType::C32 | DType::C64 => {
+                type $T = C64;
+                $body
+            }
+            DType::C128 => {
+                type $T = C128;
+                $body
+            }
         }
     }};
 }

@@ -56,7 +56,11 @@ pub fn pool() -> &'static rayon::ThreadPool {
 #[derive(Clone, Debug)]
 pub enum Input {
     /// A tensor: `binding` is its index among the executor's tensors.
-    Tensor { name: &'static str, binding: usize, view: TensorDesc },
+    Tensor {
+        name: &'static str,
+        binding: usize,
+        view: TensorDesc,
+    },
     /// A constant (an aclScalar), in any dtype: the engine converts it once, in phase 1.
     Scalar(Scalar),
 }
@@ -103,7 +107,6 @@ struct Operand {
 #[derive(Clone, Debug)]
 struct Copy {
     binding: usize,
-    view: TensorDesc,
     ws_offset: usize,
 }
 
@@ -133,7 +136,13 @@ fn align_up(n: usize) -> usize {
 fn broadcast_strides(shape: &[usize], vshape: &[usize], vstrides: &[isize]) -> Vec<isize> {
     let lead = shape.len() - vshape.len();
     (0..shape.len())
-        .map(|j| if j < lead || vshape[j - lead] == 1 { 0 } else { vstrides[j - lead] })
+        .map(|j| {
+            if j < lead || vshape[j - lead] == 1 {
+                0
+            } else {
+                vstrides[j - lead]
+            }
+        })
         .collect()
 }
 
@@ -147,10 +156,15 @@ fn needs_copy(view: &TensorDesc, out: &TensorDesc) -> bool {
     if !spans_overlap(view.byte_span(), out.byte_span()) {
         return false;
     }
-    let same = view.addr + view.offset * view.dtype.size() == out.addr + out.offset * out.dtype.size()
+    let same = view.addr + view.offset * view.dtype.size()
+        == out.addr + out.offset * out.dtype.size()
         && view.dtype == out.dtype
         && view.shape == out.shape
-        && view.shape.iter().zip(view.strides.iter().zip(&out.strides)).all(|(&d, (a, b))| d <= 1 || a == b);
+        && view
+            .shape
+            .iter()
+            .zip(view.strides.iter().zip(&out.strides))
+            .all(|(&d, (a, b))| d <= 1 || a == b);
     !same
 }
 
@@ -164,7 +178,12 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         spec.out_name,
         out.describe()
     );
-    crate::ensure!(out.rank() <= MAX_RANK, "output '{}' has {} dims; at most {MAX_RANK} are supported", spec.out_name, out.rank());
+    crate::ensure!(
+        out.rank() <= MAX_RANK,
+        "output '{}' has {} dims; at most {MAX_RANK} are supported",
+        spec.out_name,
+        out.rank()
+    );
     let shape = out.shape.clone();
     let total = out.numel();
 
@@ -176,7 +195,11 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         let kd = spec.kernel_in[i];
         match input {
             Input::Scalar(s) => full.push((Base::Const(s.cast(kd)), kd, kd, vec![0; shape.len()])),
-            Input::Tensor { name, binding, view } => {
+            Input::Tensor {
+                name,
+                binding,
+                view,
+            } => {
                 crate::ensure!(
                     crate::broadcast::broadcasts_to(&view.shape, &shape),
                     "input '{name}' of shape {:?} does not broadcast to the output shape {shape:?}",
@@ -184,20 +207,35 @@ pub fn plan(spec: Spec) -> Result<Plan> {
                 );
                 if total > 0 && needs_copy(view, out) {
                     let bytes = view.numel() * view.dtype.size();
-                    copies.push(Copy { binding: *binding, view: view.clone(), ws_offset: copies_bytes });
-                    let strides = broadcast_strides(&shape, &view.shape, &contiguous_strides(&view.shape));
+                    copies.push(Copy {
+                        binding: *binding,
+                        ws_offset: copies_bytes,
+                    });
+                    let strides =
+                        broadcast_strides(&shape, &view.shape, &contiguous_strides(&view.shape));
                     full.push((Base::Copy(copies.len() - 1), view.dtype, kd, strides));
                     copies_bytes += align_up(bytes);
                 } else {
                     let byte_offset = view.offset * view.dtype.size();
                     let strides = broadcast_strides(&shape, &view.shape, &view.strides);
-                    full.push((Base::Tensor { binding: *binding, byte_offset }, view.dtype, kd, strides));
+                    full.push((
+                        Base::Tensor {
+                            binding: *binding,
+                            byte_offset,
+                        },
+                        view.dtype,
+                        kd,
+                        strides,
+                    ));
                 }
             }
         }
     }
     full.push((
-        Base::Tensor { binding: spec.out_binding, byte_offset: out.offset * out.dtype.size() },
+        Base::Tensor {
+            binding: spec.out_binding,
+            byte_offset: out.offset * out.dtype.size(),
+        },
         out.dtype,
         spec.kernel_out,
         out.strides.clone(),
@@ -211,7 +249,10 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     let mut strides: Vec<Vec<isize>> = vec![Vec::new(); full.len()];
     for &j in &axes {
         let mergeable = !dims.is_empty()
-            && full.iter().enumerate().all(|(k, f)| strides[k][dims.len() - 1] == f.3[j] * shape[j] as isize);
+            && full
+                .iter()
+                .enumerate()
+                .all(|(k, f)| strides[k][dims.len() - 1] == f.3[j] * shape[j] as isize);
         if mergeable {
             let last = dims.len() - 1;
             dims[last] *= shape[j];
@@ -236,7 +277,11 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     let flat = inner < SHORT_ROW && total > inner;
 
     let threads = pool().current_num_threads();
-    let tasks = if total == 0 { 0 } else { total.div_ceil(GRAIN).clamp(1, threads) };
+    let tasks = if total == 0 {
+        0
+    } else {
+        total.div_ceil(GRAIN).clamp(1, threads)
+    };
 
     // Per operand: direct or buffered, and its buffer inside a task's region.
     let n_ops = full.len();
@@ -257,12 +302,24 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         if needs_buf {
             task_bytes += align_up(CHUNK * kdtype.size());
         }
-        ops.push(Operand { base, dtype, kdtype, strides: st, uniform, direct: direct && !uniform, buf });
+        ops.push(Operand {
+            base,
+            dtype,
+            kdtype,
+            strides: st,
+            uniform,
+            direct: direct && !uniform,
+            buf,
+        });
     }
     let mut shape_arr = [1usize; MAX_RANK];
     shape_arr[..rank].copy_from_slice(&dims);
     let needed = copies_bytes + tasks * task_bytes;
-    let workspace = if needed == 0 { 0 } else { (needed + ALIGN) as u64 };
+    let workspace = if needed == 0 {
+        0
+    } else {
+        (needed + ALIGN) as u64
+    };
     Ok(Plan {
         api: spec.api,
         shape: shape_arr,
@@ -297,7 +354,12 @@ impl Plan {
     /// `offsets[k]` is operand k's element offset at the segment start and `pos` counts
     /// from `s`.
     #[inline]
-    fn for_segments(&self, s: usize, e: usize, mut f: impl FnMut(usize, &[isize; MAX_OPERANDS], usize)) {
+    fn for_segments(
+        &self,
+        s: usize,
+        e: usize,
+        mut f: impl FnMut(usize, &[isize; MAX_OPERANDS], usize),
+    ) {
         let rank = self.rank;
         let n_ops = self.ops.len();
         let inner = self.shape[rank - 1];
@@ -356,7 +418,17 @@ impl Ctx<'_> {
                 _ if op.uniform => {
                     let buf = (region + op.buf) as *mut u8;
                     // SAFETY: the operand's first element is valid; the buffer holds CHUNK elements.
-                    unsafe { convert::run(self.bases[k] as *const u8, op.dtype, 0, buf, op.kdtype, 1, 1) };
+                    unsafe {
+                        convert::run(
+                            self.bases[k] as *const u8,
+                            op.dtype,
+                            0,
+                            buf,
+                            op.kdtype,
+                            1,
+                            1,
+                        )
+                    };
                     srcs[k] = Src::Scalar(buf);
                 }
                 _ => {}
@@ -376,7 +448,17 @@ impl Ctx<'_> {
                         }
                         let dst = (region + op.buf + pos * op.kdtype.size()) as *mut u8;
                         // SAFETY: segment within the operand's view; buffer holds CHUNK elements.
-                        unsafe { convert::run(self.elem_ptr(k, offs[k]), op.dtype, op.strides[inner], dst, op.kdtype, 1, len) };
+                        unsafe {
+                            convert::run(
+                                self.elem_ptr(k, offs[k]),
+                                op.dtype,
+                                op.strides[inner],
+                                dst,
+                                op.kdtype,
+                                1,
+                                len,
+                            )
+                        };
                     }
                 });
                 for (k, op) in plan.ops[..n_in].iter().enumerate() {
@@ -390,13 +472,26 @@ impl Ctx<'_> {
                 plan.for_segments(c, c + n, |pos, offs, len| {
                     let src = (region + out.buf + pos * out.kdtype.size()) as *const u8;
                     // SAFETY: segment within the output view.
-                    unsafe { convert::run(src, out.kdtype, 1, self.elem_ptr(out_k, offs[out_k]), out.dtype, out.strides[inner], len) };
+                    unsafe {
+                        convert::run(
+                            src,
+                            out.kdtype,
+                            1,
+                            self.elem_ptr(out_k, offs[out_k]),
+                            out.dtype,
+                            out.strides[inner],
+                            len,
+                        )
+                    };
                 });
                 c += n;
             }
             return;
         }
-        let all_direct = plan.ops.iter().all(|op| op.direct || op.uniform || matches!(op.base, Base::Const(_)));
+        let all_direct = plan
+            .ops
+            .iter()
+            .all(|op| op.direct || op.uniform || matches!(op.base, Base::Const(_)));
         plan.for_segments(s, e, |_, offs, seg| {
             let step = if all_direct { seg } else { CHUNK };
             let mut p = 0;
@@ -409,11 +504,25 @@ impl Ctx<'_> {
                     let at = offs[k] + p as isize * op.strides[inner];
                     srcs[k] = if op.direct {
                         let ptr = self.elem_ptr(k, at) as *const u8;
-                        if op.strides[inner] == 0 { Src::Scalar(ptr) } else { Src::Slice(ptr) }
+                        if op.strides[inner] == 0 {
+                            Src::Scalar(ptr)
+                        } else {
+                            Src::Slice(ptr)
+                        }
                     } else {
                         let dst = (region + op.buf) as *mut u8;
                         // SAFETY: run within the operand's view; buffer holds CHUNK elements.
-                        unsafe { convert::run(self.elem_ptr(k, at), op.dtype, op.strides[inner], dst, op.kdtype, 1, n) };
+                        unsafe {
+                            convert::run(
+                                self.elem_ptr(k, at),
+                                op.dtype,
+                                op.strides[inner],
+                                dst,
+                                op.kdtype,
+                                1,
+                                n,
+                            )
+                        };
                         Src::Slice(dst)
                     };
                 }
@@ -426,7 +535,15 @@ impl Ctx<'_> {
                     // SAFETY: buffers hold n elements; the run lies within the output view.
                     unsafe {
                         kernel(n, &srcs[..n_in], obuf, params);
-                        convert::run(obuf, out.kdtype, 1, self.elem_ptr(out_k, at), out.dtype, out.strides[inner], n);
+                        convert::run(
+                            obuf,
+                            out.kdtype,
+                            1,
+                            self.elem_ptr(out_k, at),
+                            out.dtype,
+                            out.strides[inner],
+                            n,
+                        );
                     }
                 }
                 p += n;
@@ -444,12 +561,19 @@ impl Work for Plan {
         if self.total == 0 {
             return Ok(());
         }
-        let ws_base = if self.workspace > 0 { (ws.addr).div_ceil(ALIGN) * ALIGN } else { 0 };
+        let ws_base = if self.workspace > 0 {
+            (ws.addr).div_ceil(ALIGN) * ALIGN
+        } else {
+            0
+        };
         // Bases for this run (addresses can change between runs of a repeatable executor).
         let mut bases = [0usize; MAX_OPERANDS];
         for (k, op) in self.ops.iter().enumerate() {
             bases[k] = match &op.base {
-                Base::Tensor { binding, byte_offset } => t.addr(*binding)? + byte_offset,
+                Base::Tensor {
+                    binding,
+                    byte_offset,
+                } => t.addr(*binding)? + byte_offset,
                 Base::Const(s) => s.bytes().as_ptr() as usize,
                 Base::Copy(i) => ws_base + self.copies[*i].ws_offset,
             };
@@ -471,8 +595,17 @@ impl Work for Plan {
             v.addr = t.addr(c.binding)?;
             copy_view(&v, ws_base + c.ws_offset);
         }
-        let ctx = Ctx { plan: self, bases, ws: ws_base + self.copies_bytes };
-        let range = |i: usize| (self.total * i / self.tasks, self.total * (i + 1) / self.tasks);
+        let ctx = Ctx {
+            plan: self,
+            bases,
+            ws: ws_base + self.copies_bytes,
+        };
+        let range = |i: usize| {
+            (
+                self.total * i / self.tasks,
+                self.total * (i + 1) / self.tasks,
+            )
+        };
         if self.tasks == 1 {
             // SAFETY: operands validated in phase 1, addresses in phase 2; region 0 is ours.
             unsafe { ctx.run_range(0, self.total, ctx.ws) };

@@ -41,7 +41,10 @@ impl Event {
 
     fn check_live(st: &State) -> Result<()> {
         if st.destroyed {
-            return Err(Error::runtime(acl::ACL_ERROR_RT_INVALID_HANDLE, "the event was destroyed by aclFinalize"));
+            return Err(Error::runtime(
+                acl::ACL_ERROR_RT_INVALID_HANDLE,
+                "the event was destroyed by aclFinalize",
+            ));
         }
         Ok(())
     }
@@ -131,8 +134,12 @@ impl Event {
 
 /// aclFinalize: every event becomes invalid; anything waiting on one is released.
 pub fn destroy_all() {
-    let all: Vec<Arc<Event>> =
-        ALL.lock().unwrap_or_else(|p| p.into_inner()).drain(..).filter_map(|w| w.upgrade()).collect();
+    let all: Vec<Arc<Event>> = ALL
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .drain(..)
+        .filter_map(|w| w.upgrade())
+        .collect();
     for e in all {
         lock(&e).destroyed = true;
         e.changed.notify_all();

@@ -35,14 +35,23 @@ fn allocs() -> MutexGuard<'static, BTreeMap<usize, Allocation>> {
 /// device the real size is rounded up to 32 bytes plus 32 bytes of padding.
 pub fn allocate(size: usize, space: Space) -> Result<*mut u8> {
     if size == 0 {
-        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, "size is 0; allocations must be at least 1 byte"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_INVALID_PARAM,
+            "size is 0; allocations must be at least 1 byte",
+        ));
     }
     let layout_size = size
         .checked_add(31 + 32)
         .map(|s| s & !31)
         .filter(|s| *s <= isize::MAX as usize - ALIGN)
-        .ok_or_else(|| Error::runtime(acl::ACL_ERROR_BAD_ALLOC, format!("size {size} is too large")))?;
-    let layout = Layout::from_size_align(layout_size, ALIGN).map_err(|e| Error::Internal(e.to_string()))?;
+        .ok_or_else(|| {
+            Error::runtime(
+                acl::ACL_ERROR_BAD_ALLOC,
+                format!("size {size} is too large"),
+            )
+        })?;
+    let layout =
+        Layout::from_size_align(layout_size, ALIGN).map_err(|e| Error::Internal(e.to_string()))?;
     // SAFETY: the layout has a non-zero size.
     let p = unsafe { alloc_zeroed(layout) };
     if p.is_null() {
@@ -51,15 +60,30 @@ pub fn allocate(size: usize, space: Space) -> Result<*mut u8> {
             format!("out of memory allocating {size} bytes"),
         ));
     }
-    allocs().insert(p as usize, Allocation { base: p as usize, size, space, layout_size });
+    allocs().insert(
+        p as usize,
+        Allocation {
+            base: p as usize,
+            size,
+            space,
+            layout_size,
+        },
+    );
     Ok(p)
 }
 
 /// Frees an allocation made by `allocate` in the same space.
 pub fn release(p: *mut u8, space: Space) -> Result<()> {
-    let what = if space == Space::Device { "aclrtMalloc" } else { "aclrtMallocHost" };
+    let what = if space == Space::Device {
+        "aclrtMalloc"
+    } else {
+        "aclrtMallocHost"
+    };
     if p.is_null() {
-        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, "pointer is NULL"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_INVALID_PARAM,
+            "pointer is NULL",
+        ));
     }
     let a = {
         let mut m = allocs();
@@ -94,13 +118,22 @@ pub fn free_all() {
     let all: Vec<Allocation> = std::mem::take(&mut *allocs()).into_values().collect();
     for a in all {
         // SAFETY: each was allocated by `allocate` with this layout; the map no longer has it.
-        unsafe { dealloc(a.base as *mut u8, Layout::from_size_align_unchecked(a.layout_size, ALIGN)) };
+        unsafe {
+            dealloc(
+                a.base as *mut u8,
+                Layout::from_size_align_unchecked(a.layout_size, ALIGN),
+            )
+        };
     }
 }
 
 /// Bytes currently allocated in a space.
 pub fn allocated(space: Space) -> usize {
-    allocs().values().filter(|a| a.space == space).map(|a| a.size).sum()
+    allocs()
+        .values()
+        .filter(|a| a.space == space)
+        .map(|a| a.size)
+        .sum()
 }
 
 /// aclrtMemcpyKind values 0..=7 (HOST_TO_HOST .. INTER_DEVICE_TO_DEVICE).
@@ -118,7 +151,10 @@ pub fn check_memcpy_kind(kind: i32) -> Result<()> {
 pub fn check_copy(dst: usize, dest_max: usize, src: usize, count: usize) -> Result<()> {
     if dst == 0 || src == 0 {
         let which = if dst == 0 { "dst" } else { "src" };
-        return Err(Error::runtime(acl::ACL_ERROR_INVALID_PARAM, format!("{which} is NULL")));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_INVALID_PARAM,
+            format!("{which} is NULL"),
+        ));
     }
     if count > dest_max {
         return Err(Error::runtime(

@@ -19,7 +19,11 @@ struct State {
     device_refs: u32,
 }
 
-static STATE: Mutex<State> = Mutex::new(State { initialized: false, finalized: false, device_refs: 0 });
+static STATE: Mutex<State> = Mutex::new(State {
+    initialized: false,
+    finalized: false,
+    device_refs: 0,
+});
 
 fn state() -> MutexGuard<'static, State> {
     STATE.lock().unwrap_or_else(|e| e.into_inner())
@@ -29,7 +33,10 @@ fn state() -> MutexGuard<'static, State> {
 pub fn init() -> Result<()> {
     let mut s = state();
     if s.initialized {
-        return Err(Error::runtime(acl::ACL_ERROR_REPEAT_INITIALIZE, "aclInit was already called in this process"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_REPEAT_INITIALIZE,
+            "aclInit was already called in this process",
+        ));
     }
     s.initialized = true;
     s.finalized = false;
@@ -42,8 +49,15 @@ pub fn finalize() -> Result<()> {
     {
         let mut s = state();
         if !s.initialized {
-            let code = if s.finalized { acl::ACL_ERROR_REPEAT_FINALIZE } else { acl::ACL_ERROR_UNINITIALIZE };
-            return Err(Error::runtime(code, "aclFinalize without a matching aclInit"));
+            let code = if s.finalized {
+                acl::ACL_ERROR_REPEAT_FINALIZE
+            } else {
+                acl::ACL_ERROR_UNINITIALIZE
+            };
+            return Err(Error::runtime(
+                code,
+                "aclFinalize without a matching aclInit",
+            ));
         }
         s.initialized = false;
         s.finalized = true;
@@ -64,10 +78,16 @@ pub fn is_initialized() -> bool {
 pub fn require_device() -> Result<()> {
     let s = state();
     if !s.initialized {
-        return Err(Error::runtime(acl::ACL_ERROR_UNINITIALIZE, "aclInit has not been called (or aclFinalize was)"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_UNINITIALIZE,
+            "aclInit has not been called (or aclFinalize was)",
+        ));
     }
     if s.device_refs == 0 {
-        return Err(Error::runtime(acl::ACL_ERROR_RT_CONTEXT_NULL, "no device is set: call aclrtSetDevice(0) first"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_RT_CONTEXT_NULL,
+            "no device is set: call aclrtSetDevice(0) first",
+        ));
     }
     Ok(())
 }
@@ -76,7 +96,10 @@ fn check_device_id(id: i32) -> Result<()> {
     if id < 0 || id as u32 >= DEVICE_COUNT {
         return Err(Error::runtime(
             acl::ACL_ERROR_RT_INVALID_DEVICEID,
-            format!("deviceId {id} does not exist; this CPU device has ids 0..{}", DEVICE_COUNT - 1),
+            format!(
+                "deviceId {id} does not exist; this CPU device has ids 0..{}",
+                DEVICE_COUNT - 1
+            ),
         ));
     }
     Ok(())
@@ -86,7 +109,10 @@ pub fn set_device(id: i32) -> Result<()> {
     check_device_id(id)?;
     let mut s = state();
     if !s.initialized {
-        return Err(Error::runtime(acl::ACL_ERROR_UNINITIALIZE, "aclInit has not been called"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_UNINITIALIZE,
+            "aclInit has not been called",
+        ));
     }
     s.device_refs += 1;
     Ok(())
@@ -98,7 +124,10 @@ pub fn reset_device(id: i32) -> Result<()> {
     stream::synchronize_all()?;
     let mut s = state();
     if !s.initialized {
-        return Err(Error::runtime(acl::ACL_ERROR_UNINITIALIZE, "aclInit has not been called"));
+        return Err(Error::runtime(
+            acl::ACL_ERROR_UNINITIALIZE,
+            "aclInit has not been called",
+        ));
     }
     s.device_refs = 0;
     Ok(())

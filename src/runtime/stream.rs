@@ -40,7 +40,10 @@ fn run_task(task: Task) -> std::result::Result<(), String> {
         Ok(r) => r,
         Err(p) => Err(format!(
             "a task panicked: {}",
-            p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default()
+            p.downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_default()
         )),
     }
 }
@@ -48,12 +51,21 @@ fn run_task(task: Task) -> std::result::Result<(), String> {
 impl Stream {
     /// A new stream with its worker thread.
     pub fn create() -> Result<Arc<Stream>> {
-        let s = Arc::new(Stream { state: Mutex::default(), changed: Condvar::new(), worker: Mutex::new(None) });
+        let s = Arc::new(Stream {
+            state: Mutex::default(),
+            changed: Condvar::new(),
+            worker: Mutex::new(None),
+        });
         let weak = Arc::downgrade(&s);
         let handle = std::thread::Builder::new()
             .name("aclnn-cpu-stream".into())
             .spawn(move || worker_loop(weak))
-            .map_err(|e| Error::runtime(acl::ACL_ERROR_RT_INTERNAL_ERROR, format!("cannot start a stream thread: {e}")))?;
+            .map_err(|e| {
+                Error::runtime(
+                    acl::ACL_ERROR_RT_INTERNAL_ERROR,
+                    format!("cannot start a stream thread: {e}"),
+                )
+            })?;
         *lock(&s.worker) = Some(handle);
         let mut all = lock(&ALL);
         all.retain(|w| w.strong_count() > 0);
@@ -65,7 +77,10 @@ impl Stream {
     pub fn enqueue(&self, task: Task) -> Result<()> {
         let mut st = lock(&self.state);
         if st.shutdown {
-            return Err(Error::runtime(acl::ACL_ERROR_RT_INVALID_HANDLE, "the stream was destroyed (or aclFinalize was called)"));
+            return Err(Error::runtime(
+                acl::ACL_ERROR_RT_INVALID_HANDLE,
+                "the stream was destroyed (or aclFinalize was called)",
+            ));
         }
         st.queue.push_back(task);
         drop(st);
@@ -99,7 +114,10 @@ impl Stream {
             st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         match st.error.take() {
-            Some(e) => Err(Error::runtime(acl::ACL_ERROR_RT_INTERNAL_ERROR, format!("work on the stream failed: {e}"))),
+            Some(e) => Err(Error::runtime(
+                acl::ACL_ERROR_RT_INTERNAL_ERROR,
+                format!("work on the stream failed: {e}"),
+            )),
             None => Ok(()),
         }
     }

@@ -1,1 +1,112 @@
-//! Operator entry points: one file per CANN operator header.
+//! Operator entry points: one file per CANN operator header (`aclnnop/aclnn_<file>.h` is
+//! generated from `<file>.rs`). Each entry parses its arguments, calls the operator's rule
+//! in `crate::ops`, and hands the executor to `phase1`; each phase-2 entry is `phase2`.
+//!
+//! Executors: phase 2 consumes a one-shot executor (it is freed once its run is queued);
+//! calling phase 2 again with it is ACLNN_ERR_PARAM_INVALID. A repeatable executor
+//! (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
+
+pub mod add;
+
+use super::arg;
+use super::base::aclrtStream;
+use super::guard;
+use super::handle;
+use super::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use super::runtime::stream_arg;
+use crate::error::{Error, Result};
+use crate::executor::{Executor, Workspace};
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+use std::ffi::c_void;
+
+/// A required tensor argument (its description is copied into the executor).
+pub(crate) unsafe fn tensor(p: *const aclTensor, name: &'static str) -> Result<TensorDesc> {
+    Ok(unsafe { handle::borrow(p, name)? }.desc.clone())
+}
+
+/// A required scalar argument.
+pub(crate) unsafe fn scalar(p: *const aclScalar, name: &'static str) -> Result<Scalar> {
+    Ok(unsafe { handle::borrow(p, name)? }.value)
+}
+
+/// Phase 1: checks the out-parameters first (as CANN does), builds the executor, and
+/// writes the workspace size and the executor only on success.
+pub(crate) unsafe fn phase1(
+    api: &'static str,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+    build: impl FnOnce() -> Result<Executor>,
+) -> aclnnStatus {
+    guard::status(api, || {
+        arg::non_null(workspaceSize, "workspaceSize")?;
+        arg::non_null(executor, "executor")?;
+        let exec = build()?;
+        let size = exec.workspace_size();
+        let h = handle::into_raw(aclOpExecutor { exec });
+        unsafe {
+            arg::write(workspaceSize, "workspaceSize", size)?;
+            arg::write(executor, "executor", h)
+        }
+    })
+}
+
+/// Phase 2: validates the executor, the workspace and the tensors' addresses, then queues
+/// the work on `stream` (NULL: the default stream).
+pub(crate) fn phase2(
+    api: &'static str,
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    guard::status(api, || {
+        if executor.is_null() {
+            return Err(Error::NullPtr("executor"));
+        }
+        if !handle::is_live(executor) {
+            crate::bail!(
+                "argument 'executor' ({executor:?}) is not a live aclOpExecutor: a one-shot executor is freed by \
+                 its first {api} call (call aclSetAclOpExecutorRepeatable right after phase 1 to run it again), \
+                 or it was destroyed"
+            );
+        }
+        // SAFETY: checked live just above.
+        let exec = unsafe { &handle::borrow(executor, "executor")?.exec };
+        crate::ensure!(
+            exec.api == api,
+            "the executor was created by {}GetWorkspaceSize, not by {api}GetWorkspaceSize",
+            exec.api
+        );
+        if workspaceSize > 0 && workspace.is_null() {
+            if !exec.repeatable {
+                let _ = handle::destroy(executor, "executor");
+            }
+            return Err(Error::NullPtr("workspace"));
+        }
+        let needed = exec.workspace_size();
+        crate::ensure!(
+            workspaceSize >= needed,
+            "workspaceSize {workspaceSize} is smaller than the {needed} bytes {api}GetWorkspaceSize asked for"
+        );
+        let stream = stream_arg(stream, "stream")?;
+        for (i, t) in exec.bindings.tensors.iter().enumerate() {
+            if t.is_some() {
+                exec.bindings.addr(i)?;
+            }
+        }
+        let ws = Workspace {
+            addr: workspace as usize,
+            size: workspaceSize,
+        };
+        let (work, bindings) = if exec.repeatable {
+            (exec.work.clone(), exec.bindings.clone())
+        } else {
+            let e = handle::take(executor, "executor")?.exec;
+            (e.work, e.bindings)
+        };
+        stream.enqueue(Box::new(move || {
+            work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
+        }))
+    })
+}

@@ -1,0 +1,157 @@
+//! Rules shared by the element-wise operators: supported dtypes, rank and format checks,
+//! the output shape and cast rules, and the hand-off to the engine.
+
+use crate::broadcast;
+use crate::dtype::{can_cast, DType};
+use crate::engine::{self, Input, KernelFn, Params, Spec};
+use crate::error::Result;
+use crate::executor::{Bindings, Executor, Nothing, Work};
+use crate::tensor::TensorDesc;
+
+/// Most dims an element-wise operator accepts per tensor.
+pub const MAX_DIMS: usize = 8;
+
+/// The "ALL12" list the reference gives Add/Sub/Mul/Div on Atlas A2/A3.
+pub const ALL12: &[DType] = &[
+    DType::F32,
+    DType::F16,
+    DType::F64,
+    DType::BF16,
+    DType::S8,
+    DType::U8,
+    DType::S16,
+    DType::S32,
+    DType::S64,
+    DType::Bool,
+    DType::C64,
+    DType::C128,
+];
+
+fn list(dtypes: &[DType]) -> String {
+    dtypes
+        .iter()
+        .map(|d| d.acl_name())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// A tensor parameter of an element-wise operator: dtype in `allowed`, at most 8 dims, a
+/// public format whose rank agrees.
+pub fn check_tensor(name: &str, t: &TensorDesc, allowed: &[DType]) -> Result<()> {
+    crate::ensure!(
+        allowed.contains(&t.dtype),
+        "tensor '{name}' has dtype {}, which this operator does not support; supported: {}",
+        t.dtype,
+        list(allowed)
+    );
+    crate::ensure!(
+        t.rank() <= MAX_DIMS,
+        "tensor '{name}' has {} dims; at most {MAX_DIMS} are supported",
+        t.rank()
+    );
+    t.format
+        .check_for_elementwise(name, t.rank())
+        .map_err(crate::Error::Invalid)
+}
+
+/// A scalar parameter's dtype must be in `allowed`.
+pub fn check_scalar_dtype(name: &str, dtype: DType, allowed: &[DType]) -> Result<()> {
+    crate::ensure!(
+        allowed.contains(&dtype),
+        "scalar '{name}' has dtype {dtype}, which this operator does not support; supported: {}",
+        list(allowed)
+    );
+    Ok(())
+}
+
+/// The computed dtype must convert to the output's dtype (SEMANTICS §5).
+pub fn check_out_cast(computed: DType, out_name: &str, out: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        can_cast(computed, out.dtype),
+        "the result dtype {computed} cannot be cast to '{out_name}' dtype {}: only float<->float, int<->int, \
+         int->float, bool->int/float and complex<->complex conversions are allowed",
+        out.dtype
+    );
+    Ok(())
+}
+
+/// The broadcast shape of the inputs must be the output's shape exactly, and the device's
+/// merged-axes limit applies for `computed`.
+pub fn check_out_shape(
+    computed: DType,
+    inputs: &[(&str, &[usize])],
+    out_name: &str,
+    out: &TensorDesc,
+) -> Result<()> {
+    let shape = broadcast::broadcast_shapes(inputs)?;
+    crate::ensure!(
+        shape == out.shape,
+        "'{out_name}' has shape {:?} but the broadcast shape of the inputs is {shape:?}",
+        out.shape
+    );
+    broadcast::check_device_axis_limit(computed, inputs, &out.shape)
+}
+
+/// An input of an element-wise executor: a tensor bound at `binding`, or a scalar.
+pub enum Arg<'a> {
+    Tensor(&'static str, &'a TensorDesc),
+    Scalar(crate::scalar::Scalar),
+}
+
+/// Builds the executor for `out = kernel(args...)`: binds the tensors (inputs first, the
+/// output last) and plans the engine run (nothing to run when the output is empty).
+#[allow(clippy::too_many_arguments)]
+pub fn executor(
+    api: &'static str,
+    args: &[Arg],
+    kernel_in: &[DType],
+    out_name: &'static str,
+    out: &TensorDesc,
+    kernel_out: DType,
+    kernel: KernelFn,
+    params: Params,
+    inplace: bool,
+) -> Result<Executor> {
+    let mut tensors = Vec::new();
+    let mut inputs = Vec::new();
+    for a in args {
+        match a {
+            Arg::Tensor(name, t) => {
+                inputs.push(Input::Tensor {
+                    name,
+                    binding: tensors.len(),
+                    view: (*t).clone(),
+                });
+                tensors.push(Some((*t).clone()));
+            }
+            Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
+        }
+    }
+    let n_inputs = tensors.len();
+    // An in-place operator's selfRef is input 0 and also its output: one binding.
+    let out_binding = if inplace { 0 } else { n_inputs };
+    if !inplace {
+        tensors.push(Some(out.clone()));
+    }
+    let bindings = Bindings {
+        tensors,
+        n_inputs,
+        outputs: vec![out_binding],
+    };
+    let work: Box<dyn Work> = if out.is_empty() {
+        Box::new(Nothing)
+    } else {
+        Box::new(engine::plan(Spec {
+            api,
+            inputs,
+            kernel_in: kernel_in.to_vec(),
+            out_name,
+            out_binding,
+            out: out.clone(),
+            kernel_out,
+            kernel,
+            params,
+        })?)
+    };
+    Ok(Executor::new(api, bindings, work))
+}

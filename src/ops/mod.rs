@@ -1,0 +1,5 @@
+//! Operators: each file states an operator's rules (dtypes, promotion, shapes, errors)
+//! and hands the computation to the engine. Pure Rust: tensors arrive as `TensorDesc`s.
+
+pub mod add;
+pub mod elementwise;
