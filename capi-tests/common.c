@@ -54,7 +54,7 @@ bool errmsg_has_shape(const int64_t *dims, size_t n)
     return found;
 }
 
-void capi_fail_status(const char *file, int line, const char *expr, long long got, long long expected)
+CAPI_NORETURN void capi_fail_status(const char *file, int line, const char *expr, long long got, long long expected)
 {
     fprintf(stderr, "%s:%d: [%s] FAILED: %s\n    returned %lld, expected %lld\n    aclGetRecentErrMsg: \"%s\"\n",
             file, line, g_current_test, expr, got, expected, errmsg());
@@ -62,7 +62,7 @@ void capi_fail_status(const char *file, int line, const char *expr, long long go
     exit(1);
 }
 
-void capi_fail_cond(const char *file, int line, const char *expr)
+CAPI_NORETURN void capi_fail_cond(const char *file, int line, const char *expr)
 {
     fprintf(stderr, "%s:%d: [%s] CHECK FAILED: %s\n    aclGetRecentErrMsg: \"%s\"\n", file, line,
             g_current_test, expr, errmsg());
@@ -70,7 +70,7 @@ void capi_fail_cond(const char *file, int line, const char *expr)
     exit(1);
 }
 
-void capi_fail_errmsg(const char *file, int line, const char *needle)
+CAPI_NORETURN void capi_fail_errmsg(const char *file, int line, const char *needle)
 {
     fprintf(stderr, "%s:%d: [%s] ERROR MESSAGE CHECK FAILED: expected it to contain \"%s\"\n"
                     "    aclGetRecentErrMsg: \"%s\"\n",

@@ -1,6 +1,8 @@
 /* aclnnAdd / aclnnAdds / aclnnInplaceAdd / aclnnInplaceAdds: values, broadcasting, views, dtypes. */
 #include "common.h"
 
+#include <math.h>
+
 /* Runs a contiguous f32 add with broadcasting and compares with the reference. */
 static void check_broadcast_f32(const int64_t *as, size_t an, const int64_t *bs, size_t bn, const int64_t *want_shape,
                                 size_t want_n, float alpha_v)
@@ -107,6 +109,29 @@ static void test_add_alpha(void)
     CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, to.tensor));
     dev_read(&to, got);
     for (int i = 0; i < 5; i++) CHECK(near_f32(got[i], a[i] + 3.0f * b[i]));
+    CHECK_OK(aclDestroyScalar(alpha));
+
+    /* alpha given as f16 / bf16 raw bits */
+    uint16_t h = f32_to_f16(-0.5f);
+    alpha = aclCreateScalar(&h, ACL_FLOAT16);
+    CHECK(alpha != NULL);
+    CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, to.tensor));
+    dev_read(&to, got);
+    for (int i = 0; i < 5; i++) CHECK(near_f32(got[i], a[i] - 0.5f * b[i]));
+    CHECK_OK(aclDestroyScalar(alpha));
+    uint16_t bh = f32_to_bf16(4.0f);
+    alpha = aclCreateScalar(&bh, ACL_BF16);
+    CHECK(alpha != NULL);
+    CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, to.tensor));
+    dev_read(&to, got);
+    for (int i = 0; i < 5; i++) CHECK(near_f32(got[i], a[i] + 4.0f * b[i]));
+    CHECK_OK(aclDestroyScalar(alpha));
+    /* alpha dtypes are the ALL12 list (reference 5.1): u64 is refused */
+    uint64_t u = 5;
+    alpha = aclCreateScalar(&u, ACL_UINT64);
+    CHECK(alpha != NULL);
+    CHECK_STATUS(add_run(ta.tensor, tb.tensor, alpha, to.tensor), ACLNN_ERR_PARAM_INVALID);
+    CHECK_ERRMSG("alpha");
     CHECK_OK(aclDestroyScalar(alpha));
 
     /* alpha 0 */
@@ -356,6 +381,45 @@ static void test_add_f16_f32_to_f32(void)
     dev_free(&to);
 }
 
+/*
+ * s32 + f16 computes in f16 (SEMANTICS section 4): the s32 input is converted to f16
+ * first, so 100000 becomes +inf before the addition; and f16 + f16 overflows in f16 even
+ * when out is f32.
+ */
+static void test_add_f16_computation(void)
+{
+    int64_t s[] = {3};
+    int32_t a[] = {100000, 2049, 7};
+    uint16_t b[] = {f32_to_f16(-65504.0f), f32_to_f16(0.0f), f32_to_f16(0.5f)};
+    DevTensor ta = dev_tensor(a, ACL_INT32, s, 1);
+    DevTensor tb = dev_tensor(b, ACL_FLOAT16, s, 1);
+    DevTensor to = dev_tensor(NULL, ACL_FLOAT16, s, 1);
+    aclScalar *alpha = scalar_i32(1);
+    CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, to.tensor));
+    uint16_t got[3];
+    dev_read(&to, got);
+    KNOWN_BUG_CHECK(got[0] == 0x7C00u, "s32 input not converted to the f16 computation dtype (100000 -> +inf)");
+    CHECK(got[1] == f32_to_f16(2048.0f));
+    CHECK(got[2] == f32_to_f16(7.5f));
+
+    uint16_t m[] = {f32_to_f16(65504.0f), f32_to_f16(1.0f), f32_to_f16(-65504.0f)};
+    DevTensor tm = dev_tensor(m, ACL_FLOAT16, s, 1);
+    DevTensor to32 = dev_tensor(NULL, ACL_FLOAT, s, 1);
+    CHECK_OK(add_run(tm.tensor, tm.tensor, alpha, to32.tensor));
+    float g32[3];
+    dev_read(&to32, g32);
+    KNOWN_BUG_CHECK(isinf(g32[0]) && g32[0] > 0, "f16 + f16 with an f32 out is not rounded to f16 (65504 + 65504 -> +inf)");
+    CHECK(g32[1] == 2.0f);
+    KNOWN_BUG_CHECK(isinf(g32[2]) && g32[2] < 0, "f16 + f16 with an f32 out is not rounded to f16 (-65504 - 65504 -> -inf)");
+
+    CHECK_OK(aclDestroyScalar(alpha));
+    dev_free(&ta);
+    dev_free(&tb);
+    dev_free(&to);
+    dev_free(&tm);
+    dev_free(&to32);
+}
+
 static void test_add_s32_f32(void)
 {
     int64_t s[] = {4};
@@ -517,6 +581,64 @@ static void test_add_out_dtype_cast(void)
         dev_free(&to);
         dev_free(&to64);
     }
+}
+
+static void test_add_special_values(void)
+{
+    int64_t s[] = {4};
+    float inf = (float)INFINITY;
+    float a[] = {NAN, inf, inf, -0.0f};
+    float b[] = {1.0f, 1.0f, -inf, -0.0f};
+    DevTensor ta = dev_tensor(a, ACL_FLOAT, s, 1);
+    DevTensor tb = dev_tensor(b, ACL_FLOAT, s, 1);
+    DevTensor to = dev_tensor(NULL, ACL_FLOAT, s, 1);
+    DevTensor toh = dev_tensor(NULL, ACL_FLOAT16, s, 1);
+    aclScalar *alpha = scalar_f32(1.0f);
+    CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, to.tensor));
+    float got[4];
+    dev_read(&to, got);
+    CHECK(isnan(got[0]));
+    CHECK(isinf(got[1]) && got[1] > 0);
+    CHECK(isnan(got[2]));
+    CHECK(got[3] == 0.0f && signbit(got[3]));
+    /* NaN and infinities survive the conversion to f16 */
+    CHECK_OK(add_run(ta.tensor, tb.tensor, alpha, toh.tensor));
+    uint16_t goth[4];
+    dev_read(&toh, goth);
+    CHECK((goth[0] & 0x7C00u) == 0x7C00u && (goth[0] & 0x3FFu) != 0);
+    CHECK(goth[1] == 0x7C00u);
+    CHECK((goth[2] & 0x7C00u) == 0x7C00u && (goth[2] & 0x3FFu) != 0);
+    CHECK(goth[3] == 0x8000u);
+    CHECK_OK(aclDestroyScalar(alpha));
+
+    /* integer arithmetic wraps (two's complement) */
+    int32_t ia[] = {2147483647, -2147483647 - 1, 100, -1};
+    int32_t ib[] = {1, -1, 2147483647, -2147483647 - 1};
+    DevTensor tia = dev_tensor(ia, ACL_INT32, s, 1);
+    DevTensor tib = dev_tensor(ib, ACL_INT32, s, 1);
+    DevTensor tio = dev_tensor(NULL, ACL_INT32, s, 1);
+    alpha = scalar_i32(1);
+    CHECK_OK(add_run(tia.tensor, tib.tensor, alpha, tio.tensor));
+    int32_t gi[4];
+    dev_read(&tio, gi);
+    for (int i = 0; i < 4; i++) CHECK(gi[i] == (int32_t)((uint32_t)ia[i] + (uint32_t)ib[i]));
+    CHECK_OK(aclDestroyScalar(alpha));
+    /* alpha * other wraps too: 3 * 2^30 in s32 */
+    alpha = scalar_i32(3);
+    int32_t big[] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+    dev_write(&tib, big);
+    CHECK_OK(add_run(tia.tensor, tib.tensor, alpha, tio.tensor));
+    dev_read(&tio, gi);
+    for (int i = 0; i < 4; i++) CHECK(gi[i] == (int32_t)((uint32_t)ia[i] + 3u * (uint32_t)big[i]));
+    CHECK_OK(aclDestroyScalar(alpha));
+
+    dev_free(&ta);
+    dev_free(&tb);
+    dev_free(&to);
+    dev_free(&toh);
+    dev_free(&tia);
+    dev_free(&tib);
+    dev_free(&tio);
 }
 
 static void test_add_other_dtypes(void)
@@ -887,6 +1009,39 @@ static void test_add_overlap(void)
         dev_free(&ts);
         dev_free(&tb);
     }
+    /* the same, large enough to be split across worker threads */
+    for (int dir = 0; dir < 2; dir++) {
+        const int64_t n = 1 << 20;
+        float *st = (float *)malloc(sizeof(float) * (size_t)(n + 7));
+        float *got = (float *)malloc(sizeof(float) * (size_t)(n + 7));
+        CHECK(st && got);
+        for (int64_t i = 0; i < n + 7; i++) st[i] = (float)(i % 1000);
+        int64_t storage[] = {n + 7}, shape[] = {n}, strides[] = {1};
+        int64_t self_off = dir == 0 ? 0 : 7;
+        int64_t out_off = dir == 0 ? 7 : 0;
+        DevTensor ts = dev_view(st, ACL_FLOAT, storage, 1, shape, 1, strides, self_off);
+        aclTensor *out = aclCreateTensor(shape, 1, ACL_FLOAT, strides, out_off, ACL_FORMAT_ND, storage, 1, ts.dev);
+        CHECK(out != NULL);
+        /* other: a stride-0 view of one element (10) */
+        float ten = 10.0f;
+        int64_t one[] = {1}, zero_stride[] = {0};
+        DevTensor tb = dev_view(&ten, ACL_FLOAT, one, 1, shape, 1, zero_stride, 0);
+        CHECK_OK(add_run(ts.tensor, tb.tensor, alpha, out));
+        dev_read(&ts, got);
+        int bad = 0;
+        for (int64_t i = 0; i < n + 7; i++) {
+            float want = st[i];
+            if (i >= out_off && i < out_off + n) want = st[i - out_off + self_off] + 10.0f;
+            if (got[i] != want && bad++ < 5)
+                fprintf(stderr, "dir %d [%lld] got %g want %g\n", dir, (long long)i, got[i], want);
+        }
+        CHECK(bad == 0);
+        CHECK_OK(aclDestroyTensor(out));
+        dev_free(&ts);
+        dev_free(&tb);
+        free(st);
+        free(got);
+    }
     /* out is the transpose of self over the same 3x3 storage */
     {
         float st[9] = {0, 1, 2, 3, 4, 5, 6, 7, 8};
@@ -936,10 +1091,12 @@ int main(void)
     RUN_TEST(test_add_transposed_input);
     RUN_TEST(test_add_seed_views);
     RUN_TEST(test_add_f16_f32_to_f32);
+    RUN_TEST(test_add_f16_computation);
     RUN_TEST(test_add_s32_f32);
     RUN_TEST(test_add_s8_u8_to_s16);
     RUN_TEST(test_add_bool_bool);
     RUN_TEST(test_add_out_dtype_cast);
+    RUN_TEST(test_add_special_values);
     RUN_TEST(test_add_other_dtypes);
     RUN_TEST(test_adds);
     RUN_TEST(test_inplace_add);

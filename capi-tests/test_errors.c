@@ -223,13 +223,13 @@ static void test_no_promotion(void)
     DevTensor tbool = dev_tensor(NULL, ACL_BOOL, s, 1);
     DevTensor to = dev_tensor(NULL, ACL_INT32, s, 1);
     aclScalar *alpha = scalar_i32(1);
-    EXPECT_ADD_ERROR(tu.tensor, ti.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(ti.tensor, tu.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(tu.tensor, tbool.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
+    EXPECT_ADD_ERROR(tu.tensor, ti.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    EXPECT_ADD_ERROR(ti.tensor, tu.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "other");
+    EXPECT_ADD_ERROR(tu.tensor, tbool.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
     DevTensor tu32 = dev_tensor(NULL, ACL_UINT32, s, 1);
     DevTensor tu64 = dev_tensor(NULL, ACL_UINT64, s, 1);
-    EXPECT_ADD_ERROR(tu32.tensor, ti.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(tu64.tensor, tu.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
+    EXPECT_ADD_ERROR(tu32.tensor, ti.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    EXPECT_ADD_ERROR(ti.tensor, tu64.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "other");
     CHECK_OK(aclDestroyScalar(alpha));
     dev_free(&tu);
     dev_free(&ti);
@@ -266,9 +266,13 @@ static void test_rank_9(void)
     int64_t s1[] = {2};
     DevTensor tb = dev_tensor(NULL, ACL_FLOAT, s1, 1);
     aclScalar *alpha = scalar_f32(1.0f);
-    EXPECT_ADD_ERROR(ta.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(ta.tensor, tb.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(tb.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
+    EXPECT_ADD_ERROR(ta.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    EXPECT_ADD_ERROR(ta.tensor, tb.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    EXPECT_ADD_ERROR(tb.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "other");
+    /* only out has 9 dims */
+    DevTensor tc = dev_tensor(NULL, ACL_FLOAT, s1, 1);
+    EXPECT_ADD_ERROR(tb.tensor, tc.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "out");
+    dev_free(&tc);
     CHECK_OK(aclDestroyScalar(alpha));
     dev_free(&ta);
     dev_free(&tb);
@@ -310,8 +314,10 @@ static void test_device_axis_limit(void)
     /* 6 axes after merging: rejected */
     int64_t bad[] = {5, 1, 5, 1, 5, 1};
     DevTensor ta = dev_tensor(a, ACL_DOUBLE, bad, 6);
-    EXPECT_ADD_ERROR(ta.tensor, tb.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(tb.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
+    EXPECT_ADD_ERROR(ta.tensor, tb.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    CHECK(errmsg_has_shape(bad, 6));
+    CHECK(errmsg_has_shape(full, 6));
+    EXPECT_ADD_ERROR(tb.tensor, ta.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "other");
 
     /* merges to 4 axes: accepted, with the right values */
     int64_t good[] = {5, 1, 5, 5, 1, 1};
@@ -381,8 +387,8 @@ static void test_private_format(void)
     DevTensor nd = dev_tensor(NULL, ACL_FLOAT, s5, 5);
     DevTensor to = dev_tensor(NULL, ACL_FLOAT, s5, 5);
     aclScalar *alpha = scalar_f32(1.0f);
-    EXPECT_ADD_ERROR(tmp.tensor, nd.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
-    EXPECT_ADD_ERROR(nd.tensor, tmp.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, NULL);
+    EXPECT_ADD_ERROR(tmp.tensor, nd.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "self");
+    EXPECT_ADD_ERROR(nd.tensor, tmp.tensor, alpha, to.tensor, &to, ACLNN_ERR_PARAM_INVALID, "other");
     /* as the output */
     aclTensor *out_priv = aclCreateTensor(s5, 5, ACL_FLOAT, NULL, 0, ACL_FORMAT_NC1HWC0, s5, 5, to.dev);
     CHECK(out_priv != NULL);
@@ -491,6 +497,46 @@ static void test_phase2_errors(void)
     dev_free(&to);
 }
 
+/*
+ * A tensor created with tensorData == NULL (allowed: CANN samples do it) that is still NULL
+ * when the work runs: an error status from phase 1 or phase 2, never a crash.
+ */
+static void test_null_tensor_data(void)
+{
+    int64_t s[] = {2, 3};
+    aclTensor *nodata = aclCreateTensor(s, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, s, 2, NULL);
+    CHECK(nodata != NULL);
+    DevTensor ok = dev_tensor(NULL, ACL_FLOAT, s, 2);
+    DevTensor to = dev_tensor(NULL, ACL_FLOAT, s, 2);
+    aclScalar *alpha = scalar_f32(1.0f);
+    const aclTensor *ins[3][2] = {{nodata, ok.tensor}, {ok.tensor, nodata}, {ok.tensor, ok.tensor}};
+    for (int k = 0; k < 3; k++) {
+        aclTensor *out = k == 2 ? nodata : to.tensor;
+        uint64_t ws = 0;
+        aclOpExecutor *ex = NULL;
+        dev_fill_bytes(&to, SENTINEL_BYTE);
+        aclnnStatus st = aclnnAddGetWorkspaceSize(ins[k][0], ins[k][1], alpha, out, &ws, &ex);
+        if (st == ACLNN_SUCCESS) {
+            void *w = NULL;
+            if (ws > 0) CHECK_OK(aclrtMalloc(&w, (size_t)ws, ACL_MEM_MALLOC_HUGE_FIRST));
+            st = aclnnAdd(w, ws, ex, g_stream);
+            aclrtSynchronizeStream(g_stream);
+            if (w != NULL) CHECK_OK(aclrtFree(w));
+            CHECK(st != ACLNN_SUCCESS);
+            CHECK_ERRMSG("aclnnAdd");
+        } else {
+            CHECK(st == ACLNN_ERR_PARAM_INVALID || st == ACLNN_ERR_PARAM_NULLPTR);
+            CHECK_ERRMSG(API1);
+        }
+        CHECK(strlen(errmsg()) > 0);
+        check_untouched(&to);
+    }
+    CHECK_OK(aclDestroyScalar(alpha));
+    CHECK_OK(aclDestroyTensor(nodata));
+    dev_free(&ok);
+    dev_free(&to);
+}
+
 /* The message format "<api name>: <message>". */
 static void test_message_format(void)
 {
@@ -572,6 +618,7 @@ int main(void)
     RUN_TEST(test_private_format);
     RUN_TEST(test_out_internal_overlap);
     RUN_TEST(test_phase2_errors);
+    RUN_TEST(test_null_tensor_data);
     RUN_TEST(test_message_format);
     RUN_TEST(test_message_thread_local);
     device_teardown();

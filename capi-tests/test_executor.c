@@ -1,6 +1,8 @@
 /* Executors: one-shot semantics, repeatable executors, address updates, lifetimes. */
 #include "common.h"
 
+#include <pthread.h>
+
 #define N 6
 
 static void fill(float *v, float base)
@@ -267,6 +269,80 @@ static void test_many_executors(void)
     dev_free(&to);
 }
 
+/* Worker for test_threads: its own stream, tensors and executors; returns non-NULL on error. */
+static void *thread_worker(void *arg)
+{
+    int id = (int)(intptr_t)arg;
+    aclrtStream stream = NULL;
+    if (aclrtCreateStream(&stream) != ACL_SUCCESS) return (void *)"aclrtCreateStream";
+    int64_t s[] = {64, 33};
+    enum { M = 64 * 33 };
+    static _Thread_local float a[M], b[M], o[M];
+    const char *err = NULL;
+    for (int round = 0; round < 40 && err == NULL; round++) {
+        for (int i = 0; i < M; i++) {
+            a[i] = (float)(i + id);
+            b[i] = (float)round;
+        }
+        void *da = NULL, *db = NULL, *dout = NULL;
+        if (aclrtMalloc(&da, sizeof(a), ACL_MEM_MALLOC_HUGE_FIRST) || aclrtMalloc(&db, sizeof(b), ACL_MEM_MALLOC_HUGE_FIRST) ||
+            aclrtMalloc(&dout, sizeof(o), ACL_MEM_MALLOC_HUGE_FIRST))
+            return (void *)"aclrtMalloc";
+        aclrtMemcpy(da, sizeof(a), a, sizeof(a), ACL_MEMCPY_HOST_TO_DEVICE);
+        aclrtMemcpy(db, sizeof(b), b, sizeof(b), ACL_MEMCPY_HOST_TO_DEVICE);
+        aclTensor *ta = aclCreateTensor(s, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, s, 2, da);
+        aclTensor *tb = aclCreateTensor(s, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, s, 2, db);
+        aclTensor *to = aclCreateTensor(s, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, s, 2, dout);
+        float alpha_v = 2.0f;
+        aclScalar *alpha = aclCreateScalar(&alpha_v, ACL_FLOAT);
+        uint64_t ws = 0;
+        aclOpExecutor *ex = NULL;
+        if (!ta || !tb || !to || !alpha) {
+            err = "create";
+        } else if (aclnnAddGetWorkspaceSize(ta, tb, alpha, to, &ws, &ex) != ACLNN_SUCCESS || ws != 0) {
+            err = "aclnnAddGetWorkspaceSize";
+        } else if (aclnnAdd(NULL, 0, ex, stream) != ACLNN_SUCCESS) {
+            err = "aclnnAdd";
+        } else if (aclrtSynchronizeStream(stream) != ACL_SUCCESS) {
+            err = "aclrtSynchronizeStream";
+        } else {
+            aclrtMemcpy(o, sizeof(o), dout, sizeof(o), ACL_MEMCPY_DEVICE_TO_HOST);
+            for (int i = 0; i < M; i++)
+                if (o[i] != a[i] + 2.0f * b[i]) {
+                    err = "wrong result";
+                    break;
+                }
+        }
+        /* a failing call on this thread: its message must be this thread's */
+        aclnnAddGetWorkspaceSize(NULL, tb, alpha, to, &ws, &ex);
+        const char *m = aclGetRecentErrMsg();
+        if (err == NULL && (m == NULL || strstr(m, "self") == NULL)) err = "error message";
+        aclDestroyTensor(ta);
+        aclDestroyTensor(tb);
+        aclDestroyTensor(to);
+        aclDestroyScalar(alpha);
+        aclrtFree(da);
+        aclrtFree(db);
+        aclrtFree(dout);
+    }
+    aclrtDestroyStream(stream);
+    return (void *)err;
+}
+
+/* Several threads create objects, run operators and fail calls at the same time. */
+static void test_threads(void)
+{
+    enum { T = 4 };
+    pthread_t th[T];
+    for (int i = 0; i < T; i++) CHECK(pthread_create(&th[i], NULL, thread_worker, (void *)(intptr_t)i) == 0);
+    for (int i = 0; i < T; i++) {
+        void *r = NULL;
+        CHECK(pthread_join(th[i], &r) == 0);
+        if (r != NULL) fprintf(stderr, "thread %d: %s\n", i, (const char *)r);
+        CHECK(r == NULL);
+    }
+}
+
 int main(void)
 {
     device_init();
@@ -276,6 +352,7 @@ int main(void)
     RUN_TEST(test_null_executor_calls);
     RUN_TEST(test_destroy_inputs_after_phase1);
     RUN_TEST(test_many_executors);
+    RUN_TEST(test_threads);
     device_teardown();
     return capi_finish();
 }

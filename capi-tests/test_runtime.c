@@ -1,4 +1,7 @@
-/* Runtime (aclInit / aclrt*) functions used by aclnn programs. */
+/*
+ * Runtime (aclInit / aclrt*) functions used by aclnn programs. Bad arguments give
+ * ACL_ERROR_INVALID_PARAM, destroyed streams/events ACL_ERROR_RT_INVALID_HANDLE.
+ */
 #include "common.h"
 
 static void test_init_twice(void)
@@ -184,13 +187,13 @@ static void test_memcpy_kinds(void)
 
     /* count > destMax: refused, destination untouched */
     memset(back, 0x5A, sizeof(back));
-    CHECK_FAILS(aclrtMemcpy(back, 8, d2, 16, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK_STATUS(aclrtMemcpy(back, 8, d2, 16, ACL_MEMCPY_DEVICE_TO_HOST), ACL_ERROR_INVALID_PARAM);
     CHECK(strlen(errmsg()) > 0);
     CHECK(((unsigned char *)back)[0] == 0x5A);
-    CHECK_FAILS(aclrtMemcpy(d1, 4, src, sizeof(src), ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_STATUS(aclrtMemcpy(d1, 4, src, sizeof(src), ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
     /* NULL pointers */
-    CHECK_FAILS(aclrtMemcpy(NULL, 16, src, 16, ACL_MEMCPY_HOST_TO_HOST));
-    CHECK_FAILS(aclrtMemcpy(dst, 16, NULL, 16, ACL_MEMCPY_HOST_TO_HOST));
+    CHECK_STATUS(aclrtMemcpy(NULL, 16, src, 16, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM);
+    CHECK_STATUS(aclrtMemcpy(dst, 16, NULL, 16, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM);
 
     /* async copy + sync */
     aclrtStream s = NULL;
@@ -202,7 +205,7 @@ static void test_memcpy_kinds(void)
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtMemcpy(back, sizeof(back), d2, sizeof(src2), ACL_MEMCPY_DEVICE_TO_HOST));
     CHECK(memcmp(back, src2, sizeof(src2)) == 0);
-    CHECK_FAILS(aclrtMemcpyAsync(d1, 4, src2, sizeof(src2), ACL_MEMCPY_HOST_TO_DEVICE, s));
+    CHECK_STATUS(aclrtMemcpyAsync(d1, 4, src2, sizeof(src2), ACL_MEMCPY_HOST_TO_DEVICE, s), ACL_ERROR_INVALID_PARAM);
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtDestroyStream(s));
 
@@ -219,8 +222,8 @@ static void test_memset(void)
     CHECK_OK(aclrtMemset(d, sizeof(back), 0x1FF, 10)); /* value is taken as a byte */
     CHECK_OK(aclrtMemcpy(back, sizeof(back), d, sizeof(back), ACL_MEMCPY_DEVICE_TO_HOST));
     for (int i = 0; i < 64; i++) CHECK(back[i] == (i < 10 ? 0xFF : 0x3C));
-    CHECK_FAILS(aclrtMemset(d, 8, 0, 16)); /* count > maxCount */
-    CHECK_FAILS(aclrtMemset(NULL, 8, 0, 8));
+    CHECK_STATUS(aclrtMemset(d, 8, 0, 16), ACL_ERROR_INVALID_PARAM); /* count > maxCount */
+    CHECK_STATUS(aclrtMemset(NULL, 8, 0, 8), ACL_ERROR_INVALID_PARAM);
 
     aclrtStream s = NULL;
     CHECK_OK(aclrtCreateStream(&s));
@@ -228,7 +231,7 @@ static void test_memset(void)
     CHECK_OK(aclrtSynchronizeStream(s));
     CHECK_OK(aclrtMemcpy(back, sizeof(back), d, sizeof(back), ACL_MEMCPY_DEVICE_TO_HOST));
     for (int i = 0; i < 64; i++) CHECK(back[i] == (i < 32 ? 0x77 : 0x3C));
-    CHECK_FAILS(aclrtMemsetAsync(d, 8, 0, 16, s));
+    CHECK_STATUS(aclrtMemsetAsync(d, 8, 0, 16, s), ACL_ERROR_INVALID_PARAM);
     CHECK_OK(aclrtDestroyStream(s));
     CHECK_OK(aclrtFree(d));
 }
@@ -248,7 +251,7 @@ static void test_host_memory(void)
     CHECK_OK(aclrtFree(d));
     CHECK_OK(aclrtFreeHost(h));
     CHECK_STATUS(aclrtMallocHost(NULL, 16), ACL_ERROR_INVALID_PARAM);
-    CHECK_FAILS(aclrtFreeHost(NULL));
+    CHECK_STATUS(aclrtFreeHost(NULL), ACL_ERROR_INVALID_PARAM);
 }
 
 static void test_mem_info(void)
@@ -264,18 +267,18 @@ static void test_mem_info(void)
 
 static void test_bad_frees(void)
 {
-    CHECK_FAILS(aclrtFree(NULL));
+    CHECK_STATUS(aclrtFree(NULL), ACL_ERROR_INVALID_PARAM);
     int on_stack = 0;
-    CHECK_FAILS(aclrtFree(&on_stack));
+    CHECK_STATUS(aclrtFree(&on_stack), ACL_ERROR_INVALID_PARAM);
     CHECK(strlen(errmsg()) > 0);
     void *heap = malloc(64);
-    CHECK_FAILS(aclrtFree(heap));
+    CHECK_STATUS(aclrtFree(heap), ACL_ERROR_INVALID_PARAM);
     free(heap);
     void *d = NULL;
     CHECK_OK(aclrtMalloc(&d, 64, ACL_MEM_MALLOC_HUGE_FIRST));
-    CHECK_FAILS(aclrtFree((char *)d + 8)); /* not the start of an allocation */
+    CHECK_STATUS(aclrtFree((char *)d + 8), ACL_ERROR_INVALID_PARAM); /* not the start of an allocation */
     CHECK_OK(aclrtFree(d));
-    CHECK_FAILS(aclrtFree(d)); /* double free */
+    CHECK_STATUS(aclrtFree(d), ACL_ERROR_INVALID_PARAM); /* double free */
     CHECK_STATUS(aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
 }
 

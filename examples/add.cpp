@@ -32,15 +32,6 @@
 
 namespace {
 
-int64_t GetShapeSize(const std::vector<int64_t>& shape)
-{
-    int64_t size = 1;
-    for (auto d : shape) {
-        size *= d;
-    }
-    return size;
-}
-
 std::vector<int64_t> ContiguousStrides(const std::vector<int64_t>& shape)
 {
     std::vector<int64_t> strides(shape.size(), 1);

@@ -414,7 +414,7 @@ pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
     guard::acl("aclrtFree", || {
         arg::non_null(devPtr, "devPtr")?;
         if memory::find(devPtr as usize).is_some_and(|a| a.space == Space::Device) {
-            stream::synchronize_all()?;
+            stream::wait_all_idle();
         }
         memory::release(devPtr as *mut u8, Space::Device)
     })

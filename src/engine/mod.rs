@@ -52,6 +52,38 @@ pub fn pool() -> &'static rayon::ThreadPool {
     })
 }
 
+/// The dtypes one operand's values pass through. Inputs are converted to `value` (the
+/// operator's computation dtype: where rounding happens) and then to `kernel` (what the
+/// kernel reads; exact from `value`); results go from `kernel` to `value` to the output.
+/// For an f16 computation: value f16, kernel f32 — inputs round to f16 first, the f32
+/// result rounds once to f16, and only then is it cast to the output's dtype.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Via {
+    pub value: DType,
+    pub kernel: DType,
+}
+
+impl Via {
+    /// Computing in `d`: f16/bf16 through f32, complex32 through complex64.
+    pub fn of(d: DType) -> Via {
+        Via {
+            value: d,
+            kernel: d.compute(),
+        }
+    }
+    /// The kernel takes `d` itself.
+    pub fn exact(d: DType) -> Via {
+        Via {
+            value: d,
+            kernel: d,
+        }
+    }
+    /// Whether storage of dtype `d` needs the two-step conversion through `value`.
+    fn two_step(&self, d: DType) -> bool {
+        self.value != self.kernel && d != self.value
+    }
+}
+
 /// An operand of an element-wise operator.
 #[derive(Clone, Debug)]
 pub enum Input {
@@ -70,11 +102,11 @@ pub enum Input {
 pub struct Spec {
     pub api: &'static str,
     pub inputs: Vec<Input>,
-    pub kernel_in: Vec<DType>,
+    pub kernel_in: Vec<Via>,
     pub out_name: &'static str,
     pub out_binding: usize,
     pub out: TensorDesc,
-    pub kernel_out: DType,
+    pub kernel_out: Via,
     pub kernel: KernelFn,
     pub params: Params,
 }
@@ -94,6 +126,8 @@ struct Operand {
     base: Base,
     dtype: DType,
     kdtype: DType,
+    /// Values convert through this dtype first (see `Via`).
+    via: Option<DType>,
     strides: [isize; MAX_RANK],
     /// Every stride is 0: one value, converted once per task.
     uniform: bool,
@@ -101,6 +135,8 @@ struct Operand {
     direct: bool,
     /// Offset of this operand's chunk buffer inside a task's region.
     buf: usize,
+    /// Offset of its buffer for the `via` dtype.
+    via_buf: usize,
 }
 
 /// An input that overlaps the output: copied (as is, contiguous) into the workspace first.
@@ -190,11 +226,19 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     // Operands with their strides over the full output shape.
     let mut copies = Vec::new();
     let mut copies_bytes = 0usize;
-    let mut full: Vec<(Base, DType, DType, Vec<isize>)> = Vec::new();
+    let mut full: Vec<(Base, DType, Via, Vec<isize>)> = Vec::new();
     for (i, input) in spec.inputs.iter().enumerate() {
         let kd = spec.kernel_in[i];
         match input {
-            Input::Scalar(s) => full.push((Base::Const(s.cast(kd)), kd, kd, vec![0; shape.len()])),
+            Input::Scalar(s) => {
+                let v = s.cast(kd.value).cast(kd.kernel);
+                full.push((
+                    Base::Const(v),
+                    kd.kernel,
+                    Via::exact(kd.kernel),
+                    vec![0; shape.len()],
+                ))
+            }
             Input::Tensor {
                 name,
                 binding,
@@ -287,13 +331,16 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     let n_ops = full.len();
     let mut task_bytes = 0usize;
     let mut ops = Vec::with_capacity(n_ops);
-    for (k, (base, dtype, kdtype, _)) in full.into_iter().enumerate() {
+    for (k, (base, dtype, via, _)) in full.into_iter().enumerate() {
         let is_out = k == n_ops - 1;
+        let kdtype = via.kernel;
+        let two_step = via.two_step(dtype);
         let mut st = [0isize; MAX_RANK];
         st[..rank].copy_from_slice(&strides[k]);
         let uniform = !is_out && st[..rank].iter().all(|&s| s == 0);
         let inner_stride = st[rank - 1];
         let direct = !flat
+            && !two_step
             && dtype == kdtype
             && !matches!(base, Base::Const(_))
             && (inner_stride == 1 || (!is_out && inner_stride == 0));
@@ -302,14 +349,20 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         if needs_buf {
             task_bytes += align_up(CHUNK * kdtype.size());
         }
+        let via_buf = task_bytes;
+        if needs_buf && two_step {
+            task_bytes += align_up(CHUNK * via.value.size());
+        }
         ops.push(Operand {
             base,
             dtype,
             kdtype,
+            via: two_step.then_some(via.value),
             strides: st,
             uniform,
             direct: direct && !uniform,
             buf,
+            via_buf,
         });
     }
     let mut shape_arr = [1usize; MAX_RANK];
@@ -404,81 +457,107 @@ impl Ctx<'_> {
         (self.bases[k] as isize + off * op.dtype.size() as isize) as *mut u8
     }
 
+    /// Converts `n` elements of input `k` from memory (`src`, element stride `stride`) into
+    /// its kernel buffer at element `pos`, through its `via` dtype when it has one.
+    unsafe fn gather(
+        &self,
+        k: usize,
+        region: usize,
+        src: *const u8,
+        stride: isize,
+        pos: usize,
+        n: usize,
+    ) {
+        let op = &self.plan.ops[k];
+        let dst = (region + op.buf + pos * op.kdtype.size()) as *mut u8;
+        // SAFETY: `src` runs within the operand's view; buffers hold CHUNK elements.
+        unsafe {
+            match op.via {
+                None => convert::run(src, op.dtype, stride, dst, op.kdtype, 1, n),
+                Some(v) => {
+                    let mid = (region + op.via_buf + pos * v.size()) as *mut u8;
+                    convert::run(src, op.dtype, stride, mid, v, 1, n);
+                    convert::run(mid, v, 1, dst, op.kdtype, 1, n);
+                }
+            }
+        }
+    }
+
+    /// Converts `n` results at element `pos` of the output's kernel buffer into memory.
+    unsafe fn scatter(&self, region: usize, pos: usize, dst: *mut u8, stride: isize, n: usize) {
+        let op = self.plan.ops.last().expect("an output");
+        let src = (region + op.buf + pos * op.kdtype.size()) as *const u8;
+        // SAFETY: `dst` runs within the output view; buffers hold CHUNK elements.
+        unsafe {
+            match op.via {
+                None => convert::run(src, op.kdtype, 1, dst, op.dtype, stride, n),
+                Some(v) => {
+                    let mid = (region + op.via_buf + pos * v.size()) as *mut u8;
+                    convert::run(src, op.kdtype, 1, mid, v, 1, n);
+                    convert::run(mid, v, 1, dst, op.dtype, stride, n);
+                }
+            }
+        }
+    }
+
     /// Runs linear indices [s, e) using task region `region`.
     unsafe fn run_range(&self, s: usize, e: usize, region: usize) {
         let plan = self.plan;
         let n_in = plan.ops.len() - 1;
         let out_k = n_in;
         let out = &plan.ops[out_k];
+        let is_const = |op: &Operand| matches!(op.base, Base::Const(_));
         let mut srcs = [Src::Scalar(std::ptr::null()); MAX_OPERANDS - 1];
         // Constants and uniform inputs: one value for the whole task.
         for (k, op) in plan.ops[..n_in].iter().enumerate() {
-            match &op.base {
-                Base::Const(_) => srcs[k] = Src::Scalar(self.bases[k] as *const u8),
-                _ if op.uniform => {
-                    let buf = (region + op.buf) as *mut u8;
-                    // SAFETY: the operand's first element is valid; the buffer holds CHUNK elements.
-                    unsafe {
-                        convert::run(
-                            self.bases[k] as *const u8,
-                            op.dtype,
-                            0,
-                            buf,
-                            op.kdtype,
-                            1,
-                            1,
-                        )
-                    };
-                    srcs[k] = Src::Scalar(buf);
-                }
-                _ => {}
+            if is_const(op) {
+                srcs[k] = Src::Scalar(self.bases[k] as *const u8);
+            } else if op.uniform {
+                // SAFETY: the operand's first element is valid.
+                unsafe { self.gather(k, region, self.bases[k] as *const u8, 0, 0, 1) };
+                srcs[k] = Src::Scalar((region + op.buf) as *const u8);
             }
         }
         let kernel = plan.kernel;
         let params = &plan.params;
         let inner = plan.rank - 1;
+        let streamed = |op: &Operand| !op.uniform && !is_const(op);
         if plan.flat {
+            // Short rows: chunks span rows; every streamed operand goes through its buffer.
+            for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                if streamed(op) {
+                    srcs[k] = Src::Slice((region + op.buf) as *const u8);
+                }
+            }
             let mut c = s;
             while c < e {
                 let n = CHUNK.min(e - c);
                 plan.for_segments(c, c + n, |pos, offs, len| {
                     for (k, op) in plan.ops[..n_in].iter().enumerate() {
-                        if op.uniform || matches!(op.base, Base::Const(_)) {
-                            continue;
+                        if streamed(op) {
+                            // SAFETY: the segment lies within the operand's view.
+                            unsafe {
+                                self.gather(
+                                    k,
+                                    region,
+                                    self.elem_ptr(k, offs[k]),
+                                    op.strides[inner],
+                                    pos,
+                                    len,
+                                )
+                            };
                         }
-                        let dst = (region + op.buf + pos * op.kdtype.size()) as *mut u8;
-                        // SAFETY: segment within the operand's view; buffer holds CHUNK elements.
-                        unsafe {
-                            convert::run(
-                                self.elem_ptr(k, offs[k]),
-                                op.dtype,
-                                op.strides[inner],
-                                dst,
-                                op.kdtype,
-                                1,
-                                len,
-                            )
-                        };
                     }
                 });
-                for (k, op) in plan.ops[..n_in].iter().enumerate() {
-                    if !op.uniform && !matches!(op.base, Base::Const(_)) {
-                        srcs[k] = Src::Slice((region + op.buf) as *const u8);
-                    }
-                }
-                let obuf = (region + out.buf) as *mut u8;
                 // SAFETY: buffers hold n elements of the kernel dtypes.
-                unsafe { kernel(n, &srcs[..n_in], obuf, params) };
+                unsafe { kernel(n, &srcs[..n_in], (region + out.buf) as *mut u8, params) };
                 plan.for_segments(c, c + n, |pos, offs, len| {
-                    let src = (region + out.buf + pos * out.kdtype.size()) as *const u8;
-                    // SAFETY: segment within the output view.
+                    // SAFETY: the segment lies within the output view.
                     unsafe {
-                        convert::run(
-                            src,
-                            out.kdtype,
-                            1,
+                        self.scatter(
+                            region,
+                            pos,
                             self.elem_ptr(out_k, offs[out_k]),
-                            out.dtype,
                             out.strides[inner],
                             len,
                         )
@@ -488,62 +567,35 @@ impl Ctx<'_> {
             }
             return;
         }
-        let all_direct = plan
-            .ops
-            .iter()
-            .all(|op| op.direct || op.uniform || matches!(op.base, Base::Const(_)));
+        let all_direct = plan.ops.iter().all(|op| op.direct || !streamed(op));
         plan.for_segments(s, e, |_, offs, seg| {
             let step = if all_direct { seg } else { CHUNK };
             let mut p = 0;
             while p < seg {
                 let n = step.min(seg - p);
                 for (k, op) in plan.ops[..n_in].iter().enumerate() {
-                    if op.uniform || matches!(op.base, Base::Const(_)) {
+                    if !streamed(op) {
                         continue;
                     }
-                    let at = offs[k] + p as isize * op.strides[inner];
-                    srcs[k] = if op.direct {
-                        let ptr = self.elem_ptr(k, at) as *const u8;
-                        if op.strides[inner] == 0 {
-                            Src::Scalar(ptr)
-                        } else {
-                            Src::Slice(ptr)
+                    let ptr = self.elem_ptr(k, offs[k] + p as isize * op.strides[inner]);
+                    srcs[k] = match (op.direct, op.strides[inner]) {
+                        (true, 0) => Src::Scalar(ptr),
+                        (true, _) => Src::Slice(ptr),
+                        (false, stride) => {
+                            // SAFETY: the run lies within the operand's view.
+                            unsafe { self.gather(k, region, ptr, stride, 0, n) };
+                            Src::Slice((region + op.buf) as *const u8)
                         }
-                    } else {
-                        let dst = (region + op.buf) as *mut u8;
-                        // SAFETY: run within the operand's view; buffer holds CHUNK elements.
-                        unsafe {
-                            convert::run(
-                                self.elem_ptr(k, at),
-                                op.dtype,
-                                op.strides[inner],
-                                dst,
-                                op.kdtype,
-                                1,
-                                n,
-                            )
-                        };
-                        Src::Slice(dst)
                     };
                 }
-                let at = offs[out_k] + p as isize * out.strides[inner];
-                if out.direct {
-                    // SAFETY: n contiguous output elements of the kernel dtype.
-                    unsafe { kernel(n, &srcs[..n_in], self.elem_ptr(out_k, at), params) };
-                } else {
-                    let obuf = (region + out.buf) as *mut u8;
-                    // SAFETY: buffers hold n elements; the run lies within the output view.
-                    unsafe {
-                        kernel(n, &srcs[..n_in], obuf, params);
-                        convert::run(
-                            obuf,
-                            out.kdtype,
-                            1,
-                            self.elem_ptr(out_k, at),
-                            out.dtype,
-                            out.strides[inner],
-                            n,
-                        );
+                let at = self.elem_ptr(out_k, offs[out_k] + p as isize * out.strides[inner]);
+                // SAFETY: n elements in each buffer; the run lies within the output view.
+                unsafe {
+                    if out.direct {
+                        kernel(n, &srcs[..n_in], at, params);
+                    } else {
+                        kernel(n, &srcs[..n_in], (region + out.buf) as *mut u8, params);
+                        self.scatter(region, 0, at, out.strides[inner], n);
                     }
                 }
                 p += n;

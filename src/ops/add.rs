@@ -1,16 +1,18 @@
-//! Add, Adds, InplaceAdd, InplaceAdds: `out = self + alpha * other` (reference §5.1).
+//! Add, Adds, InplaceAdd, InplaceAdds: `out = self + alpha * other` (reference §5.1); and
+//! Sub, Subs, InplaceSub, InplaceSubs: `out = self - alpha * other`.
 //!
-//! Rules, in the order CANN checks them: self/other dtypes in ALL12; self and other
-//! promote (tensor-tensor table; Adds: the tensor-scalar relation); alpha applies to the
-//! promoted dtype (a bool result takes only an integral or bool alpha; otherwise alpha
-//! must not be complex for a real result, nor float for an integer one); the promoted
-//! dtype casts to out; at most 8 dims; the broadcast shape is out's shape exactly.
-//! alpha is converted to the promoted dtype first, then the sum is computed (f16/bf16 in
-//! f32, rounded once) as `self + alpha*other` — a multiply and an add, not fused.
+//! Rules beyond the binary shape (`binary.rs`): dtypes are ALL12; alpha applies to the
+//! promoted dtype — a bool result takes only an integral or bool alpha; otherwise alpha
+//! must not be complex for a real result, nor float for an integer one. alpha is
+//! converted to the promoted dtype first (as the device does), then the result is
+//! computed as a multiply and an add (not fused), f16/bf16 in f32 rounded once.
+//! InplaceAdds/InplaceSubs do not take complex tensors. Sub of two bools is refused (as
+//! PyTorch does: "subtraction with two bool tensors is not supported").
 
-use super::elementwise::{self as ew, Arg, ALL12};
-use crate::dtype::{can_cast_value, promote, promote_with_scalar, DType};
-use crate::engine::kernel::{binary, Arith, BinaryOp};
+use super::binary::{self, Compute, Dtypes, Operand};
+use super::elementwise::{self as ew, ALL12};
+use crate::dtype::{can_cast_value, DType};
+use crate::engine::kernel::{binary as binary_kernel, Arith, BinaryOp};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
@@ -18,6 +20,12 @@ use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use crate::with_compute_dtype;
 use std::marker::PhantomData;
+
+const DTYPES: Dtypes = Dtypes {
+    a: ALL12,
+    b: ALL12,
+    out: ALL12,
+};
 
 /// `a + b`.
 struct Plus<T>(PhantomData<T>);
@@ -49,7 +57,23 @@ impl<T: Arith> BinaryOp for PlusScaled<T> {
     }
 }
 
+/// `a - alpha*b`.
+struct MinusScaled<T>(T);
+impl<T: Arith> BinaryOp for MinusScaled<T> {
+    type A = T;
+    type B = T;
+    type O = T;
+    fn new(p: &Params) -> Self {
+        MinusScaled(p.scalars[0].get::<T>())
+    }
+    #[inline(always)]
+    fn apply(&self, a: T, b: T) -> T {
+        a.sub(self.0.mul(b))
+    }
+}
+
 fn check_alpha(alpha: &Scalar, promoted: DType) -> Result<()> {
+    ew::check_scalar_dtype("alpha", alpha.dtype, ALL12)?;
     let ok = if promoted == DType::Bool {
         alpha.dtype.is_integral_or_bool()
     } else {
@@ -65,152 +89,99 @@ fn check_alpha(alpha: &Scalar, promoted: DType) -> Result<()> {
             "a real result cannot take a complex alpha"
         }
     );
-    ew::check_scalar_dtype("alpha", alpha.dtype, ALL12)
+    Ok(())
 }
 
-/// The kernel for a promoted dtype, and its parameters (alpha in the kernel dtype).
-fn kernel(promoted: DType, alpha: &Scalar) -> (KernelFn, Params) {
-    let compute = promoted.compute();
-    if alpha.is_one() {
-        let k = with_compute_dtype!(compute, T => binary::<Plus<T>> as KernelFn);
-        (k, Params::default())
-    } else {
-        // alpha is converted to the promoted dtype first (as the device does), then to the kernel's.
-        let a = alpha.cast(promoted).cast(compute);
-        let k = with_compute_dtype!(compute, T => binary::<PlusScaled<T>> as KernelFn);
-        (
-            k,
-            Params {
-                scalars: vec![a],
-                ints: vec![],
-            },
-        )
-    }
+#[derive(Clone, Copy, PartialEq)]
+enum Sign {
+    Plus,
+    Minus,
 }
 
-fn build(
-    api: &'static str,
-    self_name: &'static str,
-    self_: &TensorDesc,
-    other: Arg,
-    alpha: &Scalar,
-    out: &TensorDesc,
-    inplace: bool,
-) -> Result<Executor> {
-    ew::check_tensor(self_name, self_, ALL12)?;
-    let promoted = match &other {
-        Arg::Tensor(name, t) => {
-            ew::check_tensor(name, t, ALL12)?;
-            promote(self_.dtype, t.dtype).ok_or_else(|| {
-                crate::Error::Invalid(format!(
-                    "{self_name} dtype {} and {name} dtype {} cannot be promoted to a common dtype",
-                    self_.dtype, t.dtype
-                ))
-            })?
-        }
-        Arg::Scalar(s) => {
-            ew::check_scalar_dtype("other", s.dtype, ALL12)?;
-            promote_with_scalar(self_.dtype, s.dtype).ok_or_else(|| {
-                crate::Error::Invalid(format!(
-                    "{self_name} dtype {} and scalar other dtype {} cannot be promoted to a common dtype",
-                    self_.dtype, s.dtype
-                ))
-            })?
-        }
-    };
+/// The computation for a promoted dtype: alpha checked, converted to the promoted dtype,
+/// then to the kernel's.
+fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     check_alpha(alpha, promoted)?;
     crate::ensure!(
-        ALL12.contains(&promoted),
-        "the promoted dtype {promoted} is not supported"
+        !(sign == Sign::Minus && promoted == DType::Bool),
+        "subtraction of two bool operands is not supported; use aclnnLogicalXor or aclnnBitwiseXorTensor"
     );
-    let out_name = if inplace { self_name } else { "out" };
-    if !inplace {
-        ew::check_tensor("out", out, ALL12)?;
-    }
-    ew::check_out_cast(promoted, out_name, out)?;
-    let shapes: Vec<(&str, &[usize])> = match &other {
-        Arg::Tensor(name, t) => vec![(self_name, &self_.shape[..]), (*name, &t.shape[..])],
-        Arg::Scalar(_) => vec![(self_name, &self_.shape[..])],
+    let c = promoted.compute();
+    let a = alpha.cast(promoted).cast(c);
+    let kernel = match sign {
+        Sign::Plus if a.is_one() => {
+            with_compute_dtype!(c, T => binary_kernel::<Plus<T>> as KernelFn)
+        }
+        Sign::Plus => with_compute_dtype!(c, T => binary_kernel::<PlusScaled<T>> as KernelFn),
+        Sign::Minus => with_compute_dtype!(c, T => binary_kernel::<MinusScaled<T>> as KernelFn),
     };
-    ew::check_out_shape(promoted, &shapes, out_name, out)?;
-    let (k, params) = kernel(promoted, alpha);
-    let compute = promoted.compute();
-    ew::executor(
-        api,
-        &[Arg::Tensor(self_name, self_), other],
-        &[compute, compute],
-        out_name,
-        out,
-        compute,
-        k,
-        params,
-        inplace,
-    )
+    Ok(Compute {
+        params: Params {
+            scalars: vec![a],
+            ints: vec![],
+        },
+        ..Compute::same(promoted, kernel)
+    })
 }
 
-/// aclnnAdd: `out = self + alpha * other`.
-pub fn add(
-    self_: &TensorDesc,
-    other: &TensorDesc,
-    alpha: &Scalar,
-    out: &TensorDesc,
-) -> Result<Executor> {
-    build(
-        "aclnnAdd",
-        "self",
-        self_,
-        Arg::Tensor("other", other),
-        alpha,
-        out,
-        false,
-    )
-}
-
-/// aclnnAdds: `out = self + alpha * other` with a scalar `other`.
-pub fn adds(
-    self_: &TensorDesc,
-    other: &Scalar,
-    alpha: &Scalar,
-    out: &TensorDesc,
-) -> Result<Executor> {
-    build(
-        "aclnnAdds",
-        "self",
-        self_,
-        Arg::Scalar(*other),
-        alpha,
-        out,
-        false,
-    )
-}
-
-/// aclnnInplaceAdd: `selfRef += alpha * other`.
-pub fn inplace_add(self_ref: &TensorDesc, other: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
-    build(
-        "aclnnInplaceAdd",
-        "selfRef",
-        self_ref,
-        Arg::Tensor("other", other),
-        alpha,
-        self_ref,
-        true,
-    )
-}
-
-/// aclnnInplaceAdds: `selfRef += alpha * other` with a scalar `other` (no complex selfRef).
-pub fn inplace_adds(self_ref: &TensorDesc, other: &Scalar, alpha: &Scalar) -> Result<Executor> {
+fn no_complex(api: &str, t: &TensorDesc) -> Result<()> {
     crate::ensure!(
-        !self_ref.dtype.is_complex(),
-        "tensor 'selfRef' has dtype {}; aclnnInplaceAdds does not support complex tensors",
-        self_ref.dtype
+        !t.dtype.is_complex(),
+        "tensor 'selfRef' has dtype {}; {api} does not support complex tensors",
+        t.dtype
     );
-    build(
-        "aclnnInplaceAdds",
-        "selfRef",
-        self_ref,
-        Arg::Scalar(*other),
-        alpha,
-        self_ref,
-        true,
-    )
+    Ok(())
 }
+
+macro_rules! family {
+    ($sign:expr, $tt:ident, $ts:ident, $itt:ident, $its:ident, $n_tt:literal, $n_ts:literal, $n_itt:literal, $n_its:literal) => {
+        #[doc = concat!($n_tt, ": `out = self ± alpha * other`.")]
+        pub fn $tt(self_: &TensorDesc, other: &TensorDesc, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
+            binary::build($n_tt, &DTYPES, Operand::Tensor("self", self_), Operand::Tensor("other", other), Some(("out", out)), |p| {
+                compute($sign, alpha, p)
+            })
+        }
+        #[doc = concat!($n_ts, ": as the tensor form with a scalar `other`.")]
+        pub fn $ts(self_: &TensorDesc, other: &Scalar, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
+            binary::build($n_ts, &DTYPES, Operand::Tensor("self", self_), Operand::Scalar("other", other), Some(("out", out)), |p| {
+                compute($sign, alpha, p)
+            })
+        }
+        #[doc = concat!($n_itt, ": in place into `selfRef`.")]
+        pub fn $itt(self_ref: &TensorDesc, other: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
+            binary::build($n_itt, &DTYPES, Operand::Tensor("selfRef", self_ref), Operand::Tensor("other", other), None, |p| {
+                compute($sign, alpha, p)
+            })
+        }
+        #[doc = concat!($n_its, ": in place into `selfRef` with a scalar `other` (no complex selfRef).")]
+        pub fn $its(self_ref: &TensorDesc, other: &Scalar, alpha: &Scalar) -> Result<Executor> {
+            no_complex($n_its, self_ref)?;
+            binary::build($n_its, &DTYPES, Operand::Tensor("selfRef", self_ref), Operand::Scalar("other", other), None, |p| {
+                compute($sign, alpha, p)
+            })
+        }
+    };
+}
+
+family!(
+    Sign::Plus,
+    add,
+    adds,
+    inplace_add,
+    inplace_adds,
+    "aclnnAdd",
+    "aclnnAdds",
+    "aclnnInplaceAdd",
+    "aclnnInplaceAdds"
+);
+family!(
+    Sign::Minus,
+    sub,
+    subs,
+    inplace_sub,
+    inplace_subs,
+    "aclnnSub",
+    "aclnnSubs",
+    "aclnnInplaceSub",
+    "aclnnInplaceSubs"
+);

@@ -3,7 +3,7 @@
 
 use crate::broadcast;
 use crate::dtype::{can_cast, DType};
-use crate::engine::{self, Input, KernelFn, Params, Spec};
+use crate::engine::{self, Input, KernelFn, Params, Spec, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work};
 use crate::tensor::TensorDesc;
@@ -104,10 +104,10 @@ pub enum Arg<'a> {
 pub fn executor(
     api: &'static str,
     args: &[Arg],
-    kernel_in: &[DType],
+    kernel_in: &[Via],
     out_name: &'static str,
     out: &TensorDesc,
-    kernel_out: DType,
+    kernel_out: Via,
     kernel: KernelFn,
     params: Params,
     inplace: bool,

@@ -2,4 +2,5 @@
 //! and hands the computation to the engine. Pure Rust: tensors arrive as `TensorDesc`s.
 
 pub mod add;
+pub mod binary;
 pub mod elementwise;

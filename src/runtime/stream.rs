@@ -90,6 +90,23 @@ impl Stream {
 
     /// Waits until every queued task has run; returns the first failure since the last synchronize.
     pub fn synchronize(&self) -> Result<()> {
+        let mut st = self.drain();
+        match st.error.take() {
+            Some(e) => Err(Error::runtime(
+                acl::ACL_ERROR_RT_INTERNAL_ERROR,
+                format!("work on the stream failed: {e}"),
+            )),
+            None => Ok(()),
+        }
+    }
+
+    /// Waits until every queued task has run, keeping any failure for the next synchronize.
+    pub fn wait_idle(&self) {
+        drop(self.drain());
+    }
+
+    /// Runs or waits for every queued task; returns with the state locked and the queue empty.
+    fn drain(&self) -> MutexGuard<'_, State> {
         let mut st = lock(&self.state);
         loop {
             if !st.running {
@@ -113,13 +130,7 @@ impl Stream {
             }
             st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
         }
-        match st.error.take() {
-            Some(e) => Err(Error::runtime(
-                acl::ACL_ERROR_RT_INTERNAL_ERROR,
-                format!("work on the stream failed: {e}"),
-            )),
-            None => Ok(()),
-        }
+        st
     }
 
     /// True when nothing is queued or running.
@@ -202,6 +213,14 @@ pub fn synchronize_all() -> Result<()> {
         }
     }
     first
+}
+
+/// Waits for every stream without consuming their failures (aclrtFree uses it so no
+/// queued work can touch memory it frees).
+pub fn wait_all_idle() {
+    for s in live_streams() {
+        s.wait_idle();
+    }
 }
 
 /// aclFinalize: drains and stops every stream, including the default one.
