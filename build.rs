@@ -22,6 +22,7 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclrtRunModeRaw", "aclrtRunMode"),
     ("aclrtEventRecordedStatusRaw", "aclrtEventRecordedStatus"),
     ("aclrtEventStatusRaw", "aclrtEventStatus"),
+    ("aclrtStreamStatusRaw", "aclrtStreamStatus"),
 ];
 
 /// Types a header defines even where no function of that header mentions them.
@@ -41,6 +42,7 @@ const ALWAYS_EXPORT: &[&str] = &[
     "aclrtRunMode",
     "aclrtEventRecordedStatus",
     "aclrtEventStatus",
+    "aclrtStreamStatus",
     "aclnnStatus",
     "aclTensor",
     "aclScalar",
@@ -54,6 +56,11 @@ const ALWAYS_EXPORT: &[&str] = &[
 
 struct Header<'a> {
     src: PathBuf,
+    /// `typedef enum {..} X;` (CANN's aclDataType/aclFormat) or `typedef enum X {..} X;`
+    /// (CANN's runtime enums, which C code may also name as `enum X`).
+    tagged: bool,
+    /// Types the header spells out itself (in `after_includes`) instead of cbindgen.
+    exclude: &'a [&'a str],
     out: &'a str,
     includes: Vec<String>,
     fn_prefix: &'a str,
@@ -85,11 +92,24 @@ const VISIBILITY: &str = r#"
 #endif
 "#;
 
+/// acl_meta.h's status type, with CANN's C++-only `OK` constant inside the include guard.
+const META_PRELUDE: &str = "
+/* Status of aclnn functions: 0 is success (ACLNN_SUCCESS). */
+typedef int32_t aclnnStatus;
+#ifdef __cplusplus
+constexpr aclnnStatus OK = 0;
+#endif
+";
+
 fn generate(root: &Path, h: &Header) -> bool {
     let mut cfg = cbindgen::Config {
         language: cbindgen::Language::C,
         cpp_compat: true,
-        style: cbindgen::Style::Type,
+        style: if h.tagged {
+            cbindgen::Style::Both
+        } else {
+            cbindgen::Style::Type
+        },
         include_guard: Some(format!(
             "ACLNN_CPU_{}",
             h.out.to_uppercase().replace(['/', '.'], "_")
@@ -108,6 +128,9 @@ fn generate(root: &Path, h: &Header) -> bool {
     cfg.function.sort_by = Some(cbindgen::SortKey::None);
     cfg.enumeration.prefix_with_name = false;
     cfg.export.include = ALWAYS_EXPORT.iter().map(|s| s.to_string()).collect();
+    cfg.export
+        .exclude
+        .extend(h.exclude.iter().map(|s| s.to_string()));
     for (raw, c) in ENUM_ARGS {
         cfg.export.rename.insert(raw.to_string(), c.to_string());
         cfg.export.exclude.push(raw.to_string());
@@ -140,11 +163,11 @@ fn main() {
     println!("cargo:rerun-if-changed=src/capi");
     println!("cargo:rerun-if-changed=build.rs");
 
-    let none = String::new;
-    let _ = none;
     let headers = [
         Header {
             src: capi.join("base.rs"),
+            tagged: false,
+            exclude: &[],
             out: "acl/acl_base.h",
             includes: vec![],
             fn_prefix: "ACL_FUNC_VISIBILITY",
@@ -153,6 +176,8 @@ fn main() {
         },
         Header {
             src: capi.join("runtime.rs"),
+            tagged: true,
+            exclude: &[],
             out: "acl/acl_rt.h",
             includes: vec!["acl_base.h".into()],
             fn_prefix: "ACL_FUNC_VISIBILITY",
@@ -161,6 +186,8 @@ fn main() {
         },
         Header {
             src: capi.join("status.rs"),
+            tagged: false,
+            exclude: &[],
             out: "aclnn/opdev/op_errno.h",
             includes: vec![],
             fn_prefix: "",
@@ -169,14 +196,18 @@ fn main() {
         },
         Header {
             src: capi.join("meta.rs"),
+            tagged: false,
+            exclude: &["aclnnStatus"],
             out: "aclnn/acl_meta.h",
             includes: vec!["../acl/acl_base.h".into(), "opdev/op_errno.h".into()],
             fn_prefix: "ACL_FUNC_VISIBILITY",
-            after_includes: "",
-            trailer: "#ifdef __cplusplus\nconstexpr aclnnStatus OK = 0;\n#endif\n",
+            after_includes: META_PRELUDE,
+            trailer: "",
         },
         Header {
             src: capi.join("aclnn_base.rs"),
+            tagged: false,
+            exclude: &[],
             out: "aclnn/aclnn_base.h",
             includes: vec!["acl_meta.h".into()],
             fn_prefix: "ACL_FUNC_VISIBILITY",
@@ -223,6 +254,8 @@ fn main() {
         let out = format!("aclnnop/aclnn_{stem}.h");
         let h = Header {
             src: src.clone(),
+            tagged: false,
+            exclude: &[],
             out: &out,
             includes: vec!["../aclnn/aclnn_base.h".into(), "aclnn_util.h".into()],
             fn_prefix: "ACLNN_API",

@@ -58,27 +58,6 @@
 #define CAPI_FALLBACK_ACL_ERROR_RT_INVALID_HANDLE 1
 #endif
 
-/*
- * Functions of acl_meta.h (CANN reference section 3.1) that the tests call. They are
- * redeclared here with CANN's exact signatures so that the tests build even while a
- * generated header lacks one (test_header_decls reports that as a library bug);
- * repeating a matching declaration is harmless once the header has it.
- */
-#ifdef __cplusplus
-extern "C" {
-#endif
-aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size);
-aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size);
-aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size);
-aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList, uint64_t *size);
-aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList, uint64_t *size);
-aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr);
-aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr);
-aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTensor *tensor, void *addr);
-#ifdef __cplusplus
-}
-#endif
-
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
 /* ---------------------------------------------------------------- checks */
@@ -91,7 +70,6 @@ aclnnStatus aclSetTensorAddr(aclOpExecutor *executor, const size_t index, aclTen
 CAPI_NORETURN void capi_fail_status(const char *file, int line, const char *expr, long long got, long long expected);
 CAPI_NORETURN void capi_fail_cond(const char *file, int line, const char *expr);
 CAPI_NORETURN void capi_fail_errmsg(const char *file, int line, const char *needle);
-void capi_known_bug(const char *file, int line, const char *expr, const char *what);
 
 /* `call` must return 0 (ACLNN_SUCCESS / ACL_SUCCESS). */
 #define CHECK_OK(call)                                                         \
@@ -125,15 +103,6 @@ void capi_known_bug(const char *file, int line, const char *expr, const char *wh
 #define CHECK_ERRMSG(needle)                                                   \
     do {                                                                       \
         if (!errmsg_has(needle)) capi_fail_errmsg(__FILE__, __LINE__, needle); \
-    } while (0)
-
-/*
- * A check that currently fails because of a reported library bug: it prints
- * "KNOWN LIBRARY BUG" and is counted, but does not fail the executable.
- */
-#define KNOWN_BUG_CHECK(cond, what)                                            \
-    do {                                                                       \
-        if (!(cond)) capi_known_bug(__FILE__, __LINE__, #cond, what);          \
     } while (0)
 
 /* The recent error message, never NULL (NULL is reported as "<NULL>"). */

@@ -2,11 +2,10 @@
 # a generated header shows up as one failing test instead of breaking the whole build.
 #
 #   cmake -DCOMPILER=<cc> -DARGS=<a|b|c> -DSOURCES=<x|y> [-DOUT=<exe>] [-DLINK_ARGS=<a|b>]
-#         [-DKNOWN_BUG=<text>] -P compile_check.cmake
+#         -P compile_check.cmake
 #
 # Lists are '|'-separated. Without OUT each source is compiled alone with -fsyntax-only.
 # With OUT the sources are compiled and linked into OUT, which is then run and must exit 0.
-# KNOWN_BUG: a failure is reported as "KNOWN LIBRARY BUG: <text>" and does not fail the test.
 cmake_minimum_required(VERSION 3.16)
 
 string(REPLACE "|" ";" _args "${ARGS}")
@@ -46,14 +45,7 @@ endif()
 
 if(NOT _failures STREQUAL "")
   message("${_failures}")
-  if(KNOWN_BUG)
-    message("KNOWN LIBRARY BUG: ${KNOWN_BUG}")
-  else()
-    message(FATAL_ERROR "compile check failed")
-  endif()
+  message(FATAL_ERROR "compile check failed")
 else()
-  if(KNOWN_BUG)
-    message(STATUS "NOTE: the known library bug no longer reproduces (${KNOWN_BUG}); drop KNOWN_BUG for this test")
-  endif()
   message(STATUS "1 passed, 0 failed")
 endif()

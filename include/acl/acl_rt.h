@@ -11,7 +11,7 @@
 /*
  Direction of a copy. Every kind is a plain copy on the CPU device.
  */
-typedef enum {
+typedef enum aclrtMemcpyKind {
   ACL_MEMCPY_HOST_TO_HOST,
   ACL_MEMCPY_HOST_TO_DEVICE,
   ACL_MEMCPY_DEVICE_TO_HOST,
@@ -25,7 +25,7 @@ typedef enum {
 /*
  Allocation policy (accepted and ignored: all device memory is ordinary pages).
  */
-typedef enum {
+typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_HUGE_FIRST = 0,
   ACL_MEM_MALLOC_HUGE_ONLY = 1,
   ACL_MEM_MALLOC_NORMAL_ONLY = 2,
@@ -42,7 +42,7 @@ typedef enum {
 /*
  Memory kinds for aclrtGetMemInfo; every kind reports the machine's RAM.
  */
-typedef enum {
+typedef enum aclrtMemAttr {
   ACL_DDR_MEM,
   ACL_HBM_MEM,
   ACL_DDR_MEM_HUGE,
@@ -66,7 +66,7 @@ typedef enum {
 /*
  Where the program runs (the CPU device is the host).
  */
-typedef enum {
+typedef enum aclrtRunMode {
   ACL_DEVICE,
   ACL_HOST,
 } aclrtRunMode;
@@ -74,7 +74,7 @@ typedef enum {
 /*
  Result of aclrtQueryEventStatus.
  */
-typedef enum {
+typedef enum aclrtEventRecordedStatus {
   ACL_EVENT_RECORDED_STATUS_NOT_READY = 0,
   ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
 } aclrtEventRecordedStatus;
@@ -82,11 +82,20 @@ typedef enum {
 /*
  Result of aclrtQueryEvent (deprecated).
  */
-typedef enum {
+typedef enum aclrtEventStatus {
   ACL_EVENT_STATUS_COMPLETE = 0,
   ACL_EVENT_STATUS_NOT_READY = 1,
   ACL_EVENT_STATUS_RESERVED = 2,
 } aclrtEventStatus;
+
+/*
+ Result of aclrtStreamQuery.
+ */
+typedef enum aclrtStreamStatus {
+  ACL_STREAM_STATUS_COMPLETE = 0,
+  ACL_STREAM_STATUS_NOT_READY = 1,
+  ACL_STREAM_STATUS_RESERVED = 65535,
+} aclrtStreamStatus;
 
 #ifdef __cplusplus
 extern "C" {
@@ -182,6 +191,38 @@ ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStream(aclrtStream stream);
  As aclrtSynchronizeStream; `timeout` (ms, -1 = forever) is accepted and not enforced.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeStreamWithTimeout(aclrtStream stream, int32_t timeout);
+
+/*
+ Whether all work queued on `stream` has completed.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtStreamQuery(aclrtStream stream, aclrtStreamStatus *status);
+
+/*
+ Sets what a stream does after a failing task: 0 continues, 1 stops (both report the
+ failure at the next synchronize; queued work still runs in order).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetStreamFailureMode(aclrtStream stream, uint64_t mode);
+
+/*
+ Creates a context on `deviceId` and makes it current (it also opens the device, as
+ aclrtSetDevice does). Destroy it with aclrtDestroyContext.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtCreateContext(aclrtContext *context, int32_t deviceId);
+
+/*
+ Destroys a context made by aclrtCreateContext.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDestroyContext(aclrtContext context);
+
+/*
+ Makes `context` the calling thread's current context.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtSetCurrentContext(aclrtContext context);
+
+/*
+ The calling thread's current context (the device's default context once a device is set).
+ */
+ACL_FUNC_VISIBILITY aclError aclrtGetCurrentContext(aclrtContext *context);
 
 /*
  Creates an event. Destroy it with aclrtDestroyEvent.

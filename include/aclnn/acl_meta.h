@@ -9,6 +9,13 @@
 #include "../acl/acl_base.h"
 #include "opdev/op_errno.h"
 
+/* Status of aclnn functions: 0 is success (ACLNN_SUCCESS). */
+typedef int32_t aclnnStatus;
+#ifdef __cplusplus
+constexpr aclnnStatus OK = 0;
+#endif
+
+
 /*
  An array of bools. Destroy with aclDestroyBoolArray.
  */
@@ -49,11 +56,6 @@ typedef struct aclTensor aclTensor;
  A list of tensors; destroying it destroys its tensors.
  */
 typedef struct aclTensorList aclTensorList;
-
-/*
- Status of aclnn functions: 0 is success (ACLNN_SUCCESS).
- */
-typedef int32_t aclnnStatus;
 
 #ifdef __cplusplus
 extern "C" {
@@ -150,7 +152,7 @@ ACL_FUNC_VISIBILITY aclnnStatus aclDestroyScalarList(const aclScalarList *array)
 
 /*
  The view shape. `*viewDims` is allocated by the library; release it with `delete[]`
- (C++) or `free` (C).
+ (C++, as CANN documents) or `free` (C).
  */
 ACL_FUNC_VISIBILITY
 aclnnStatus aclGetViewShape(const aclTensor *tensor,
@@ -189,6 +191,35 @@ ACL_FUNC_VISIBILITY aclnnStatus aclGetFormat(const aclTensor *tensor, aclFormat 
 ACL_FUNC_VISIBILITY aclnnStatus aclGetDataType(const aclTensor *tensor, aclDataType *dataType);
 
 /*
+ Number of elements of the int array.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetIntArraySize(const aclIntArray *array, uint64_t *size);
+
+/*
+ Number of elements of the float array.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetFloatArraySize(const aclFloatArray *array, uint64_t *size);
+
+/*
+ Number of elements of the bool array.
+ */
+ACL_FUNC_VISIBILITY aclnnStatus aclGetBoolArraySize(const aclBoolArray *array, uint64_t *size);
+
+/*
+ Number of elements of the tensor list.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclGetTensorListSize(const aclTensorList *tensorList,
+                                 uint64_t *size);
+
+/*
+ Number of elements of the scalar list.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclGetScalarListSize(const aclScalarList *scalarList,
+                                 uint64_t *size);
+
+/*
  Re-initialises an existing tensor with the same meaning as aclCreateTensor's arguments.
  On error the tensor is unchanged.
  */
@@ -225,12 +256,128 @@ ACL_FUNC_VISIBILITY aclnnStatus aclSetAclOpExecutorRepeatable(aclOpExecutor *exe
  */
 ACL_FUNC_VISIBILITY aclnnStatus aclDestroyAclOpExecutor(aclOpExecutor *executor);
 
+/*
+ Re-points tensor `index` (counted over the executor's inputs) of a repeatable executor,
+ and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetInputTensorAddr(aclOpExecutor *executor,
+                                  size_t index,
+                                  aclTensor *tensor,
+                                  void *addr);
+
+/*
+ Re-points tensor `index` (counted over the executor's outputs) of a repeatable executor,
+ and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetOutputTensorAddr(aclOpExecutor *executor,
+                                   size_t index,
+                                   aclTensor *tensor,
+                                   void *addr);
+
+/*
+ Re-points tensor `index` (counted over the executor's inputs then outputs) of a repeatable executor,
+ and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetTensorAddr(aclOpExecutor *executor,
+                             size_t index,
+                             aclTensor *tensor,
+                             void *addr);
+
+/*
+ Reserved alias of `aclSetInputTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetInputTensorAddr(aclOpExecutor *executor,
+                                  size_t index,
+                                  aclTensor *tensor,
+                                  void *addr);
+
+/*
+ Reserved alias of `aclSetOutputTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetOutputTensorAddr(aclOpExecutor *executor,
+                                   size_t index,
+                                   aclTensor *tensor,
+                                   void *addr);
+
+/*
+ Reserved alias of `aclSetTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetTensorAddr(aclOpExecutor *executor,
+                             size_t index,
+                             aclTensor *tensor,
+                             void *addr);
+
+/*
+ Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+ executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor,
+                                         size_t irIndex,
+                                         size_t relativeIndex,
+                                         aclTensorList *tensors,
+                                         void *addr);
+
+/*
+ Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+ executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor,
+                                          size_t irIndex,
+                                          size_t relativeIndex,
+                                          aclTensorList *tensors,
+                                          void *addr);
+
+/*
+ Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+ executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor,
+                                    size_t irIndex,
+                                    size_t relativeIndex,
+                                    aclTensorList *tensors,
+                                    void *addr);
+
+/*
+ Reserved alias of `aclSetDynamicInputTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetDynamicInputTensorAddr(aclOpExecutor *executor,
+                                         size_t irIndex,
+                                         size_t relativeIndex,
+                                         aclTensorList *tensors,
+                                         void *addr);
+
+/*
+ Reserved alias of `aclSetDynamicOutputTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetDynamicOutputTensorAddr(aclOpExecutor *executor,
+                                          size_t irIndex,
+                                          size_t relativeIndex,
+                                          aclTensorList *tensors,
+                                          void *addr);
+
+/*
+ Reserved alias of `aclSetDynamicTensorAddr`.
+ */
+ACL_FUNC_VISIBILITY
+aclnnStatus AclSetDynamicTensorAddr(aclOpExecutor *executor,
+                                    size_t irIndex,
+                                    size_t relativeIndex,
+                                    aclTensorList *tensors,
+                                    void *addr);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
 
 #endif  /* ACLNN_CPU_ACLNN_ACL_META_H */
-
-#ifdef __cplusplus
-constexpr aclnnStatus OK = 0;
-#endif

@@ -320,7 +320,34 @@ pub extern "C" fn aclDestroyScalarList(array: *const aclScalarList) -> aclnnStat
     })
 }
 
-/// Hands an int64 array to C, allocated with malloc (what `delete[]` and `free` release).
+/// Memory for arrays handed to C, which callers release with `delete[]` (CANN's contract)
+/// or, in C, `free`: C++'s nothrow `operator new[]` when the program has the C++ runtime
+/// loaded, `malloc` otherwise.
+fn alloc_for_caller(bytes: usize) -> *mut u8 {
+    type NewArray = unsafe extern "C" fn(usize, *const c_void) -> *mut c_void;
+    static NEW: std::sync::OnceLock<Option<(NewArray, usize)>> = std::sync::OnceLock::new();
+    let new = NEW.get_or_init(|| {
+        // SAFETY: dlsym with RTLD_DEFAULT only looks symbols up.
+        unsafe {
+            let f = libc::dlsym(libc::RTLD_DEFAULT, c"_ZnamRKSt9nothrow_t".as_ptr());
+            let tag = libc::dlsym(libc::RTLD_DEFAULT, c"_ZSt7nothrow".as_ptr());
+            (!f.is_null() && !tag.is_null()).then(|| {
+                (
+                    std::mem::transmute::<*mut c_void, NewArray>(f),
+                    tag as usize,
+                )
+            })
+        }
+    });
+    match new {
+        // SAFETY: operator new[](size_t, const std::nothrow_t&) returns NULL on failure, never throws.
+        Some((f, tag)) => unsafe { f(bytes, *tag as *const c_void) as *mut u8 },
+        // SAFETY: plain malloc.
+        None => unsafe { libc::malloc(bytes) as *mut u8 },
+    }
+}
+
+/// Hands an int64 array to C (see `alloc_for_caller`).
 unsafe fn give_i64_array(
     values: &[i64],
     out: *mut *mut i64,
@@ -330,11 +357,11 @@ unsafe fn give_i64_array(
 ) -> Result<()> {
     arg::non_null(out, out_name)?;
     arg::non_null(n, n_name)?;
-    // SAFETY: malloc of at least one byte; filled below before being handed out.
-    let p = unsafe { libc::malloc((values.len() * 8).max(8)) } as *mut i64;
+    let p = alloc_for_caller((values.len() * 8).max(8)) as *mut i64;
     if p.is_null() {
         return Err(Error::InnerNull("out of memory"));
     }
+    // SAFETY: p holds at least values.len() elements; the out-params were checked non-NULL.
     unsafe {
         std::ptr::copy_nonoverlapping(values.as_ptr(), p, values.len());
         arg::write(out, out_name, p)?;
@@ -347,7 +374,7 @@ unsafe fn tensor<'a>(t: *const aclTensor) -> Result<&'a TensorDesc> {
 }
 
 /// The view shape. `*viewDims` is allocated by the library; release it with `delete[]`
-/// (C++) or `free` (C).
+/// (C++, as CANN documents) or `free` (C).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclGetViewShape(
     tensor: *const aclTensor,
@@ -443,54 +470,70 @@ pub unsafe extern "C" fn aclGetDataType(
     })
 }
 
-macro_rules! size_getter {
-    ($name:ident, $ty:ty, $field:ident, $param:ident, $api:literal) => {
-        /// Number of elements.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name($param: *const $ty, size: *mut u64) -> aclnnStatus {
-            guard::status($api, || unsafe {
-                arg::non_null(size, "size")?;
-                let n = handle::borrow($param, stringify!($param))?.$field.len() as u64;
-                arg::write(size, "size", n)
-            })
-        }
-    };
+/// Number of elements of the int array.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetIntArraySize(
+    array: *const aclIntArray,
+    size: *mut u64,
+) -> aclnnStatus {
+    guard::status("aclGetIntArraySize", || unsafe {
+        arg::non_null(size, "size")?;
+        let n = handle::borrow(array, "array")?.values.len() as u64;
+        arg::write(size, "size", n)
+    })
 }
-size_getter!(
-    aclGetIntArraySize,
-    aclIntArray,
-    values,
-    array,
-    "aclGetIntArraySize"
-);
-size_getter!(
-    aclGetFloatArraySize,
-    aclFloatArray,
-    values,
-    array,
-    "aclGetFloatArraySize"
-);
-size_getter!(
-    aclGetBoolArraySize,
-    aclBoolArray,
-    values,
-    array,
-    "aclGetBoolArraySize"
-);
-size_getter!(
-    aclGetTensorListSize,
-    aclTensorList,
-    tensors,
-    tensorList,
-    "aclGetTensorListSize"
-);
-size_getter!(
-    aclGetScalarListSize,
-    aclScalarList,
-    scalars,
-    scalarList,
-    "aclGetScalarListSize"
-);
+
+/// Number of elements of the float array.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetFloatArraySize(
+    array: *const aclFloatArray,
+    size: *mut u64,
+) -> aclnnStatus {
+    guard::status("aclGetFloatArraySize", || unsafe {
+        arg::non_null(size, "size")?;
+        let n = handle::borrow(array, "array")?.values.len() as u64;
+        arg::write(size, "size", n)
+    })
+}
+
+/// Number of elements of the bool array.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetBoolArraySize(
+    array: *const aclBoolArray,
+    size: *mut u64,
+) -> aclnnStatus {
+    guard::status("aclGetBoolArraySize", || unsafe {
+        arg::non_null(size, "size")?;
+        let n = handle::borrow(array, "array")?.values.len() as u64;
+        arg::write(size, "size", n)
+    })
+}
+
+/// Number of elements of the tensor list.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetTensorListSize(
+    tensorList: *const aclTensorList,
+    size: *mut u64,
+) -> aclnnStatus {
+    guard::status("aclGetTensorListSize", || unsafe {
+        arg::non_null(size, "size")?;
+        let n = handle::borrow(tensorList, "tensorList")?.tensors.len() as u64;
+        arg::write(size, "size", n)
+    })
+}
+
+/// Number of elements of the scalar list.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclGetScalarListSize(
+    scalarList: *const aclScalarList,
+    size: *mut u64,
+) -> aclnnStatus {
+    guard::status("aclGetScalarListSize", || unsafe {
+        arg::non_null(size, "size")?;
+        let n = handle::borrow(scalarList, "scalarList")?.scalars.len() as u64;
+        arg::write(size, "size", n)
+    })
+}
 
 /// Re-initialises an existing tensor with the same meaning as aclCreateTensor's arguments.
 /// On error the tensor is unchanged.
@@ -638,42 +681,179 @@ unsafe fn set_dynamic_addr(
     crate::bail!("irIndex {irIndex} is out of range: this operator has no tensor-list parameters")
 }
 
-macro_rules! addr_setters {
-    ($($name:ident => $side:ident),*) => {$(
-        /// Re-points one of a repeatable executor's tensors (and the aclTensor) to `addr`.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name(executor: *mut aclOpExecutor, index: usize, tensor: *mut aclTensor, addr: *mut c_void) -> aclnnStatus {
-            guard::status(stringify!($name), || unsafe { set_addr(Side::$side, executor, index, tensor, addr) })
-        }
-    )*};
+/// Re-points tensor `index` (counted over the executor's inputs) of a repeatable executor,
+/// and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("aclSetInputTensorAddr", || unsafe {
+        set_addr(Side::Input, executor, index, tensor, addr)
+    })
 }
-addr_setters!(
-    aclSetInputTensorAddr => Input,
-    aclSetOutputTensorAddr => Output,
-    aclSetTensorAddr => Any,
-    AclSetInputTensorAddr => Input,
-    AclSetOutputTensorAddr => Output,
-    AclSetTensorAddr => Any
-);
 
-macro_rules! dynamic_addr_setters {
-    ($($name:ident),*) => {$(
-        /// Re-points a member of a tensor-list parameter (`irIndex`) of a repeatable executor.
-        #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $name(executor: *mut aclOpExecutor, irIndex: usize, relativeIndex: usize, tensors: *mut aclTensorList, addr: *mut c_void) -> aclnnStatus {
-            let _ = (relativeIndex, addr);
-            guard::status(stringify!($name), || unsafe { set_dynamic_addr(executor, irIndex, tensors) })
-        }
-    )*};
+/// Re-points tensor `index` (counted over the executor's outputs) of a repeatable executor,
+/// and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("aclSetOutputTensorAddr", || unsafe {
+        set_addr(Side::Output, executor, index, tensor, addr)
+    })
 }
-dynamic_addr_setters!(
-    aclSetDynamicInputTensorAddr,
-    aclSetDynamicOutputTensorAddr,
-    aclSetDynamicTensorAddr,
-    AclSetDynamicInputTensorAddr,
-    AclSetDynamicOutputTensorAddr,
-    AclSetDynamicTensorAddr
-);
+
+/// Re-points tensor `index` (counted over the executor's inputs then outputs) of a repeatable executor,
+/// and the aclTensor itself, to `addr`. NULL executor or tensor: 561103; index out of range: 161002.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("aclSetTensorAddr", || unsafe {
+        set_addr(Side::Any, executor, index, tensor, addr)
+    })
+}
+
+/// Reserved alias of `aclSetInputTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("AclSetInputTensorAddr", || unsafe {
+        set_addr(Side::Input, executor, index, tensor, addr)
+    })
+}
+
+/// Reserved alias of `aclSetOutputTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("AclSetOutputTensorAddr", || unsafe {
+        set_addr(Side::Output, executor, index, tensor, addr)
+    })
+}
+
+/// Reserved alias of `aclSetTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetTensorAddr(
+    executor: *mut aclOpExecutor,
+    index: usize,
+    tensor: *mut aclTensor,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    guard::status("AclSetTensorAddr", || unsafe {
+        set_addr(Side::Any, executor, index, tensor, addr)
+    })
+}
+
+/// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetDynamicInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("aclSetDynamicInputTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
+
+/// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetDynamicOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("aclSetDynamicOutputTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
+
+/// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
+/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclSetDynamicTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("aclSetDynamicTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
+
+/// Reserved alias of `aclSetDynamicInputTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetDynamicInputTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("AclSetDynamicInputTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
+
+/// Reserved alias of `aclSetDynamicOutputTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetDynamicOutputTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("AclSetDynamicOutputTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
+
+/// Reserved alias of `aclSetDynamicTensorAddr`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn AclSetDynamicTensorAddr(
+    executor: *mut aclOpExecutor,
+    irIndex: usize,
+    relativeIndex: usize,
+    tensors: *mut aclTensorList,
+    addr: *mut c_void,
+) -> aclnnStatus {
+    let _ = (relativeIndex, addr);
+    guard::status("AclSetDynamicTensorAddr", || unsafe {
+        set_dynamic_addr(executor, irIndex, tensors)
+    })
+}
 
 /// Checks the status constants this module's doc promises.
 const _: () = assert!(status::ACLNN_ERR_INNER_NULLPTR == 561103);

@@ -2,7 +2,7 @@
 //! error message. Runtime functions return `aclError` (0 = ACL_SUCCESS).
 
 use super::arg;
-use super::base::{aclError, aclrtEvent, aclrtStream};
+use super::base::{aclError, aclrtContext, aclrtEvent, aclrtStream};
 use super::guard;
 use super::handle::{self, Handle};
 use crate::error::{acl, Error, Result};
@@ -25,6 +25,8 @@ pub type aclrtRunModeRaw = i32;
 pub type aclrtEventRecordedStatusRaw = i32;
 /// Storage for an aclrtEventStatus result.
 pub type aclrtEventStatusRaw = i32;
+/// Storage for an aclrtStreamStatus result.
+pub type aclrtStreamStatusRaw = i32;
 
 /// Direction of a copy. Every kind is a plain copy on the CPU device.
 #[repr(C)]
@@ -97,6 +99,15 @@ pub enum aclrtEventRecordedStatus {
     ACL_EVENT_RECORDED_STATUS_COMPLETE = 1,
 }
 
+/// Result of aclrtStreamQuery.
+#[repr(C)]
+#[allow(dead_code)]
+pub enum aclrtStreamStatus {
+    ACL_STREAM_STATUS_COMPLETE = 0,
+    ACL_STREAM_STATUS_NOT_READY = 1,
+    ACL_STREAM_STATUS_RESERVED = 0xFFFF,
+}
+
 /// Result of aclrtQueryEvent (deprecated).
 #[repr(C)]
 #[allow(dead_code)]
@@ -112,6 +123,16 @@ impl Handle for StreamHandle {
 }
 
 struct EventHandle(Arc<Event>);
+
+/// The device's one context: every context handle stands for it.
+struct ContextHandle;
+impl Handle for ContextHandle {
+    const KIND: &'static str = "aclrtContext";
+}
+
+thread_local! {
+    static CURRENT_CONTEXT: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
 impl Handle for EventHandle {
     const KIND: &'static str = "aclrtEvent";
 }
@@ -131,6 +152,18 @@ fn event_arg(e: aclrtEvent, name: &'static str) -> Result<Arc<Event>> {
     // SAFETY: validated as a live event handle by the registry.
     let h = unsafe { handle::borrow(e as *const EventHandle, name) }.map_err(bad_handle)?;
     Ok(h.0.clone())
+}
+
+/// Destroying an object after aclFinalize frees it but reports that aclFinalize had
+/// already destroyed it.
+fn after_finalize(what: &str) -> Result<()> {
+    if rt::is_initialized() {
+        return Ok(());
+    }
+    Err(Error::runtime(
+        acl::ACL_ERROR_UNINITIALIZE,
+        format!("aclFinalize has already destroyed this {what}; its handle is now released"),
+    ))
 }
 
 /// Runtime functions report unknown handles with the runtime's own code.
@@ -257,7 +290,9 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
     guard::acl("aclrtDestroyStream", || {
         arg::non_null(stream, "stream")?;
         let h = handle::take(stream as *mut StreamHandle, "stream").map_err(bad_handle)?;
-        h.0.shutdown()
+        let r = h.0.shutdown();
+        after_finalize("stream")?;
+        r
     })
 }
 
@@ -275,6 +310,92 @@ pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
 pub extern "C" fn aclrtSynchronizeStreamWithTimeout(stream: aclrtStream, timeout: i32) -> aclError {
     let _ = timeout;
     aclrtSynchronizeStream(stream)
+}
+
+/// Whether all work queued on `stream` has completed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtStreamQuery(
+    stream: aclrtStream,
+    status: *mut aclrtStreamStatusRaw,
+) -> aclError {
+    guard::acl("aclrtStreamQuery", || {
+        arg::non_null(status, "status")?;
+        let idle = stream_arg(stream, "stream")?.is_idle();
+        let v = if idle {
+            aclrtStreamStatus::ACL_STREAM_STATUS_COMPLETE
+        } else {
+            aclrtStreamStatus::ACL_STREAM_STATUS_NOT_READY
+        };
+        unsafe { arg::write(status, "status", v as i32) }
+    })
+}
+
+/// Sets what a stream does after a failing task: 0 continues, 1 stops (both report the
+/// failure at the next synchronize; queued work still runs in order).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSetStreamFailureMode(stream: aclrtStream, mode: u64) -> aclError {
+    guard::acl("aclrtSetStreamFailureMode", || {
+        crate::ensure!(
+            mode <= 1,
+            "mode {mode} is not a stream failure mode (0 continue, 1 stop)"
+        );
+        stream_arg(stream, "stream").map(drop)
+    })
+}
+
+/// Creates a context on `deviceId` and makes it current (it also opens the device, as
+/// aclrtSetDevice does). Destroy it with aclrtDestroyContext.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtCreateContext(context: *mut aclrtContext, deviceId: i32) -> aclError {
+    guard::acl("aclrtCreateContext", || {
+        arg::non_null(context, "context")?;
+        rt::set_device(deviceId)?;
+        let h = handle::into_raw(ContextHandle) as usize;
+        CURRENT_CONTEXT.with(|c| c.set(h));
+        unsafe { arg::write(context, "context", h as aclrtContext) }
+    })
+}
+
+/// Destroys a context made by aclrtCreateContext.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDestroyContext(context: aclrtContext) -> aclError {
+    guard::acl("aclrtDestroyContext", || {
+        arg::non_null(context, "context")?;
+        handle::take(context as *mut ContextHandle, "context").map_err(bad_handle)?;
+        CURRENT_CONTEXT.with(|c| {
+            if c.get() == context as usize {
+                c.set(0)
+            }
+        });
+        Ok(())
+    })
+}
+
+/// Makes `context` the calling thread's current context.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtSetCurrentContext(context: aclrtContext) -> aclError {
+    guard::acl("aclrtSetCurrentContext", || {
+        // SAFETY: validated by the registry.
+        unsafe { handle::borrow(context as *const ContextHandle, "context") }
+            .map_err(bad_handle)?;
+        CURRENT_CONTEXT.with(|c| c.set(context as usize));
+        Ok(())
+    })
+}
+
+/// The calling thread's current context (the device's default context once a device is set).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtGetCurrentContext(context: *mut aclrtContext) -> aclError {
+    guard::acl("aclrtGetCurrentContext", || {
+        arg::non_null(context, "context")?;
+        let mut cur = CURRENT_CONTEXT.with(|c| c.get());
+        if cur == 0 || !handle::is_live(cur as *const ContextHandle) {
+            rt::require_device()?;
+            static DEFAULT: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+            cur = *DEFAULT.get_or_init(|| handle::into_raw(ContextHandle) as usize);
+        }
+        unsafe { arg::write(context, "context", cur as aclrtContext) }
+    })
 }
 
 /// Creates an event. Destroy it with aclrtDestroyEvent.
