@@ -19,44 +19,8 @@
 #include "acl/acl.h"
 #include "aclnnop/aclnn_add.h"
 
-/*
- * Status codes. Real CANN defines the ACLNN_* codes in aclnn/opdev/op_errno.h, which the
- * public operator headers do not include, and the runtime codes as macros in
- * error_codes/rt_error_codes.h. Fall back to the documented values when the generated
- * headers do not provide them.
- */
-#ifndef ACLNN_SUCCESS
-#define ACLNN_SUCCESS 0
-#define CAPI_FALLBACK_ACLNN_SUCCESS 1
-#endif
-#ifndef ACLNN_ERR_PARAM_NULLPTR
-#define ACLNN_ERR_PARAM_NULLPTR 161001
-#define CAPI_FALLBACK_ACLNN_ERR_PARAM_NULLPTR 1
-#endif
-#ifndef ACLNN_ERR_PARAM_INVALID
-#define ACLNN_ERR_PARAM_INVALID 161002
-#define CAPI_FALLBACK_ACLNN_ERR_PARAM_INVALID 1
-#endif
-#ifndef ACLNN_ERR_RUNTIME_ERROR
-#define ACLNN_ERR_RUNTIME_ERROR 361001
-#define CAPI_FALLBACK_ACLNN_ERR_RUNTIME_ERROR 1
-#endif
-#ifndef ACLNN_ERR_INNER
-#define ACLNN_ERR_INNER 561000
-#define CAPI_FALLBACK_ACLNN_ERR_INNER 1
-#endif
-#ifndef ACLNN_ERR_INNER_NULLPTR
-#define ACLNN_ERR_INNER_NULLPTR 561103
-#define CAPI_FALLBACK_ACLNN_ERR_INNER_NULLPTR 1
-#endif
-#ifndef ACL_ERROR_RT_PARAM_INVALID
-#define ACL_ERROR_RT_PARAM_INVALID 107000
-#define CAPI_FALLBACK_ACL_ERROR_RT_PARAM_INVALID 1
-#endif
-#ifndef ACL_ERROR_RT_INVALID_HANDLE
-#define ACL_ERROR_RT_INVALID_HANDLE 107017
-#define CAPI_FALLBACK_ACL_ERROR_RT_INVALID_HANDLE 1
-#endif
+/* The status codes come from the generated headers (aclnn/opdev/op_errno.h is included by
+   aclnn/acl_meta.h; the runtime codes are in acl/acl_base.h). */
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
