@@ -191,3 +191,192 @@ macro_rules! with_compute_dtype {
         }
     }};
 }
+
+/// A unary element-wise operation on kernel types.
+pub trait UnaryOp: 'static {
+    type A: Element;
+    type O: Element;
+    fn new(params: &Params) -> Self;
+    fn apply(&self, a: Self::A) -> Self::O;
+}
+
+/// The kernel for a `UnaryOp`.
+///
+/// # Safety
+/// See `KernelFn`.
+pub unsafe fn unary<Op: UnaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+    let op = Op::new(params);
+    // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
+    unsafe {
+        let out = std::slice::from_raw_parts_mut(out as *mut Op::O, n);
+        match ins[0] {
+            Src::Slice(a) => {
+                let a = std::slice::from_raw_parts(a as *const Op::A, n);
+                for (o, a) in out.iter_mut().zip(a) {
+                    *o = op.apply(*a);
+                }
+            }
+            Src::Scalar(a) => out.fill(op.apply((a as *const Op::A).read_unaligned())),
+        }
+    }
+}
+
+/// A three-input element-wise operation (select).
+pub trait TernaryOp: 'static {
+    type A: Element;
+    type B: Element;
+    type C: Element;
+    type O: Element;
+    fn new(params: &Params) -> Self;
+    fn apply(&self, a: Self::A, b: Self::B, c: Self::C) -> Self::O;
+}
+
+/// Reads element `i` of a kernel input.
+///
+/// # Safety
+/// `i` must be in range for a slice input.
+#[inline(always)]
+unsafe fn at<T: Element>(s: Src, i: usize) -> T {
+    // SAFETY: forwarded from the caller.
+    unsafe {
+        match s {
+            Src::Slice(p) => (p as *const T).add(i).read(),
+            Src::Scalar(p) => (p as *const T).read_unaligned(),
+        }
+    }
+}
+
+/// The kernel for a `TernaryOp`: a straight loop when every input is a slice.
+///
+/// # Safety
+/// See `KernelFn`.
+pub unsafe fn ternary<Op: TernaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+    let op = Op::new(params);
+    // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
+    unsafe {
+        let out = std::slice::from_raw_parts_mut(out as *mut Op::O, n);
+        if let (Src::Slice(a), Src::Slice(b), Src::Slice(c)) = (ins[0], ins[1], ins[2]) {
+            let a = std::slice::from_raw_parts(a as *const Op::A, n);
+            let b = std::slice::from_raw_parts(b as *const Op::B, n);
+            let c = std::slice::from_raw_parts(c as *const Op::C, n);
+            for (((o, a), b), c) in out.iter_mut().zip(a).zip(b).zip(c) {
+                *o = op.apply(*a, *b, *c);
+            }
+        } else {
+            for (i, o) in out.iter_mut().enumerate() {
+                *o = op.apply(at(ins[0], i), at(ins[1], i), at(ins[2], i));
+            }
+        }
+    }
+}
+
+/// Equality on kernel types (IEEE for floats: NaN equals nothing; bools by truth value).
+pub trait Equal: Element {
+    fn equal(self, o: Self) -> bool;
+}
+
+/// Ordering on real kernel types (IEEE: every comparison with NaN is false).
+pub trait Ordered: Equal {
+    fn less(self, o: Self) -> bool;
+    fn less_eq(self, o: Self) -> bool;
+}
+
+macro_rules! ordered {
+    ($($t:ty),*) => {$(
+        impl Equal for $t {
+            #[inline(always)] fn equal(self, o: Self) -> bool { self == o }
+        }
+        impl Ordered for $t {
+            #[inline(always)] fn less(self, o: Self) -> bool { self < o }
+            #[inline(always)] fn less_eq(self, o: Self) -> bool { self <= o }
+        }
+    )*};
+}
+ordered!(i8, u8, i16, u16, i32, u32, i64, u64, f32, f64);
+
+impl Equal for Bool8 {
+    #[inline(always)]
+    fn equal(self, o: Self) -> bool {
+        self.get() == o.get()
+    }
+}
+impl Ordered for Bool8 {
+    #[inline(always)]
+    fn less(self, o: Self) -> bool {
+        !self.get() & o.get()
+    }
+    #[inline(always)]
+    fn less_eq(self, o: Self) -> bool {
+        !self.get() | o.get()
+    }
+}
+impl Equal for C64 {
+    #[inline(always)]
+    fn equal(self, o: Self) -> bool {
+        self == o
+    }
+}
+impl Equal for C128 {
+    #[inline(always)]
+    fn equal(self, o: Self) -> bool {
+        self == o
+    }
+}
+
+/// Runs `$body` with `$T` bound to the kernel type of a real (non-complex) compute dtype;
+/// `$else` for complex dtypes.
+#[macro_export]
+macro_rules! with_real_compute_dtype {
+    ($dtype:expr, $T:ident => $body:expr, else => $else:expr) => {{
+        use $crate::dtype::DType;
+        #[allow(unused_imports)]
+        use $crate::element::*;
+        match $dtype {
+            DType::F32 | DType::F16 | DType::BF16 => {
+                type $T = f32;
+                $body
+            }
+            DType::F64 => {
+                type $T = f64;
+                $body
+            }
+            DType::S8 => {
+                type $T = i8;
+                $body
+            }
+            DType::U8 => {
+                type $T = u8;
+                $body
+            }
+            DType::S16 => {
+                type $T = i16;
+                $body
+            }
+            DType::U16 => {
+                type $T = u16;
+                $body
+            }
+            DType::S32 => {
+                type $T = i32;
+                $body
+            }
+            DType::U32 => {
+                type $T = u32;
+                $body
+            }
+            DType::S64 => {
+                type $T = i64;
+                $body
+            }
+            DType::U64 => {
+                type $T = u64;
+                $body
+            }
+            DType::Bool => {
+                type $T = Bool8;
+                $body
+            }
+            DType::C32 | DType::C64 | DType::C128 => $else,
+        }
+    }};
+}

@@ -60,6 +60,10 @@ pub struct Dtypes {
 
 /// What an operator computes for one call.
 pub struct Compute {
+    /// The dtype whose conversion to out's dtype must be allowed (SEMANTICS §5): the
+    /// promoted dtype, or bool for a predicate. The kernel's own result is then converted
+    /// to out by the conversion rule (Div computes integer inputs in f32, for example).
+    pub checked: DType,
     /// Both operands are converted to this before the kernel runs.
     pub input: Via,
     /// What the kernel writes; it is then cast to out's dtype.
@@ -71,9 +75,26 @@ pub struct Compute {
 impl Compute {
     /// A kernel reading and writing the promoted dtype's compute type (f16/bf16 in f32).
     pub fn same(promoted: DType, kernel: KernelFn) -> Compute {
+        Self::with(promoted, promoted, kernel)
+    }
+
+    /// A kernel computing in `compute` for inputs that promoted to `promoted`.
+    pub fn with(promoted: DType, compute: DType, kernel: KernelFn) -> Compute {
         Compute {
-            input: Via::of(promoted),
-            result: Via::of(promoted),
+            checked: promoted,
+            input: Via::of(compute),
+            result: Via::of(compute),
+            kernel,
+            params: Params::default(),
+        }
+    }
+
+    /// A predicate computed in `compute`: bool results.
+    pub fn predicate(compute: DType, kernel: KernelFn) -> Compute {
+        Compute {
+            checked: DType::Bool,
+            input: Via::of(compute),
+            result: Via::exact(DType::Bool),
             kernel,
             params: Params::default(),
         }
@@ -126,7 +147,7 @@ pub fn build(
             ))
         }
     };
-    ew::check_out_cast(c.result.value, out_name, out_desc)?;
+    ew::check_out_cast(c.checked, out_name, out_desc)?;
     let shapes: Vec<(&str, &[usize])> = [a, b]
         .iter()
         .filter_map(|o| match o {
@@ -134,7 +155,7 @@ pub fn build(
             Operand::Scalar(..) => None,
         })
         .collect();
-    ew::check_out_shape(p, &shapes, out_name, out_desc)?;
+    ew::check_out_shape(c.input.value, &shapes, out_name, out_desc)?;
     ew::executor(
         api,
         &[a.arg(), b.arg()],

@@ -3,4 +3,12 @@
 
 pub mod add;
 pub mod binary;
+pub mod bitwise;
+pub mod compare;
+pub mod div;
 pub mod elementwise;
+pub mod extremum;
+pub mod logical;
+pub mod mul;
+pub mod pow;
+pub mod select;

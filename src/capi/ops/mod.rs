@@ -7,6 +7,37 @@
 //! (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
 
 pub mod add;
+pub mod bitwise_and_scalar;
+pub mod bitwise_and_tensor;
+pub mod bitwise_not;
+pub mod bitwise_or_scalar;
+pub mod bitwise_or_tensor;
+pub mod bitwise_xor_scalar;
+pub mod bitwise_xor_tensor;
+pub mod div;
+pub mod eq_scalar;
+pub mod eq_tensor;
+pub mod ge_scalar;
+pub mod ge_tensor;
+pub mod gt_scalar;
+pub mod gt_tensor;
+pub mod le_scalar;
+pub mod le_tensor;
+pub mod logical_and;
+pub mod logical_not;
+pub mod logical_or;
+pub mod logical_xor;
+pub mod lt_scalar;
+pub mod lt_tensor;
+pub mod maximum;
+pub mod minimum;
+pub mod mul;
+pub mod ne_scalar;
+pub mod ne_tensor;
+pub mod pow;
+pub mod pow_tensor_tensor;
+pub mod s_where;
+pub mod sub;
 
 use super::arg;
 use super::base::aclrtStream;

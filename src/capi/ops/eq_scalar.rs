@@ -1,0 +1,88 @@
+//! `aclnnop/aclnn_eq_scalar.h`: EqScalar, InplaceEqScalar — `out = self == other` with a scalar.
+
+use super::{phase1, phase2, scalar, tensor};
+use crate::capi::base::aclrtStream;
+use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::compare::{self, Relation};
+use std::ffi::c_void;
+
+/// Phase 1 of the comparison with a scalar `other` (tensor-scalar promotion).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnEqScalarGetWorkspaceSize(
+    self_: *const aclTensor,
+    other: *const aclScalar,
+    out: *mut aclTensor,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnEqScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnEqScalar",
+                    Relation::Eq,
+                    &tensor(self_, "self")?,
+                    &scalar(other, "other")?,
+                    Some(&tensor(out, "out")?),
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of EqScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnEqScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2("aclnnEqScalar", workspace, workspaceSize, executor, stream)
+}
+
+/// Phase 1 of `selfRef = (selfRef == other)` as 1/0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceEqScalarGetWorkspaceSize(
+    selfRef: *const aclTensor,
+    other: *const aclScalar,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnInplaceEqScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnInplaceEqScalar",
+                    Relation::Eq,
+                    &tensor(selfRef, "selfRef")?,
+                    &scalar(other, "other")?,
+                    None,
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of InplaceEqScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnInplaceEqScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2(
+        "aclnnInplaceEqScalar",
+        workspace,
+        workspaceSize,
+        executor,
+        stream,
+    )
+}

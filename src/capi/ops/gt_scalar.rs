@@ -1,0 +1,88 @@
+//! `aclnnop/aclnn_gt_scalar.h`: GtScalar, InplaceGtScalar — `out = self > other` with a scalar.
+
+use super::{phase1, phase2, scalar, tensor};
+use crate::capi::base::aclrtStream;
+use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::compare::{self, Relation};
+use std::ffi::c_void;
+
+/// Phase 1 of the comparison with a scalar `other` (tensor-scalar promotion).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnGtScalarGetWorkspaceSize(
+    self_: *const aclTensor,
+    other: *const aclScalar,
+    out: *mut aclTensor,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnGtScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnGtScalar",
+                    Relation::Gt,
+                    &tensor(self_, "self")?,
+                    &scalar(other, "other")?,
+                    Some(&tensor(out, "out")?),
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of GtScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnGtScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2("aclnnGtScalar", workspace, workspaceSize, executor, stream)
+}
+
+/// Phase 1 of `selfRef = (selfRef > other)` as 1/0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceGtScalarGetWorkspaceSize(
+    selfRef: *mut aclTensor,
+    other: *const aclScalar,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnInplaceGtScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnInplaceGtScalar",
+                    Relation::Gt,
+                    &tensor(selfRef, "selfRef")?,
+                    &scalar(other, "other")?,
+                    None,
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of InplaceGtScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnInplaceGtScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2(
+        "aclnnInplaceGtScalar",
+        workspace,
+        workspaceSize,
+        executor,
+        stream,
+    )
+}

@@ -1,0 +1,88 @@
+//! `aclnnop/aclnn_le_scalar.h`: LeScalar, InplaceLeScalar — `out = self <= other` with a scalar.
+
+use super::{phase1, phase2, scalar, tensor};
+use crate::capi::base::aclrtStream;
+use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::compare::{self, Relation};
+use std::ffi::c_void;
+
+/// Phase 1 of the comparison with a scalar `other` (tensor-scalar promotion).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnLeScalarGetWorkspaceSize(
+    self_: *const aclTensor,
+    other: *const aclScalar,
+    out: *mut aclTensor,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnLeScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnLeScalar",
+                    Relation::Le,
+                    &tensor(self_, "self")?,
+                    &scalar(other, "other")?,
+                    Some(&tensor(out, "out")?),
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of LeScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnLeScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2("aclnnLeScalar", workspace, workspaceSize, executor, stream)
+}
+
+/// Phase 1 of `selfRef = (selfRef <= other)` as 1/0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceLeScalarGetWorkspaceSize(
+    selfRef: *mut aclTensor,
+    other: *const aclScalar,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnInplaceLeScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnInplaceLeScalar",
+                    Relation::Le,
+                    &tensor(selfRef, "selfRef")?,
+                    &scalar(other, "other")?,
+                    None,
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of InplaceLeScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnInplaceLeScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2(
+        "aclnnInplaceLeScalar",
+        workspace,
+        workspaceSize,
+        executor,
+        stream,
+    )
+}

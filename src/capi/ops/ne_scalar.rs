@@ -1,0 +1,88 @@
+//! `aclnnop/aclnn_ne_scalar.h`: NeScalar, InplaceNeScalar — `out = self != other` with a scalar.
+
+use super::{phase1, phase2, scalar, tensor};
+use crate::capi::base::aclrtStream;
+use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::compare::{self, Relation};
+use std::ffi::c_void;
+
+/// Phase 1 of the comparison with a scalar `other` (tensor-scalar promotion).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnNeScalarGetWorkspaceSize(
+    self_: *const aclTensor,
+    other: *const aclScalar,
+    out: *mut aclTensor,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnNeScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnNeScalar",
+                    Relation::Ne,
+                    &tensor(self_, "self")?,
+                    &scalar(other, "other")?,
+                    Some(&tensor(out, "out")?),
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of NeScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnNeScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2("aclnnNeScalar", workspace, workspaceSize, executor, stream)
+}
+
+/// Phase 1 of `selfRef = (selfRef != other)` as 1/0.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnInplaceNeScalarGetWorkspaceSize(
+    selfRef: *mut aclTensor,
+    other: *const aclScalar,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnInplaceNeScalarGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || {
+                compare::scalar(
+                    "aclnnInplaceNeScalar",
+                    Relation::Ne,
+                    &tensor(selfRef, "selfRef")?,
+                    &scalar(other, "other")?,
+                    None,
+                )
+            },
+        )
+    }
+}
+
+/// Phase 2 of InplaceNeScalar: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnInplaceNeScalar(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2(
+        "aclnnInplaceNeScalar",
+        workspace,
+        workspaceSize,
+        executor,
+        stream,
+    )
+}

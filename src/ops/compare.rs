@@ -1,0 +1,186 @@
+//! EqTensor, NeTensor, GtTensor, GeTensor, LtTensor, LeTensor, their Scalar forms and all
+//! their in-place forms (reference §5.2): `out = (self OP other) ? 1 : 0`.
+//!
+//! The operands are compared in their promoted dtype (tensor-tensor table; the Scalar
+//! forms use the tensor-scalar relation, so the scalar is first converted to the tensor's
+//! dtype class); f16/bf16 compare exactly in f32. Floats follow IEEE: every comparison
+//! with NaN is false except `!=`. The bool result is converted to out's dtype (any dtype
+//! bool converts to: bool, integers, floats); in-place forms write 0/1 into selfRef.
+
+use super::binary::{self, Compute, Dtypes, Operand};
+use crate::dtype::DType;
+use crate::element::{Bool8, C128, C64};
+use crate::engine::kernel::{binary as kernel, BinaryOp, Equal, Ordered};
+use crate::engine::{KernelFn, Params};
+use crate::error::Result;
+use crate::executor::Executor;
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+use std::marker::PhantomData;
+
+use DType::*;
+
+/// The six relations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Relation {
+    Eq,
+    Ne,
+    Gt,
+    Ge,
+    Lt,
+    Le,
+}
+
+const EQ_IN: &[DType] = &[F64, F16, F32, BF16, S64, S32, S8, U8, Bool, S16, C64, C128];
+const GT_IN: &[DType] = &[
+    F64, F16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool, BF16,
+];
+const GT_OUT: &[DType] = &[
+    F64, F16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool, BF16, C64, C128,
+];
+const LE_IN: &[DType] = &[S8, U8, S16, S32, S64, F16, U16, BF16, F32, F64, Bool];
+const LE_OUT: &[DType] = &[
+    F32, S32, S64, F16, S16, S8, U8, F64, U32, U64, Bool, U16, C64, C128, BF16,
+];
+
+impl Relation {
+    fn dtypes(self) -> Dtypes {
+        match self {
+            Relation::Eq | Relation::Ne => Dtypes {
+                a: EQ_IN,
+                b: EQ_IN,
+                out: EQ_IN,
+            },
+            Relation::Gt | Relation::Ge | Relation::Lt => Dtypes {
+                a: GT_IN,
+                b: GT_IN,
+                out: GT_OUT,
+            },
+            Relation::Le => Dtypes {
+                a: LE_IN,
+                b: LE_IN,
+                out: LE_OUT,
+            },
+        }
+    }
+}
+
+struct Cmp<T, const R: u8>(PhantomData<T>);
+impl<T: Ordered, const R: u8> BinaryOp for Cmp<T, R> {
+    type A = T;
+    type B = T;
+    type O = Bool8;
+    fn new(_: &Params) -> Self {
+        Cmp(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T, b: T) -> Bool8 {
+        Bool8::new(match R {
+            0 => a.equal(b),
+            1 => !a.equal(b),
+            2 => b.less(a),
+            3 => b.less_eq(a),
+            4 => a.less(b),
+            _ => a.less_eq(b),
+        })
+    }
+}
+
+/// Equality of complex numbers (no ordering).
+struct CmpEq<T, const NE: bool>(PhantomData<T>);
+impl<T: Equal, const NE: bool> BinaryOp for CmpEq<T, NE> {
+    type A = T;
+    type B = T;
+    type O = Bool8;
+    fn new(_: &Params) -> Self {
+        CmpEq(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T, b: T) -> Bool8 {
+        Bool8::new(a.equal(b) != NE)
+    }
+}
+
+fn typed<const R: u8>(c: DType) -> Result<KernelFn> {
+    Ok(match c {
+        F32 => kernel::<Cmp<f32, R>> as KernelFn,
+        F64 => kernel::<Cmp<f64, R>>,
+        S8 => kernel::<Cmp<i8, R>>,
+        U8 => kernel::<Cmp<u8, R>>,
+        S16 => kernel::<Cmp<i16, R>>,
+        U16 => kernel::<Cmp<u16, R>>,
+        S32 => kernel::<Cmp<i32, R>>,
+        U32 => kernel::<Cmp<u32, R>>,
+        S64 => kernel::<Cmp<i64, R>>,
+        U64 => kernel::<Cmp<u64, R>>,
+        Bool => kernel::<Cmp<Bool8, R>>,
+        C64 if R <= 1 => {
+            if R == 0 {
+                kernel::<CmpEq<C64, false>>
+            } else {
+                kernel::<CmpEq<C64, true>>
+            }
+        }
+        C128 if R <= 1 => {
+            if R == 0 {
+                kernel::<CmpEq<C128, false>>
+            } else {
+                kernel::<CmpEq<C128, true>>
+            }
+        }
+        other => {
+            crate::bail!("complex numbers ({other}) are not ordered; only Eq and Ne compare them")
+        }
+    })
+}
+
+fn compute(rel: Relation, p: DType) -> Result<Compute> {
+    let c = p.compute();
+    let k = match rel {
+        Relation::Eq => typed::<0>(c)?,
+        Relation::Ne => typed::<1>(c)?,
+        Relation::Gt => typed::<2>(c)?,
+        Relation::Ge => typed::<3>(c)?,
+        Relation::Lt => typed::<4>(c)?,
+        Relation::Le => typed::<5>(c)?,
+    };
+    Ok(Compute::predicate(p, k))
+}
+
+/// `out = self OP other` for a tensor `other`; `out == None` writes into self (selfRef).
+pub fn tensor(
+    api: &'static str,
+    rel: Relation,
+    self_: &TensorDesc,
+    other: &TensorDesc,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    let name = if out.is_some() { "self" } else { "selfRef" };
+    binary::build(
+        api,
+        &rel.dtypes(),
+        Operand::Tensor(name, self_),
+        Operand::Tensor("other", other),
+        out.map(|o| ("out", o)),
+        |p| compute(rel, p),
+    )
+}
+
+/// `out = self OP other` for a scalar `other`; `out == None` writes into self (selfRef).
+pub fn scalar(
+    api: &'static str,
+    rel: Relation,
+    self_: &TensorDesc,
+    other: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    let name = if out.is_some() { "self" } else { "selfRef" };
+    binary::build(
+        api,
+        &rel.dtypes(),
+        Operand::Tensor(name, self_),
+        Operand::Scalar("other", other),
+        out.map(|o| ("out", o)),
+        |p| compute(rel, p),
+    )
+}
