@@ -10,6 +10,7 @@
 //! PyTorch does: "subtraction with two bool tensors is not supported").
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use super::elementwise::{self as ew, ALL12};
 use crate::dtype::{can_cast_value, DType};
 use crate::engine::kernel::{binary as binary_kernel, Arith, BinaryOp};
@@ -185,3 +186,21 @@ family!(
     "aclnnInplaceSub",
     "aclnnInplaceSubs"
 );
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Add, Adds, InplaceAdd, InplaceAdds",
+        a: ALL12,
+        b: ALL12,
+        out: ALL12,
+        rule: "self + alpha·other",
+    },
+    Entry {
+        ops: "Sub, Subs, InplaceSub, InplaceSubs",
+        a: ALL12,
+        b: ALL12,
+        out: ALL12,
+        rule: "self − alpha·other (not bool − bool)",
+    },
+];

@@ -4,6 +4,7 @@
 //! bitwise one on two's complement bits. BitwiseNot's out must have self's dtype.
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::DType;
 use crate::element::Bool8;
@@ -241,3 +242,35 @@ pub fn not(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
         false,
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "BitwiseAndTensor, BitwiseAndScalar (+ Inplace)",
+        a: AND_IN,
+        b: AND_IN,
+        out: AND_OR_OUT,
+        rule: "bitwise and (logical for bool)",
+    },
+    Entry {
+        ops: "BitwiseOrTensor, BitwiseOrScalar (+ Inplace)",
+        a: OR_IN,
+        b: OR_IN,
+        out: AND_OR_OUT,
+        rule: "bitwise or (logical for bool)",
+    },
+    Entry {
+        ops: "BitwiseXorTensor, BitwiseXorScalar (+ Inplace)",
+        a: XOR_IN,
+        b: XOR_IN,
+        out: XOR_OUT,
+        rule: "bitwise xor (logical for bool)",
+    },
+    Entry {
+        ops: "BitwiseNot",
+        a: NOT_LIST,
+        b: &[],
+        out: NOT_LIST,
+        rule: "~x, out dtype = self dtype",
+    },
+];

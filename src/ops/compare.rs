@@ -8,6 +8,7 @@
 //! bool converts to: bool, integers, floats); in-place forms write 0/1 into selfRef.
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use crate::dtype::DType;
 use crate::element::{Bool8, C128, C64};
 use crate::engine::kernel::{binary as kernel, BinaryOp, Equal, Ordered};
@@ -184,3 +185,28 @@ pub fn scalar(
         |p| compute(rel, p),
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "EqTensor, NeTensor, EqScalar, NeScalar (+ Inplace)",
+        a: EQ_IN,
+        b: EQ_IN,
+        out: EQ_IN,
+        rule: "1/0 of ==, !=",
+    },
+    Entry {
+        ops: "GtTensor, GeTensor, LtTensor, GtScalar, GeScalar, LtScalar (+ Inplace)",
+        a: GT_IN,
+        b: GT_IN,
+        out: GT_OUT,
+        rule: "1/0 of >, >=, <",
+    },
+    Entry {
+        ops: "LeTensor, LeScalar (+ Inplace)",
+        a: LE_IN,
+        b: LE_IN,
+        out: LE_OUT,
+        rule: "1/0 of <=",
+    },
+];

@@ -15,6 +15,7 @@
 //! value, and trunc/floor with a complex promoted dtype, is 161002.
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use super::elementwise::ALL12;
 use crate::dtype::DType;
 use crate::element::{C128, C64};
@@ -319,3 +320,21 @@ pub fn inplace_div_mods(self_ref: &TensorDesc, other: &Scalar, mode: i64) -> Res
         |p| rounded_div(p, mode),
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Div, Divs, InplaceDiv, InplaceDivs",
+        a: ALL12,
+        b: ALL12,
+        out: ALL12,
+        rule: "true division (integers in f32)",
+    },
+    Entry {
+        ops: "DivMod, DivMods, InplaceDivMod, InplaceDivMods",
+        a: ALL12,
+        b: ALL12,
+        out: ALL12,
+        rule: "division rounded by mode 0/1/2",
+    },
+];

@@ -3,6 +3,7 @@
 //! -0.0 and +0.0, Maximum gives +0.0 and Minimum -0.0. Bool: "or" / "and".
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use crate::dtype::DType;
 use crate::element::Bool8;
 use crate::engine::kernel::{binary as kernel, BinaryOp};
@@ -129,3 +130,12 @@ pub fn minimum(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) -> Resu
         |p| Ok(Compute::same(p, pick!(Min, p))),
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[Entry {
+    ops: "Maximum, Minimum",
+    a: LIST,
+    b: LIST,
+    out: LIST,
+    rule: "max/min, NaN propagates",
+}];

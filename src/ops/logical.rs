@@ -4,6 +4,7 @@
 //! converted to out's dtype.
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::DType;
 use crate::element::Bool8;
@@ -119,3 +120,21 @@ pub fn not(api: &'static str, self_: &TensorDesc, out: Option<&TensorDesc>) -> R
         out.is_none(),
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "LogicalAnd, LogicalOr, LogicalXor, InplaceLogicalAnd, InplaceLogicalOr",
+        a: LIST,
+        b: LIST,
+        out: LIST,
+        rule: "truth values (x ≠ 0)",
+    },
+    Entry {
+        ops: "LogicalNot, InplaceLogicalNot",
+        a: NOT_LIST,
+        b: &[],
+        out: NOT_LIST,
+        rule: "!x",
+    },
+];

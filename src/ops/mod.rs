@@ -4,6 +4,7 @@
 pub mod add;
 pub mod binary;
 pub mod bitwise;
+pub mod catalog;
 pub mod compare;
 pub mod div;
 pub mod elementwise;

@@ -2,6 +2,7 @@
 //! dtypes; bool multiplies as "and"; integers wrap; f16/bf16 compute in f32, rounded once.
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use super::elementwise::ALL12;
 use crate::engine::kernel::{binary as kernel, Arith, BinaryOp};
 use crate::engine::{KernelFn, Params};
@@ -86,3 +87,12 @@ pub fn inplace_muls(self_ref: &TensorDesc, other: &Scalar) -> Result<Executor> {
         compute,
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[Entry {
+    ops: "Mul, Muls, InplaceMul, InplaceMuls",
+    a: ALL12,
+    b: ALL12,
+    out: ALL12,
+    rule: "self · other",
+}];

@@ -10,6 +10,7 @@
 //! exp(b·ln a).
 
 use super::binary::{self, Compute, Dtypes, Operand};
+use super::catalog::Entry;
 use crate::dtype::DType;
 use crate::element::{Wide, C128, C64};
 use crate::engine::kernel::{binary as kernel, BinaryOp};
@@ -230,3 +231,21 @@ pub fn pow_scalar_tensor(
         compute,
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "PowTensorTensor, PowTensorScalar, PowScalarTensor",
+        a: INPUTS,
+        b: INPUTS,
+        out: OUTPUTS,
+        rule: "self ^ exponent (not both bool)",
+    },
+    Entry {
+        ops: "InplacePowTensorTensor, InplacePowTensorScalar",
+        a: INPLACE,
+        b: INPUTS,
+        out: INPLACE,
+        rule: "self = self ^ exponent",
+    },
+];

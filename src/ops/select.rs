@@ -2,6 +2,7 @@
 //! with all three broadcast together. condition is bool or u8 (non-zero is true); self
 //! and other promote (tensor-tensor) and the selected value is cast to out.
 
+use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::{promote, DType};
 use crate::element::Bool8;
@@ -85,3 +86,12 @@ pub fn s_where(
         false,
     )
 }
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[Entry {
+    ops: "SWhere",
+    a: VALUES,
+    b: CONDITION,
+    out: VALUES,
+    rule: "condition ? self : other (b: condition)",
+}];

@@ -1,0 +1,120 @@
+//! The operator table: which operators exist and the dtypes each accepts, gathered from
+//! the operator files themselves so the README's table (generated from it and checked by
+//! a test) cannot drift from the code.
+
+use crate::dtype::DType;
+
+/// One row: a group of entry points sharing dtype lists.
+pub struct Entry {
+    pub ops: &'static str,
+    /// First operand (self / selfRef).
+    pub a: &'static [DType],
+    /// Second operand (other / exponent); empty for unary operators.
+    pub b: &'static [DType],
+    pub out: &'static [DType],
+    pub rule: &'static str,
+}
+
+/// Every operator family, in README order.
+pub fn catalog() -> Vec<&'static Entry> {
+    [
+        super::add::CATALOG,
+        super::mul::CATALOG,
+        super::div::CATALOG,
+        super::pow::CATALOG,
+        super::extremum::CATALOG,
+        super::compare::CATALOG,
+        super::logical::CATALOG,
+        super::bitwise::CATALOG,
+        super::select::CATALOG,
+    ]
+    .iter()
+    .flat_map(|c| c.iter())
+    .collect()
+}
+
+fn short(d: DType) -> &'static str {
+    match d {
+        DType::F32 => "f32",
+        DType::F16 => "f16",
+        DType::F64 => "f64",
+        DType::BF16 => "bf16",
+        DType::S8 => "s8",
+        DType::U8 => "u8",
+        DType::S16 => "s16",
+        DType::U16 => "u16",
+        DType::S32 => "s32",
+        DType::U32 => "u32",
+        DType::S64 => "s64",
+        DType::U64 => "u64",
+        DType::Bool => "bool",
+        DType::C32 => "c32",
+        DType::C64 => "c64",
+        DType::C128 => "c128",
+    }
+}
+
+fn list(ds: &[DType]) -> String {
+    if ds.is_empty() {
+        return "—".into();
+    }
+    // In the contract's column order, so rows compare at a glance.
+    crate::dtype::ALL
+        .iter()
+        .filter(|d| ds.contains(d))
+        .map(|d| short(*d))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The README's operator table, as markdown.
+pub fn markdown() -> String {
+    let mut s = String::from(
+        "| operators (aclnn…) | computes | self | other | out |\n|---|---|---|---|---|\n",
+    );
+    for e in catalog() {
+        s += &format!(
+            "| {} | {} | {} | {} | {} |\n",
+            e.ops,
+            e.rule,
+            list(e.a),
+            list(e.b),
+            list(e.out)
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    const BEGIN: &str = "<!-- operator table: generated from src/ops (cargo test); ACLNN_CPU_BLESS=1 rewrites it -->\n";
+    const END: &str = "<!-- end of operator table -->";
+
+    #[test]
+    fn readme_operator_table_matches_the_code() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+        let text = std::fs::read_to_string(&path).expect("README.md");
+        let start = text
+            .find(BEGIN)
+            .expect("README.md has the operator table's begin marker")
+            + BEGIN.len();
+        let end = text[start..]
+            .find(END)
+            .expect("README.md has the operator table's end marker")
+            + start;
+        let table = super::markdown();
+        if std::env::var("ACLNN_CPU_BLESS").as_deref() == Ok("1") {
+            std::fs::write(
+                &path,
+                format!("{}{}{}", &text[..start], table, &text[end..]),
+            )
+            .expect("write README.md");
+            return;
+        }
+        assert_eq!(
+            &text[start..end],
+            table,
+            "README.md's operator table is stale: run `ACLNN_CPU_BLESS=1 cargo test readme_operator_table`"
+        );
+    }
+}
