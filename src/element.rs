@@ -164,45 +164,35 @@ fn int_to_f64_round_odd(i: i128) -> f64 {
 
 /// A real value, correctly rounded into a format narrower than f32 through round-to-odd.
 #[inline(always)]
-fn narrow_real(w: Wide) -> Option<f32> {
+fn narrow_real(w: Wide) -> f32 {
     match w {
-        Wide::Bool(b) => Some(b as u8 as f32),
-        Wide::Int(i) => Some(f64_to_f32_round_odd(int_to_f64_round_odd(i))),
-        Wide::Float(f) => Some(f64_to_f32_round_odd(f)),
-        Wide::Complex(re, _) => Some(f64_to_f32_round_odd(re)),
+        Wide::Bool(b) => b as u8 as f32,
+        Wide::Int(i) => f64_to_f32_round_odd(int_to_f64_round_odd(i)),
+        Wide::Float(f) => f64_to_f32_round_odd(f),
+        Wide::Complex(re, _) => f64_to_f32_round_odd(re),
     }
 }
 
-impl Element for f16 {
-    const DTYPE: DType = DType::F16;
-    #[inline(always)]
-    fn to_wide(self) -> Wide {
-        Wide::Float(self.to_f64())
-    }
-    #[inline(always)]
-    fn from_wide(w: Wide) -> Self {
-        match w {
-            // From f32 the conversion is a single correct rounding already.
-            Wide::Float(f) if (f as f32) as f64 == f || f.is_nan() => f16::from_f32(f as f32),
-            w => f16::from_f32(narrow_real(w).unwrap_or(0.0)),
+macro_rules! half_element {
+    ($($t:ident => $d:ident),*) => {$(
+        impl Element for $t {
+            const DTYPE: DType = DType::$d;
+            #[inline(always)]
+            fn to_wide(self) -> Wide {
+                Wide::Float(self.to_f64())
+            }
+            #[inline(always)]
+            fn from_wide(w: Wide) -> Self {
+                match w {
+                    // From an f32 value the conversion is already a single correct rounding.
+                    Wide::Float(f) if (f as f32) as f64 == f || f.is_nan() => $t::from_f32(f as f32),
+                    w => $t::from_f32(narrow_real(w)),
+                }
+            }
         }
-    }
+    )*};
 }
-
-impl Element for bf16 {
-    const DTYPE: DType = DType::BF16;
-    #[inline(always)]
-    fn to_wide(self) -> Wide {
-        Wide::Float(self.to_f64())
-    }
-    #[inline(always)]
-    fn from_wide(w: Wide) -> Self {
-        match w {
-            Wide::Float(f) if (f as f32) as f64 == f || f.is_nan() => bf16::from_f32(f as f32),
-            w => bf16::from_f32(narrow_real(w).unwrap_or(0.0)),
-        }
-    }
-}
+half_element!(f16 => F16, bf16 => BF16);
 
 macro_rules! complex_element {
     ($($t:ty => $d:ident, $part:ty),*) => {$(

@@ -12,7 +12,6 @@ use crate::engine::kernel::{binary as kernel, unary, BinaryOp, UnaryOp};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
-use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use std::marker::PhantomData;
 
@@ -178,12 +177,12 @@ fn compute(b: Bitwise, p: DType) -> Result<Compute> {
     Ok(Compute::same(p, k))
 }
 
-/// `out = self B other` for a tensor `other`; `out == None` writes into selfRef.
-pub fn tensor(
+/// `out = self B other` (other a tensor or a scalar); `out == None` writes into selfRef.
+pub fn bitwise(
     api: &'static str,
     b: Bitwise,
     self_: &TensorDesc,
-    other: &TensorDesc,
+    other: Operand,
     out: Option<&TensorDesc>,
 ) -> Result<Executor> {
     let name = if out.is_some() { "self" } else { "selfRef" };
@@ -191,26 +190,7 @@ pub fn tensor(
         api,
         &b.dtypes(),
         Operand::Tensor(name, self_),
-        Operand::Tensor("other", other),
-        out.map(|o| ("out", o)),
-        |p| compute(b, p),
-    )
-}
-
-/// `out = self B other` for a scalar `other`; `out == None` writes into selfRef.
-pub fn scalar(
-    api: &'static str,
-    b: Bitwise,
-    self_: &TensorDesc,
-    other: &Scalar,
-    out: Option<&TensorDesc>,
-) -> Result<Executor> {
-    let name = if out.is_some() { "self" } else { "selfRef" };
-    binary::build(
-        api,
-        &b.dtypes(),
-        Operand::Tensor(name, self_),
-        Operand::Scalar("other", other),
+        other,
         out.map(|o| ("out", o)),
         |p| compute(b, p),
     )

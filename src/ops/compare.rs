@@ -15,7 +15,6 @@ use crate::engine::kernel::{binary as kernel, BinaryOp, Equal, Ordered};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
-use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use std::marker::PhantomData;
 
@@ -148,12 +147,12 @@ fn compute(rel: Relation, p: DType) -> Result<Compute> {
     Ok(Compute::predicate(p, k))
 }
 
-/// `out = self OP other` for a tensor `other`; `out == None` writes into self (selfRef).
-pub fn tensor(
+/// `out = self OP other` (other a tensor or a scalar); `out == None` writes into selfRef.
+pub fn compare(
     api: &'static str,
     rel: Relation,
     self_: &TensorDesc,
-    other: &TensorDesc,
+    other: Operand,
     out: Option<&TensorDesc>,
 ) -> Result<Executor> {
     let name = if out.is_some() { "self" } else { "selfRef" };
@@ -161,26 +160,7 @@ pub fn tensor(
         api,
         &rel.dtypes(),
         Operand::Tensor(name, self_),
-        Operand::Tensor("other", other),
-        out.map(|o| ("out", o)),
-        |p| compute(rel, p),
-    )
-}
-
-/// `out = self OP other` for a scalar `other`; `out == None` writes into self (selfRef).
-pub fn scalar(
-    api: &'static str,
-    rel: Relation,
-    self_: &TensorDesc,
-    other: &Scalar,
-    out: Option<&TensorDesc>,
-) -> Result<Executor> {
-    let name = if out.is_some() { "self" } else { "selfRef" };
-    binary::build(
-        api,
-        &rel.dtypes(),
-        Operand::Tensor(name, self_),
-        Operand::Scalar("other", other),
+        other,
         out.map(|o| ("out", o)),
         |p| compute(rel, p),
     )

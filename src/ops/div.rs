@@ -37,30 +37,17 @@ const DTYPES: Dtypes = Dtypes {
 trait Quotient: crate::element::Element {
     fn quotient(self, o: Self) -> Self;
 }
-impl Quotient for f32 {
-    #[inline(always)]
-    fn quotient(self, o: Self) -> Self {
-        self / o
-    }
+macro_rules! quotient {
+    ($($t:ty),*) => {$(
+        impl Quotient for $t {
+            #[inline(always)]
+            fn quotient(self, o: Self) -> Self {
+                self / o
+            }
+        }
+    )*};
 }
-impl Quotient for f64 {
-    #[inline(always)]
-    fn quotient(self, o: Self) -> Self {
-        self / o
-    }
-}
-impl Quotient for C64 {
-    #[inline(always)]
-    fn quotient(self, o: Self) -> Self {
-        self / o
-    }
-}
-impl Quotient for C128 {
-    #[inline(always)]
-    fn quotient(self, o: Self) -> Self {
-        self / o
-    }
-}
+quotient!(f32, f64, C64, C128);
 
 struct TrueDiv<T>(PhantomData<T>);
 impl<T: Quotient> BinaryOp for TrueDiv<T> {
@@ -81,26 +68,21 @@ trait RealQuotient: Quotient {
     fn trunc_(self) -> Self;
     fn floor_(self) -> Self;
 }
-impl RealQuotient for f32 {
-    #[inline(always)]
-    fn trunc_(self) -> Self {
-        self.trunc()
-    }
-    #[inline(always)]
-    fn floor_(self) -> Self {
-        self.floor()
-    }
+macro_rules! real_quotient {
+    ($($t:ty),*) => {$(
+        impl RealQuotient for $t {
+            #[inline(always)]
+            fn trunc_(self) -> Self {
+                self.trunc()
+            }
+            #[inline(always)]
+            fn floor_(self) -> Self {
+                self.floor()
+            }
+        }
+    )*};
 }
-impl RealQuotient for f64 {
-    #[inline(always)]
-    fn trunc_(self) -> Self {
-        self.trunc()
-    }
-    #[inline(always)]
-    fn floor_(self) -> Self {
-        self.floor()
-    }
-}
+real_quotient!(f32, f64);
 
 struct TruncDiv<T>(PhantomData<T>);
 impl<T: RealQuotient> BinaryOp for TruncDiv<T> {

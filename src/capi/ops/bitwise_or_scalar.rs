@@ -3,6 +3,7 @@
 use super::{phase1, phase2, scalar, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::bitwise::{self, Bitwise};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnBitwiseOrScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::scalar(
+                bitwise::bitwise(
                     "aclnnBitwiseOrScalar",
                     Bitwise::Or,
                     &tensor(self_, "self")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -64,11 +65,11 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseOrScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::scalar(
+                bitwise::bitwise(
                     "aclnnInplaceBitwiseOrScalar",
                     Bitwise::Or,
                     &tensor(selfRef, "selfRef")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )
             },

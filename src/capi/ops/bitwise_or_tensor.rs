@@ -3,6 +3,7 @@
 use super::{phase1, phase2, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::bitwise::{self, Bitwise};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnBitwiseOrTensorGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::tensor(
+                bitwise::bitwise(
                     "aclnnBitwiseOrTensor",
                     Bitwise::Or,
                     &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
+                    Operand::Tensor("other", &tensor(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -64,11 +65,11 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseOrTensorGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::tensor(
+                bitwise::bitwise(
                     "aclnnInplaceBitwiseOrTensor",
                     Bitwise::Or,
                     &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    Operand::Tensor("other", &tensor(other, "other")?),
                     None,
                 )
             },

@@ -3,6 +3,7 @@
 use super::{phase1, phase2, scalar, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::bitwise::{self, Bitwise};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnBitwiseXorScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::scalar(
+                bitwise::bitwise(
                     "aclnnBitwiseXorScalar",
                     Bitwise::Xor,
                     &tensor(self_, "self")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -64,11 +65,11 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseXorScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                bitwise::scalar(
+                bitwise::bitwise(
                     "aclnnInplaceBitwiseXorScalar",
                     Bitwise::Xor,
                     &tensor(selfRef, "selfRef")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )
             },

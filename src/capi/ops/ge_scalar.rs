@@ -3,6 +3,7 @@
 use super::{phase1, phase2, scalar, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::compare::{self, Relation};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnGeScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::scalar(
+                compare::compare(
                     "aclnnGeScalar",
                     Relation::Ge,
                     &tensor(self_, "self")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -58,11 +59,11 @@ pub unsafe extern "C" fn aclnnInplaceGeScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::scalar(
+                compare::compare(
                     "aclnnInplaceGeScalar",
                     Relation::Ge,
                     &tensor(selfRef, "selfRef")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )
             },

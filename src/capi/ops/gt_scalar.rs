@@ -3,6 +3,7 @@
 use super::{phase1, phase2, scalar, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::compare::{self, Relation};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnGtScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::scalar(
+                compare::compare(
                     "aclnnGtScalar",
                     Relation::Gt,
                     &tensor(self_, "self")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -58,11 +59,11 @@ pub unsafe extern "C" fn aclnnInplaceGtScalarGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::scalar(
+                compare::compare(
                     "aclnnInplaceGtScalar",
                     Relation::Gt,
                     &tensor(selfRef, "selfRef")?,
-                    &scalar(other, "other")?,
+                    Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )
             },

@@ -3,6 +3,7 @@
 use super::{phase1, phase2, tensor};
 use crate::capi::base::aclrtStream;
 use crate::capi::meta::{aclOpExecutor, aclTensor, aclnnStatus};
+use crate::ops::binary::Operand;
 use crate::ops::compare::{self, Relation};
 use std::ffi::c_void;
 
@@ -21,11 +22,11 @@ pub unsafe extern "C" fn aclnnNeTensorGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::tensor(
+                compare::compare(
                     "aclnnNeTensor",
                     Relation::Ne,
                     &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
+                    Operand::Tensor("other", &tensor(other, "other")?),
                     Some(&tensor(out, "out")?),
                 )
             },
@@ -58,11 +59,11 @@ pub unsafe extern "C" fn aclnnInplaceNeTensorGetWorkspaceSize(
             workspaceSize,
             executor,
             || {
-                compare::tensor(
+                compare::compare(
                     "aclnnInplaceNeTensor",
                     Relation::Ne,
                     &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    Operand::Tensor("other", &tensor(other, "other")?),
                     None,
                 )
             },
