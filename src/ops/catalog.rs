@@ -27,6 +27,9 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::logical::CATALOG,
         super::bitwise::CATALOG,
         super::select::CATALOG,
+        super::copy::CATALOG,
+        super::math::CATALOG,
+        super::clamp::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -6,6 +6,7 @@
 //! calling phase 2 again with it is ACLNN_ERR_PARAM_INVALID. A repeatable executor
 //! (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
 
+pub mod abs;
 pub mod add;
 pub mod bitwise_and_scalar;
 pub mod bitwise_and_tensor;
@@ -14,15 +15,28 @@ pub mod bitwise_or_scalar;
 pub mod bitwise_or_tensor;
 pub mod bitwise_xor_scalar;
 pub mod bitwise_xor_tensor;
+pub mod cast;
+pub mod ceil;
+pub mod clamp;
+pub mod copy;
+pub mod cos;
 pub mod div;
 pub mod eq_scalar;
 pub mod eq_tensor;
+pub mod erf;
+pub mod exp;
+pub mod exp2;
+pub mod fill_scalar;
+pub mod floor;
 pub mod ge_scalar;
 pub mod ge_tensor;
+pub mod gelu;
 pub mod gt_scalar;
 pub mod gt_tensor;
 pub mod le_scalar;
 pub mod le_tensor;
+pub mod log;
+pub mod log2;
 pub mod logical_and;
 pub mod logical_not;
 pub mod logical_or;
@@ -34,10 +48,22 @@ pub mod minimum;
 pub mod mul;
 pub mod ne_scalar;
 pub mod ne_tensor;
+pub mod neg;
 pub mod pow;
 pub mod pow_tensor_tensor;
+pub mod reciprocal;
+pub mod relu;
+pub mod round;
+pub mod rsqrt;
 pub mod s_where;
+pub mod sigmoid;
+pub mod sign;
+pub mod silu;
+pub mod sin;
+pub mod sqrt;
 pub mod sub;
+pub mod tanh;
+pub mod zero;
 
 use super::arg;
 use super::base::aclrtStream;
@@ -59,6 +85,14 @@ pub(crate) unsafe fn tensor(p: *const aclTensor, name: &'static str) -> Result<T
 /// A required scalar argument.
 pub(crate) unsafe fn scalar(p: *const aclScalar, name: &'static str) -> Result<Scalar> {
     Ok(unsafe { handle::borrow(p, name)? }.value)
+}
+
+/// An optional scalar argument (NULL is None).
+pub(crate) unsafe fn opt_scalar(p: *const aclScalar, name: &'static str) -> Result<Option<Scalar>> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(unsafe { scalar(p, name)? }))
 }
 
 /// Phase 1: checks the out-parameters first (as CANN does), builds the executor, and

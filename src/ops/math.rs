@@ -1,0 +1,226 @@
+//! The unary math and activation operators (reference §5.4 and CANN's ops-math headers
+//! for Erf, Log2, Exp2): each states its dtype lists, how it computes and its out rule;
+//! `unary.rs` does the rest.
+//!
+//! Float functions compute in f32 for f32/f16/bf16 and integer/bool inputs and in f64
+//! for f64 (results within the C library's bounds: < 1 ulp for exp, log, sin, cos, tanh,
+//! sqrt is exact), then round once to the result dtype. Complex functions use the
+//! principal branches. Integer Abs and Neg wrap (|-128| = -128 for s8).
+
+use super::binary::Compute;
+use super::catalog::Entry;
+use super::unary::{self, f, floating, kernel, Modulus, OutRule, Rule};
+use crate::dtype::DType;
+use crate::engine::kernel::unary as unary_kernel;
+use crate::engine::{KernelFn, Params, Via};
+use crate::error::Result;
+use crate::executor::Executor;
+use crate::tensor::TensorDesc;
+
+use DType::*;
+
+const FLOATS: &[DType] = &[F32, F16, F64, C64, C128, BF16];
+const ABS_IN: &[DType] = &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool, C32, C64];
+const NEG: &[DType] = &[S8, S32, S64, F16, BF16, F32, F64, C64, C128];
+const EXP_IN: &[DType] = &[F32, F16, F64, C64, C128, Bool, S64, BF16];
+const LOG_IN: &[DType] = &[Bool, S64, S32, S16, S8, U8, F32, F16, F64, C64, C128, BF16];
+const TANH_IN: &[DType] = &[F32, F16, Bool, U8, S8, S16, S32, S64, BF16];
+const HALFS: &[DType] = &[F32, F16, BF16];
+const RELU: &[DType] = &[F32, F16, S8, S32, S64, BF16];
+const FLOOR: &[DType] = &[F64, F32, F16, BF16, S64, S32, S16, S8, U64, U32, U16, U8];
+const CEIL: &[DType] = &[F16, F32, F64, BF16];
+const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];
+const SIGN: &[DType] = &[F64, F32, F16, S32, S64, C64, C128, Bool, BF16];
+const ERF: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+const REAL_FLOATS: &[DType] = &[F32, F16, F64, BF16];
+
+/// A float function of `d` computed in the float dtype `floating(d)`.
+fn float_fn<const F: u8>(d: DType) -> Result<Compute> {
+    let c = floating(d);
+    Ok(Compute::with(c, c, kernel::<F>(c)?))
+}
+
+/// A function computed in self's own dtype, out of the same dtype.
+fn same_fn<const F: u8>(d: DType) -> Result<Compute> {
+    Ok(Compute::same(d, kernel::<F>(d)?))
+}
+
+/// Abs: |x| in self's dtype; complex gives its modulus in the component dtype.
+fn abs_compute(d: DType) -> Result<Compute> {
+    let (part, k) = match d {
+        C32 => (
+            F16,
+            unary_kernel::<Modulus<crate::element::C64>> as KernelFn,
+        ),
+        C64 => (
+            F32,
+            unary_kernel::<Modulus<crate::element::C64>> as KernelFn,
+        ),
+        C128 => (
+            F64,
+            unary_kernel::<Modulus<crate::element::C128>> as KernelFn,
+        ),
+        _ => return same_fn::<{ f::ABS }>(d),
+    };
+    Ok(Compute {
+        checked: part,
+        input: Via::of(d),
+        result: Via::of(part),
+        kernel: k,
+        params: Params::default(),
+    })
+}
+
+macro_rules! unary_ops {
+    ($($(#[$doc:meta])* $name:ident, $inplace:ident, $api:literal, $iapi:literal, $self_name:literal,
+       $a:expr, $out:expr, $rule:ident, $choose:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+            unary::build($api, &Rule { a: $a, out: $out, out_rule: OutRule::$rule }, $self_name, self_, Some(out), $choose)
+        }
+        #[doc = concat!("The in-place form (", $iapi, ").")]
+        pub fn $inplace(self_ref: &TensorDesc) -> Result<Executor> {
+            unary::build($iapi, &Rule { a: $a, out: $out, out_rule: OutRule::$rule }, "selfRef", self_ref, None, $choose)
+        }
+    )*};
+}
+
+unary_ops! {
+    /// aclnnAbs: |x|; out has self's dtype (complex: its component dtype).
+    abs, inplace_abs, "aclnnAbs", "aclnnInplaceAbs", "self", ABS_IN, &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool], Equal, abs_compute;
+    /// aclnnNeg: -x.
+    neg, inplace_neg, "aclnnNeg", "aclnnInplaceNeg", "self", NEG, NEG, Castable, same_fn::<{ f::NEG }>;
+    /// aclnnExp: e^x.
+    exp, inplace_exp, "aclnnExp", "aclnnInplaceExp", "self", EXP_IN, FLOATS, Castable, float_fn::<{ f::EXP }>;
+    /// aclnnLog: ln x (negative -> NaN, 0 -> -inf).
+    log, inplace_log, "aclnnLog", "aclnnInplaceLog", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::LOG }>;
+    /// aclnnSqrt: √x (negative -> NaN).
+    sqrt, inplace_sqrt, "aclnnSqrt", "aclnnInplaceSqrt", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::SQRT }>;
+    /// aclnnRsqrt: 1/√x.
+    rsqrt, inplace_rsqrt, "aclnnRsqrt", "aclnnInplaceRsqrt", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::RSQRT }>;
+    /// aclnnSin.
+    sin, inplace_sin, "aclnnSin", "aclnnInplaceSin", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::SIN }>;
+    /// aclnnCos (its parameter is named `input`).
+    cos, inplace_cos, "aclnnCos", "aclnnInplaceCos", "input", LOG_IN, FLOATS, Castable, float_fn::<{ f::COS }>;
+    /// aclnnTanh.
+    tanh, inplace_tanh, "aclnnTanh", "aclnnInplaceTanh", "self", TANH_IN, HALFS, Castable, float_fn::<{ f::TANH }>;
+    /// aclnnSigmoid: 1/(1+e^-x).
+    sigmoid, inplace_sigmoid, "aclnnSigmoid", "aclnnInplaceSigmoid", "self", HALFS, HALFS, Castable, float_fn::<{ f::SIGMOID }>;
+    /// aclnnRelu: max(x, 0) (NaN stays NaN); out has self's dtype.
+    relu, inplace_relu, "aclnnRelu", "aclnnInplaceRelu", "self", RELU, RELU, Equal, same_fn::<{ f::RELU }>;
+    /// aclnnGelu: the tanh approximation 0.5x(1+tanh(√(2/π)(x+0.044715x³))).
+    gelu, inplace_gelu, "aclnnGelu", "aclnnInplaceGelu", "self", HALFS, HALFS, Equal, same_fn::<{ f::GELU }>;
+    /// aclnnSilu: x/(1+e^-x).
+    silu, inplace_silu, "aclnnSilu", "aclnnInplaceSilu", "self", HALFS, HALFS, Equal, same_fn::<{ f::SILU }>;
+    /// aclnnFloor: ⌊x⌋ (integers unchanged).
+    floor, inplace_floor, "aclnnFloor", "aclnnInplaceFloor", "self", FLOOR, FLOOR, Equal, same_fn::<{ f::FLOOR }>;
+    /// aclnnCeil: ⌈x⌉.
+    ceil, inplace_ceil, "aclnnCeil", "aclnnInplaceCeil", "self", CEIL, CEIL, Equal, same_fn::<{ f::CEIL }>;
+    /// aclnnRound: to the nearest integer, halves to even (integers unchanged).
+    round, inplace_round, "aclnnRound", "aclnnInplaceRound", "self", ROUND, ROUND, Equal, same_fn::<{ f::ROUND }>;
+    /// aclnnSign: -1, 0 or 1 (±0 and NaN keep themselves; complex: z/|z|); out ("result") has self's dtype.
+    sign, inplace_sign, "aclnnSign", "aclnnInplaceSign", "self", SIGN, SIGN, Equal, same_fn::<{ f::SIGN }>;
+    /// aclnnReciprocal: 1/x.
+    reciprocal, inplace_reciprocal, "aclnnReciprocal", "aclnnInplaceReciprocal", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::RECIPROCAL }>;
+    /// aclnnErf: the error function.
+    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
+    /// aclnnLog2.
+    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
+    /// aclnnExp2: 2^x.
+    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+}
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Abs",
+        a: ABS_IN,
+        b: &[],
+        out: ABS_IN,
+        rule: "|x| (complex: modulus in the part dtype)",
+    },
+    Entry {
+        ops: "Neg, InplaceNeg",
+        a: NEG,
+        b: &[],
+        out: NEG,
+        rule: "−x",
+    },
+    Entry {
+        ops: "Exp, InplaceExp",
+        a: EXP_IN,
+        b: &[],
+        out: FLOATS,
+        rule: "e^x",
+    },
+    Entry {
+        ops: "Log, Sqrt, Rsqrt, Sin, Cos, Reciprocal (+ Inplace)",
+        a: LOG_IN,
+        b: &[],
+        out: FLOATS,
+        rule: "float functions (integers in f32)",
+    },
+    Entry {
+        ops: "Tanh, InplaceTanh",
+        a: TANH_IN,
+        b: &[],
+        out: HALFS,
+        rule: "tanh x",
+    },
+    Entry {
+        ops: "Sigmoid, InplaceSigmoid",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "1/(1+e^−x)",
+    },
+    Entry {
+        ops: "Relu, InplaceRelu",
+        a: RELU,
+        b: &[],
+        out: RELU,
+        rule: "max(x, 0), out dtype = self dtype",
+    },
+    Entry {
+        ops: "Gelu, Silu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "tanh-approximate GELU; x·sigmoid(x)",
+    },
+    Entry {
+        ops: "Floor, InplaceFloor",
+        a: FLOOR,
+        b: &[],
+        out: FLOOR,
+        rule: "⌊x⌋, out dtype = self dtype",
+    },
+    Entry {
+        ops: "Ceil, InplaceCeil",
+        a: CEIL,
+        b: &[],
+        out: CEIL,
+        rule: "⌈x⌉",
+    },
+    Entry {
+        ops: "Round, InplaceRound",
+        a: ROUND,
+        b: &[],
+        out: ROUND,
+        rule: "half to even",
+    },
+    Entry {
+        ops: "Sign",
+        a: SIGN,
+        b: &[],
+        out: SIGN,
+        rule: "−1/0/1 (complex z/|z|)",
+    },
+    Entry {
+        ops: "Erf, Log2, Exp2 (+ Inplace)",
+        a: ERF,
+        b: &[],
+        out: REAL_FLOATS,
+        rule: "float functions (integers in f32)",
+    },
+];

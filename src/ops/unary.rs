@@ -1,0 +1,348 @@
+//! The shape every unary element-wise operator shares — `out = f(self)`, out with self's
+//! shape (no broadcasting), written to `out` or in place into selfRef — and the kernels of
+//! the float functions.
+//!
+//! 1. self's dtype is in the operator's list, and out's too;
+//! 2. the operator chooses its computation for self's dtype (integer and bool inputs of a
+//!    float function compute in f32; f16/bf16 compute in f32 and round once);
+//! 3. out's dtype either must equal a given dtype (Relu, Floor, ...) or must be one the
+//!    result converts to (SEMANTICS §5);
+//! 4. out's shape is self's; at most 8 dims.
+
+use super::binary::Compute;
+use super::elementwise::{self as ew, Arg};
+use crate::dtype::DType;
+use crate::element::{Bool8, Element, C128, C64};
+use crate::engine::kernel::{unary, UnaryOp};
+use crate::engine::{KernelFn, Params};
+use crate::error::Result;
+use crate::executor::Executor;
+use crate::tensor::TensorDesc;
+use num_complex::ComplexFloat;
+use std::marker::PhantomData;
+
+/// How out's dtype is constrained.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum OutRule {
+    /// out's dtype must equal `Compute::checked`.
+    Equal,
+    /// `Compute::checked` must convert to out's dtype.
+    Castable,
+}
+
+/// An operator's dtype lists and out rule.
+pub struct Rule {
+    pub a: &'static [DType],
+    pub out: &'static [DType],
+    pub out_rule: OutRule,
+}
+
+/// Builds `out = f(self)`; `out == None` writes in place into self (named selfRef).
+pub fn build(
+    api: &'static str,
+    rule: &Rule,
+    self_name: &'static str,
+    self_: &TensorDesc,
+    out: Option<&TensorDesc>,
+    choose: impl FnOnce(DType) -> Result<Compute>,
+) -> Result<Executor> {
+    ew::check_tensor(self_name, self_, rule.a)?;
+    let (out_name, out_desc) = match out {
+        Some(o) => ("out", o),
+        None => (self_name, self_),
+    };
+    if out.is_some() {
+        ew::check_tensor("out", out_desc, rule.out)?;
+    }
+    let c = choose(self_.dtype)?;
+    match rule.out_rule {
+        OutRule::Equal => crate::ensure!(
+            out_desc.dtype == c.checked,
+            "'{out_name}' has dtype {} but must have dtype {} for {self_name} of dtype {}",
+            out_desc.dtype,
+            c.checked,
+            self_.dtype
+        ),
+        OutRule::Castable => ew::check_out_cast(c.checked, out_name, out_desc)?,
+    }
+    ew::check_out_shape(
+        c.input.value,
+        &[(self_name, &self_.shape)],
+        out_name,
+        out_desc,
+    )?;
+    ew::executor(
+        api,
+        &[Arg::Tensor(self_name, self_)],
+        &[c.input],
+        out_name,
+        out_desc,
+        c.result,
+        c.kernel,
+        c.params,
+        out.is_none(),
+    )
+}
+
+/// The float dtype a float function computes in: float and complex dtypes compute in
+/// themselves, integer and bool dtypes in f32 (as CANN's Sin of s32 does).
+pub fn floating(d: DType) -> DType {
+    if d.is_float() || d.is_complex() {
+        d
+    } else {
+        DType::F32
+    }
+}
+
+/// Function ids: the kernels are generic over them.
+pub mod f {
+    pub const EXP: u8 = 0;
+    pub const LOG: u8 = 1;
+    pub const SQRT: u8 = 2;
+    pub const RSQRT: u8 = 3;
+    pub const SIN: u8 = 4;
+    pub const COS: u8 = 5;
+    pub const TANH: u8 = 6;
+    pub const SIGMOID: u8 = 7;
+    pub const GELU: u8 = 8;
+    pub const SILU: u8 = 9;
+    pub const FLOOR: u8 = 10;
+    pub const CEIL: u8 = 11;
+    pub const ROUND: u8 = 12;
+    pub const RECIPROCAL: u8 = 13;
+    pub const ERF: u8 = 14;
+    pub const LOG2: u8 = 15;
+    pub const EXP2: u8 = 16;
+    pub const NEG: u8 = 17;
+    pub const SIGN: u8 = 18;
+    pub const RELU: u8 = 19;
+    pub const ABS: u8 = 20;
+}
+
+unsafe extern "C" {
+    // The C library's error function (glibc's libm, which Rust's std already links).
+    fn erf(x: f64) -> f64;
+    fn erff(x: f32) -> f32;
+}
+
+/// Real float functions (f32, f64), from the C library where it has them.
+pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
+    const ZERO: Self;
+    const ONE: Self;
+    fn from_f64(v: f64) -> Self;
+    fn call(self, f: u8) -> Self;
+}
+
+macro_rules! real_float {
+    ($t:ty, $erf:ident) => {
+        impl RealFloat for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn call(self, id: u8) -> Self {
+                let x = self;
+                match id {
+                    f::EXP => x.exp(),
+                    f::LOG => x.ln(),
+                    f::SQRT => x.sqrt(),
+                    f::RSQRT => 1.0 / x.sqrt(),
+                    f::SIN => x.sin(),
+                    f::COS => x.cos(),
+                    f::TANH => x.tanh(),
+                    f::SIGMOID => 1.0 / (1.0 + (-x).exp()),
+                    // The tanh approximation the CANN documentation gives.
+                    f::GELU => {
+                        let k = (2.0 / std::f64::consts::PI).sqrt() as $t;
+                        0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                    }
+                    f::SILU => x / (1.0 + (-x).exp()),
+                    f::FLOOR => x.floor(),
+                    f::CEIL => x.ceil(),
+                    f::ROUND => x.round_ties_even(),
+                    f::RECIPROCAL => 1.0 / x,
+                    // SAFETY: a pure C math function.
+                    f::ERF => unsafe { $erf(x) },
+                    f::LOG2 => x.log2(),
+                    f::EXP2 => x.exp2(),
+                    f::NEG => -x,
+                    f::SIGN => {
+                        if x > 0.0 {
+                            1.0
+                        } else if x < 0.0 {
+                            -1.0
+                        } else {
+                            x // ±0 and NaN keep themselves
+                        }
+                    }
+                    f::RELU => {
+                        if x > 0.0 || x.is_nan() {
+                            x
+                        } else {
+                            0.0
+                        }
+                    }
+                    _ => x.abs(),
+                }
+            }
+        }
+    };
+}
+real_float!(f32, erff);
+real_float!(f64, erf);
+
+/// Complex functions (complex64, complex128).
+pub trait ComplexFn: Element {
+    fn call(self, f: u8) -> Self;
+}
+macro_rules! complex_fn {
+    ($t:ty, $r:ty) => {
+        impl ComplexFn for $t {
+            #[inline(always)]
+            fn call(self, id: u8) -> Self {
+                let z = self;
+                match id {
+                    f::EXP => z.exp(),
+                    f::LOG => z.ln(),
+                    f::SQRT => z.sqrt(),
+                    f::RSQRT => z.sqrt().recip(),
+                    f::SIN => z.sin(),
+                    f::COS => z.cos(),
+                    f::TANH => z.tanh(),
+                    f::RECIPROCAL => z.recip(),
+                    f::NEG => -z,
+                    // z / |z|, and 0 for 0.
+                    _ => {
+                        let a = z.abs();
+                        if a == 0.0 {
+                            <$t>::new(0.0, 0.0)
+                        } else {
+                            z / a
+                        }
+                    }
+                }
+            }
+        }
+    };
+}
+complex_fn!(C64, f32);
+complex_fn!(C128, f64);
+
+/// A real float function.
+pub struct Real<T, const F: u8>(PhantomData<T>);
+impl<T: RealFloat, const F: u8> UnaryOp for Real<T, F> {
+    type A = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        Real(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T) -> T {
+        a.call(F)
+    }
+}
+
+/// A complex function.
+pub struct Cplx<T, const F: u8>(PhantomData<T>);
+impl<T: ComplexFn, const F: u8> UnaryOp for Cplx<T, F> {
+    type A = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        Cplx(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T) -> T {
+        a.call(F)
+    }
+}
+
+/// |z| of a complex number, in its component type.
+pub struct Modulus<T>(PhantomData<T>);
+impl UnaryOp for Modulus<C64> {
+    type A = C64;
+    type O = f32;
+    fn new(_: &Params) -> Self {
+        Modulus(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: C64) -> f32 {
+        a.norm()
+    }
+}
+impl UnaryOp for Modulus<C128> {
+    type A = C128;
+    type O = f64;
+    fn new(_: &Params) -> Self {
+        Modulus(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: C128) -> f64 {
+        a.norm()
+    }
+}
+
+/// Integer functions: wrapping abs and negation, relu, sign; floor/round are identities.
+pub trait IntFn: Element {
+    fn call(self, f: u8) -> Self;
+}
+macro_rules! int_fn {
+    ($($t:ty),*) => {$(
+        impl IntFn for $t {
+            #[inline(always)]
+            #[allow(unused_comparisons)]
+            fn call(self, id: u8) -> Self {
+                match id {
+                    f::NEG => (0 as $t).wrapping_sub(self),
+                    f::ABS => if self < 0 { (0 as $t).wrapping_sub(self) } else { self },
+                    f::RELU => if self < 0 { 0 } else { self },
+                    f::SIGN => if self > 0 { 1 } else if self == 0 { 0 } else { (0 as $t).wrapping_sub(1) },
+                    _ => self,
+                }
+            }
+        }
+    )*};
+}
+int_fn!(i8, u8, i16, u16, i32, u32, i64, u64);
+impl IntFn for Bool8 {
+    #[inline(always)]
+    fn call(self, _: u8) -> Self {
+        Bool8::new(self.get())
+    }
+}
+
+/// An integer (or bool) function.
+pub struct Int<T, const F: u8>(PhantomData<T>);
+impl<T: IntFn, const F: u8> UnaryOp for Int<T, F> {
+    type A = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        Int(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T) -> T {
+        a.call(F)
+    }
+}
+
+/// The kernel of function `F` for compute dtype `c` (f16/bf16 compute in f32).
+pub fn kernel<const F: u8>(c: DType) -> Result<KernelFn> {
+    Ok(match c.compute() {
+        DType::F32 => unary::<Real<f32, F>> as KernelFn,
+        DType::F64 => unary::<Real<f64, F>>,
+        DType::C64 => unary::<Cplx<C64, F>>,
+        DType::C128 => unary::<Cplx<C128, F>>,
+        DType::S8 => unary::<Int<i8, F>>,
+        DType::U8 => unary::<Int<u8, F>>,
+        DType::S16 => unary::<Int<i16, F>>,
+        DType::U16 => unary::<Int<u16, F>>,
+        DType::S32 => unary::<Int<i32, F>>,
+        DType::U32 => unary::<Int<u32, F>>,
+        DType::S64 => unary::<Int<i64, F>>,
+        DType::U64 => unary::<Int<u64, F>>,
+        DType::Bool => unary::<Int<Bool8, F>>,
+        other => crate::bail!("no kernel for {other}"),
+    })
+}
