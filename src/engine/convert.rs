@@ -21,7 +21,36 @@ pub unsafe fn run(
     ds: isize,
     n: usize,
 ) {
+    if ss == 1 && ds == 1 && n > 0 {
+        // SAFETY: contiguous runs of n elements, as the caller guarantees.
+        if unsafe { half_run(src, sd, dst, dd, n) } {
+            return;
+        }
+    }
     with_dtype!(sd, S => with_dtype!(dd, D => unsafe { typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }))
+}
+
+/// Contiguous f16/bf16 <-> f32 runs through `half`'s slice conversions, which use the
+/// CPU's conversion instructions (F16C) where present. Returns false for other pairs.
+unsafe fn half_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize) -> bool {
+    use half::slice::HalfFloatSliceExt;
+    use half::{bf16, f16};
+    // SAFETY: the caller guarantees n readable source and n writable destination elements,
+    // aligned (tensor addresses are checked against their dtype's alignment).
+    unsafe {
+        match (sd, dd) {
+            (DType::F16, DType::F32) => std::slice::from_raw_parts(src as *const f16, n)
+                .convert_to_f32_slice(std::slice::from_raw_parts_mut(dst as *mut f32, n)),
+            (DType::BF16, DType::F32) => std::slice::from_raw_parts(src as *const bf16, n)
+                .convert_to_f32_slice(std::slice::from_raw_parts_mut(dst as *mut f32, n)),
+            (DType::F32, DType::F16) => std::slice::from_raw_parts_mut(dst as *mut f16, n)
+                .convert_from_f32_slice(std::slice::from_raw_parts(src as *const f32, n)),
+            (DType::F32, DType::BF16) => std::slice::from_raw_parts_mut(dst as *mut bf16, n)
+                .convert_from_f32_slice(std::slice::from_raw_parts(src as *const f32, n)),
+            _ => return false,
+        }
+    }
+    true
 }
 
 #[inline(never)]
