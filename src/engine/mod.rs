@@ -311,9 +311,10 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         }
     }
     if dims.is_empty() {
+        // One element: its stride is irrelevant; 1 lets every operand be read directly.
         dims.push(1);
         for s in &mut strides {
-            s.push(0);
+            s.push(1);
         }
     }
     let rank = dims.len();
