@@ -105,7 +105,8 @@ fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     check_alpha(alpha, promoted)?;
     crate::ensure!(
         !(sign == Sign::Minus && promoted == DType::Bool),
-        "subtraction of two bool operands is not supported; use aclnnLogicalXor or aclnnBitwiseXorTensor"
+        "self and other are both ACL_BOOL (promoted dtype {promoted}): subtraction of two bool operands is not \
+         supported; use aclnnLogicalXor or aclnnBitwiseXorTensor"
     );
     let c = promoted.compute();
     let a = alpha.cast(promoted).cast(c);
