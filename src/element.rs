@@ -48,6 +48,11 @@ pub trait Element: Copy + Send + Sync + 'static + Default + PartialEq + std::fmt
     const DTYPE: DType;
     fn to_wide(self) -> Wide;
     fn from_wide(w: Wide) -> Self;
+    /// The value in its canonical encoding (a bool as 0 or 1; everything else as is).
+    #[inline(always)]
+    fn canonical(self) -> Self {
+        self
+    }
 }
 
 /// Converts one element of any dtype to any other, by the rules in the module comment.
@@ -58,6 +63,10 @@ pub fn convert<S: Element, D: Element>(s: S) -> D {
 
 impl Element for Bool8 {
     const DTYPE: DType = DType::Bool;
+    #[inline(always)]
+    fn canonical(self) -> Self {
+        Bool8::new(self.get())
+    }
     #[inline(always)]
     fn to_wide(self) -> Wide {
         Wide::Bool(self.get())

@@ -66,7 +66,8 @@ unsafe fn typed<S: Element, D: Element>(
     }
     // SAFETY (whole function): the caller guarantees the strided ranges are valid.
     unsafe {
-        if S::DTYPE == D::DTYPE && ss == 1 && ds == 1 {
+        // Same dtype: a plain copy (bools are re-encoded as 0/1 below instead).
+        if S::DTYPE == D::DTYPE && S::DTYPE != DType::Bool && ss == 1 && ds == 1 {
             std::ptr::copy(
                 src as *const u8,
                 dst as *mut u8,

@@ -13,6 +13,8 @@ use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::broadcast::broadcasts_to;
 use crate::dtype::DType;
+use crate::element::{Bool8, Element};
+use crate::engine::kernel::{unary, UnaryOp};
 use crate::engine::{KernelFn, Params, Src, Via};
 use crate::error::{Error, Result};
 use crate::executor::Executor;
@@ -44,12 +46,31 @@ unsafe fn copy<const SIZE: usize>(n: usize, ins: &[Src], out: *mut u8, _: &Param
 }
 
 fn copy_kernel(d: DType) -> KernelFn {
+    if d == Bool {
+        // Bools are re-encoded as 0/1 (the engine converts any other byte on the way in,
+        // but a bool read directly keeps its byte).
+        return unary::<Canonical>;
+    }
     match d.size() {
         1 => copy::<1>,
         2 => copy::<2>,
         4 => copy::<4>,
         8 => copy::<8>,
         _ => copy::<16>,
+    }
+}
+
+/// A bool written as 0 or 1.
+struct Canonical;
+impl UnaryOp for Canonical {
+    type A = Bool8;
+    type O = Bool8;
+    fn new(_: &Params) -> Self {
+        Canonical
+    }
+    #[inline(always)]
+    fn apply(&self, a: Bool8) -> Bool8 {
+        a.canonical()
     }
 }
 

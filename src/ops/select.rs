@@ -31,10 +31,11 @@ impl<T: crate::element::Element> TernaryOp for Select<T> {
     }
     #[inline(always)]
     fn apply(&self, c: Bool8, a: T, b: T) -> T {
+        // Canonical: a selected bool byte 0x27 is written as 1.
         if c.get() {
-            a
+            a.canonical()
         } else {
-            b
+            b.canonical()
         }
     }
 }

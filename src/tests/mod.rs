@@ -1,7 +1,10 @@
 //! Tests of the core rules, by topic.
 
 mod add_diff;
+mod cast_matrix;
 mod engine_views;
+mod ops_capi_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
+mod unary_diff;
