@@ -145,6 +145,18 @@ macro_rules! real_float {
             #[inline(always)]
             fn call(self, id: u8) -> Self {
                 let x = self;
+                // 1/(1+e^-x), as e^x/(1+e^x) for x < 0 so neither form overflows; in f64,
+                // so f32 results (the activations below too) round once and stay accurate
+                // down to subnormal results.
+                let sigmoid = |x: f64| {
+                    if x >= 0.0 {
+                        1.0 / (1.0 + (-x).exp())
+                    } else {
+                        let e = x.exp();
+                        e / (1.0 + e)
+                    }
+                };
+                let w = x as f64;
                 match id {
                     f::EXP => x.exp(),
                     f::LOG => x.ln(),
@@ -153,13 +165,14 @@ macro_rules! real_float {
                     f::SIN => x.sin(),
                     f::COS => x.cos(),
                     f::TANH => x.tanh(),
-                    f::SIGMOID => 1.0 / (1.0 + (-x).exp()),
-                    // The tanh approximation the CANN documentation gives.
+                    f::SIGMOID => sigmoid(w) as $t,
+                    // The tanh approximation CANN documents, 0.5x(1+tanh(u)), written as
+                    // x·sigmoid(2u) (the same function) so it does not cancel for x < 0.
                     f::GELU => {
-                        let k = (2.0 / std::f64::consts::PI).sqrt() as $t;
-                        0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+                        let k = (2.0 / std::f64::consts::PI).sqrt();
+                        (w * sigmoid(2.0 * k * (w + 0.044715 * w * w * w))) as $t
                     }
-                    f::SILU => x / (1.0 + (-x).exp()),
+                    f::SILU => (w * sigmoid(w)) as $t,
                     f::FLOOR => x.floor(),
                     f::CEIL => x.ceil(),
                     f::ROUND => x.round_ties_even(),
