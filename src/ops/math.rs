@@ -71,63 +71,69 @@ fn abs_compute(d: DType) -> Result<Compute> {
     })
 }
 
+/// Declares an operator's two entry points. The parameter names are CANN's own, as its
+/// headers spell them (Cos takes `input`/`inputRef`, Sign writes `result`, InplaceSqrt
+/// takes `self`), so messages name what the caller's header names.
 macro_rules! unary_ops {
-    ($($(#[$doc:meta])* $name:ident, $inplace:ident, $api:literal, $iapi:literal, $self_name:literal,
+    ($($(#[$doc:meta])* $name:ident, $inplace:ident, $api:literal, $iapi:literal,
+       ($self_name:literal, $out_name:literal, $iname:literal),
        $a:expr, $out:expr, $rule:ident, $choose:expr;)*) => {$(
         $(#[$doc])*
         pub fn $name(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
-            unary::build($api, &Rule { a: $a, out: $out, out_rule: OutRule::$rule }, $self_name, self_, Some(out), $choose)
+            let rule = Rule { a: $a, out: $out, out_rule: OutRule::$rule };
+            unary::build($api, &rule, $self_name, self_, Some(($out_name, out)), $choose)
         }
         #[doc = concat!("The in-place form (", $iapi, ").")]
         pub fn $inplace(self_ref: &TensorDesc) -> Result<Executor> {
-            unary::build($iapi, &Rule { a: $a, out: $out, out_rule: OutRule::$rule }, "selfRef", self_ref, None, $choose)
+            let rule = Rule { a: $a, out: $out, out_rule: OutRule::$rule };
+            unary::build($iapi, &rule, $iname, self_ref, None, $choose)
         }
     )*};
 }
 
 unary_ops! {
     /// aclnnAbs: |x|; out has self's dtype (complex: its component dtype).
-    abs, inplace_abs, "aclnnAbs", "aclnnInplaceAbs", "self", ABS_IN, &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool], Equal, abs_compute;
+    abs, inplace_abs, "aclnnAbs", "aclnnInplaceAbs", ("self", "out", "selfRef"), ABS_IN, &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool], Equal, abs_compute;
     /// aclnnNeg: -x.
-    neg, inplace_neg, "aclnnNeg", "aclnnInplaceNeg", "self", NEG, NEG, Castable, same_fn::<{ f::NEG }>;
+    neg, inplace_neg, "aclnnNeg", "aclnnInplaceNeg", ("self", "out", "selfRef"), NEG, NEG, Castable, same_fn::<{ f::NEG }>;
     /// aclnnExp: e^x.
-    exp, inplace_exp, "aclnnExp", "aclnnInplaceExp", "self", EXP_IN, FLOATS, Castable, float_fn::<{ f::EXP }>;
+    exp, inplace_exp, "aclnnExp", "aclnnInplaceExp", ("self", "out", "selfRef"), EXP_IN, FLOATS, Castable, float_fn::<{ f::EXP }>;
     /// aclnnLog: ln x (negative -> NaN, 0 -> -inf).
-    log, inplace_log, "aclnnLog", "aclnnInplaceLog", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::LOG }>;
+    log, inplace_log, "aclnnLog", "aclnnInplaceLog", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::LOG }>;
     /// aclnnSqrt: √x (negative -> NaN).
-    sqrt, inplace_sqrt, "aclnnSqrt", "aclnnInplaceSqrt", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::SQRT }>;
+    sqrt, inplace_sqrt, "aclnnSqrt", "aclnnInplaceSqrt", ("self", "out", "self"), LOG_IN, FLOATS, Castable, float_fn::<{ f::SQRT }>;
     /// aclnnRsqrt: 1/√x.
-    rsqrt, inplace_rsqrt, "aclnnRsqrt", "aclnnInplaceRsqrt", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::RSQRT }>;
+    rsqrt, inplace_rsqrt, "aclnnRsqrt", "aclnnInplaceRsqrt", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::RSQRT }>;
     /// aclnnSin.
-    sin, inplace_sin, "aclnnSin", "aclnnInplaceSin", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::SIN }>;
+    sin, inplace_sin, "aclnnSin", "aclnnInplaceSin", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::SIN }>;
     /// aclnnCos (its parameter is named `input`).
-    cos, inplace_cos, "aclnnCos", "aclnnInplaceCos", "input", LOG_IN, FLOATS, Castable, float_fn::<{ f::COS }>;
+    cos, inplace_cos, "aclnnCos", "aclnnInplaceCos", ("input", "out", "inputRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::COS }>;
     /// aclnnTanh.
-    tanh, inplace_tanh, "aclnnTanh", "aclnnInplaceTanh", "self", TANH_IN, HALFS, Castable, float_fn::<{ f::TANH }>;
+    tanh, inplace_tanh, "aclnnTanh", "aclnnInplaceTanh", ("self", "out", "selfRef"), TANH_IN, HALFS, Castable, float_fn::<{ f::TANH }>;
     /// aclnnSigmoid: 1/(1+e^-x).
-    sigmoid, inplace_sigmoid, "aclnnSigmoid", "aclnnInplaceSigmoid", "self", HALFS, HALFS, Castable, float_fn::<{ f::SIGMOID }>;
+    sigmoid, inplace_sigmoid, "aclnnSigmoid", "aclnnInplaceSigmoid", ("self", "out", "selfRef"), HALFS, HALFS, Castable, float_fn::<{ f::SIGMOID }>;
     /// aclnnRelu: max(x, 0) (NaN stays NaN); out has self's dtype.
-    relu, inplace_relu, "aclnnRelu", "aclnnInplaceRelu", "self", RELU, RELU, Equal, same_fn::<{ f::RELU }>;
+    relu, inplace_relu, "aclnnRelu", "aclnnInplaceRelu", ("self", "out", "selfRef"), RELU, RELU, Equal, same_fn::<{ f::RELU }>;
     /// aclnnGelu: the tanh approximation 0.5x(1+tanh(√(2/π)(x+0.044715x³))).
-    gelu, inplace_gelu, "aclnnGelu", "aclnnInplaceGelu", "self", HALFS, HALFS, Equal, same_fn::<{ f::GELU }>;
+    gelu, inplace_gelu, "aclnnGelu", "aclnnInplaceGelu", ("self", "out", "selfRef"), HALFS, HALFS, Equal, same_fn::<{ f::GELU }>;
     /// aclnnSilu: x/(1+e^-x).
-    silu, inplace_silu, "aclnnSilu", "aclnnInplaceSilu", "self", HALFS, HALFS, Equal, same_fn::<{ f::SILU }>;
+    silu, inplace_silu, "aclnnSilu", "aclnnInplaceSilu", ("self", "out", "selfRef"), HALFS, HALFS, Equal, same_fn::<{ f::SILU }>;
     /// aclnnFloor: ⌊x⌋ (integers unchanged).
-    floor, inplace_floor, "aclnnFloor", "aclnnInplaceFloor", "self", FLOOR, FLOOR, Equal, same_fn::<{ f::FLOOR }>;
+    floor, inplace_floor, "aclnnFloor", "aclnnInplaceFloor", ("self", "out", "selfRef"), FLOOR, FLOOR, Equal, same_fn::<{ f::FLOOR }>;
     /// aclnnCeil: ⌈x⌉.
-    ceil, inplace_ceil, "aclnnCeil", "aclnnInplaceCeil", "self", CEIL, CEIL, Equal, same_fn::<{ f::CEIL }>;
+    ceil, inplace_ceil, "aclnnCeil", "aclnnInplaceCeil", ("self", "out", "selfRef"), CEIL, CEIL, Equal, same_fn::<{ f::CEIL }>;
     /// aclnnRound: to the nearest integer, halves to even (integers unchanged).
-    round, inplace_round, "aclnnRound", "aclnnInplaceRound", "self", ROUND, ROUND, Equal, same_fn::<{ f::ROUND }>;
+    round, inplace_round, "aclnnRound", "aclnnInplaceRound", ("self", "out", "selfRef"), ROUND, ROUND, Equal, same_fn::<{ f::ROUND }>;
     /// aclnnSign: -1, 0 or 1 (±0 and NaN keep themselves; complex: z/|z|); out ("result") has self's dtype.
-    sign, inplace_sign, "aclnnSign", "aclnnInplaceSign", "self", SIGN, SIGN, Equal, same_fn::<{ f::SIGN }>;
+    sign, inplace_sign, "aclnnSign", "aclnnInplaceSign", ("self", "result", "selfRef"), SIGN, SIGN, Equal, same_fn::<{ f::SIGN }>;
     /// aclnnReciprocal: 1/x.
-    reciprocal, inplace_reciprocal, "aclnnReciprocal", "aclnnInplaceReciprocal", "self", LOG_IN, FLOATS, Castable, float_fn::<{ f::RECIPROCAL }>;
+    reciprocal, inplace_reciprocal, "aclnnReciprocal", "aclnnInplaceReciprocal", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::RECIPROCAL }>;
     /// aclnnErf: the error function.
-    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
+    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
     /// aclnnLog2.
-    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
+    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
-    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", "self", ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
 }
 
 /// Supported dtypes, for the README's operator table.

@@ -43,16 +43,13 @@ pub fn build(
     rule: &Rule,
     self_name: &'static str,
     self_: &TensorDesc,
-    out: Option<&TensorDesc>,
+    out: Option<(&'static str, &TensorDesc)>,
     choose: impl FnOnce(DType) -> Result<Compute>,
 ) -> Result<Executor> {
     ew::check_tensor(self_name, self_, rule.a)?;
-    let (out_name, out_desc) = match out {
-        Some(o) => ("out", o),
-        None => (self_name, self_),
-    };
+    let (out_name, out_desc) = out.unwrap_or((self_name, self_));
     if out.is_some() {
-        ew::check_tensor("out", out_desc, rule.out)?;
+        ew::check_tensor(out_name, out_desc, rule.out)?;
     }
     let c = choose(self_.dtype)?;
     match rule.out_rule {

@@ -22,7 +22,7 @@
 
 use super::add_diff::{nice_bytes, ref_can_cast, run_exec, Rng, View};
 use super::cast_matrix::{
-    all_indices, at, bytes_of, contiguous, convert, decode, encode, fmt_of, gen_view, kd, needed,
+    all_indices, at, contiguous, convert, decode, encode, fmt_of, gen_view, kd, needed,
     outside_untouched, pow2, same_val, stored_matches, view, wrap, Fmt, Kd, Store, Val, ALL16,
     FMT_BF16, FMT_F16, FMT_F32, FMT_F64,
 };
@@ -325,14 +325,8 @@ impl Fun {
     /// (the formulas' own limits: see `F32_ULPS`).
     fn f32_abs(self, x: f64) -> f64 {
         match self {
-            // 0.5x(1 + tanh(u)): for x < 0, 1 + tanh(u) cancels; tanh's f32 rounding error
-            // near -1 (<= 2^-24 absolute) is scaled by 0.5|x|.
-            Fun::Gelu => x.abs() * pow2(-23),
-            // exp(-x) overflows f32 for x < -88.72: 1/(1+inf) = 0 where the exact result is a
-            // subnormal (< 2^-126) ...
-            Fun::Sigmoid => pow2(-126),
-            // ... and x/(1+inf) = -0 where the exact result is at most 2.7e-37 (< 2^-121).
-            Fun::Silu => pow2(-121),
+            // x·sigmoid(..): a subnormal sigmoid value (spacing 2^-149) scaled by |x|.
+            Fun::Gelu | Fun::Silu => x.abs() * pow2(-149),
             _ => 0.0,
         }
     }
@@ -419,8 +413,9 @@ impl Fun {
 }
 
 /// The stated bounds (ulps of the exact result) for f32 computations, chosen from the
-/// measurements printed by `f32_accuracy_sweep` (glibc's f32 functions; the composite
-/// formulas add a few roundings).
+/// measurements printed by `f32_accuracy_sweep`: glibc's f32 functions (exp, log, sin,
+/// cos, tanh, erf, log2, exp2), 1/sqrt (two roundings), and the activations, which the
+/// library evaluates in f64 and rounds once.
 const F32_ULPS: &[(Fun, f64)] = &[
     (Fun::Exp, 1.0),
     (Fun::Log, 1.0),
@@ -428,9 +423,9 @@ const F32_ULPS: &[(Fun, f64)] = &[
     (Fun::Sin, 1.0),
     (Fun::Cos, 1.0),
     (Fun::Tanh, 2.0),
-    (Fun::Sigmoid, 3.0),
-    (Fun::Gelu, 4.0),
-    (Fun::Silu, 3.0),
+    (Fun::Sigmoid, 1.0),
+    (Fun::Gelu, 1.0),
+    (Fun::Silu, 1.0),
     (Fun::Erf, 2.0),
     (Fun::Log2, 1.0),
     (Fun::Exp2, 1.0),
@@ -551,12 +546,16 @@ fn accepts(op: &OpDef, d: DType, o: DType) -> bool {
 enum Want {
     /// Bit-exact (any NaN; with `zero_free`, ±0 equal).
     Exact(Val, bool),
-    /// Within `ulps` ulps of format `fmt` (or `abs`) of the real value `r`; if `grid` is
-    /// set, the result must also be a value of that format (it was rounded there).
+    /// The kernel's result is within `kulps` ulps of `kfmt` of the real value `r` (or within
+    /// `abs`), then rounded by each of `steps` (the compute dtype's and out's formats when
+    /// they are narrower): the result must equal that chain applied to `r`, or be within
+    /// `kulps` ulps of `kfmt` plus one ulp of each step of `r`. If `grid` is set, the
+    /// result must be a value of that format (it was rounded there before a widening).
     Near {
         r: f64,
-        fmt: Fmt,
-        ulps: f64,
+        kfmt: Fmt,
+        kulps: f64,
+        steps: [Option<Fmt>; 2],
         abs: f64,
         grid: Option<Fmt>,
     },
@@ -571,6 +570,38 @@ enum Want {
 
 fn coarsest(fmts: &[Fmt]) -> Fmt {
     *fmts.iter().min_by_key(|f| f.mbits).unwrap()
+}
+
+/// Every value of `b` is a value of `a`.
+fn contains(a: Fmt, b: Fmt) -> bool {
+    a.ebits >= b.ebits && a.mbits >= b.mbits
+}
+
+/// The rounding steps after a kernel computing in `kfmt`: to the compute dtype's format
+/// `cf`, then to out's format `of`, each only when it narrows.
+fn near(r: f64, kfmt: Fmt, kulps: f64, cf: Fmt, of: Fmt, abs: f64) -> Want {
+    let mut steps = [None, None];
+    let mut last = kfmt;
+    if !contains(cf, last) {
+        steps[0] = Some(cf);
+        last = cf;
+    }
+    if !contains(of, last) {
+        steps[1] = Some(of);
+    }
+    let grid = if contains(of, cf) && cf != of {
+        Some(cf)
+    } else {
+        None
+    };
+    Want::Near {
+        r,
+        kfmt,
+        kulps,
+        steps,
+        abs,
+        grid,
+    }
 }
 
 /// The expected out element for input `x` of dtype `d`, out dtype `o`.
@@ -602,39 +633,17 @@ fn expected(fun: Fun, d: DType, o: DType, x: Val) -> Want {
                 let e = convert(Val::F(kfmt.round(r)), c);
                 Want::Exact(convert(e, o), fun.zero_sign_free())
             } else {
-                let cf = fmt_of(c);
-                let of = fmt_of(o);
-                let f = coarsest(&[kfmt, cf, of]);
-                let (ulps, abs) = if f == kfmt {
-                    if kfmt == FMT_F32 {
-                        (fun.f32_ulps(), fun.f32_abs(v))
-                    } else {
-                        (F64_ULPS, 0.0)
-                    }
+                let (kulps, abs) = if kfmt == FMT_F32 {
+                    (fun.f32_ulps(), fun.f32_abs(v))
                 } else {
-                    (1.0, if kfmt == FMT_F32 { fun.f32_abs(v) } else { 0.0 })
+                    (F64_ULPS, 0.0)
                 };
-                Want::Near {
-                    r,
-                    fmt: f,
-                    ulps,
-                    abs,
-                    grid: Some(coarsest(&[cf, of])),
-                }
+                near(r, kfmt, kulps, fmt_of(c), fmt_of(o), abs)
             }
         }
         Val::C(re, im) => {
             if fun == Fun::Abs {
-                let r = re.hypot(im);
-                let pf = fmt_of(c);
-                let f = coarsest(&[kfmt, pf, fmt_of(o)]);
-                return Want::Near {
-                    r,
-                    fmt: f,
-                    ulps: 1.0,
-                    abs: 0.0,
-                    grid: Some(f),
-                };
+                return near(re.hypot(im), kfmt, 1.0, fmt_of(c), fmt_of(o), 0.0);
             }
             let r = c_ref(fun, re, im);
             if fun == Fun::Neg {
@@ -694,8 +703,9 @@ fn check(o: DType, got: &[u8], want: Want) -> Result<f64, String> {
         }
         Want::Near {
             r,
-            fmt,
-            ulps,
+            kfmt,
+            kulps,
+            steps,
             abs,
             grid,
         } => {
@@ -707,12 +717,32 @@ fn check(o: DType, got: &[u8], want: Want) -> Result<f64, String> {
                     return Err(format!("got {gv:e}, which was not rounded to {gf:?}"));
                 }
             }
-            let e = ulp_err(gv, r, fmt);
-            if e <= ulps || (gv.is_finite() && r.is_finite() && (gv - r).abs() <= abs) {
-                Ok(if e.is_finite() { e } else { 0.0 })
+            let mut chain = kfmt.round(r);
+            let mut tol = kulps * kfmt.ulp(r);
+            for f in steps.iter().flatten() {
+                chain = f.round(chain);
+                tol += f.ulp(r);
+            }
+            if r.is_nan() || gv.is_nan() {
+                return if r.is_nan() && gv.is_nan() {
+                    Ok(0.0)
+                } else {
+                    Err(format!("got {gv:e}, want {r:e}"))
+                };
+            }
+            if gv == chain {
+                return Ok(if r.is_finite() {
+                    (gv - r).abs() / kfmt.ulp(r)
+                } else {
+                    0.0
+                });
+            }
+            let d = (gv - r).abs();
+            if gv.is_finite() && r.is_finite() && (d <= tol || d <= abs) {
+                Ok(d / kfmt.ulp(r))
             } else {
                 Err(format!(
-                    "got {gv:e}, want {r:e} ({e:.3} ulps of {fmt:?} > {ulps}; abs {abs:e})"
+                    "got {gv:e}, want {r:e} (chain {chain:e}; error {d:e} > {tol:e} = {kulps} ulp of {kfmt:?} + steps {steps:?}; abs {abs:e})"
                 ))
             }
         }
@@ -825,6 +855,12 @@ fn run_unary(
         _ => (opd.fi)(&sd),
     }
     .map_err(|e| format!("{fun:?}: phase 1 refused: {e}"))?;
+    if sv.shape.contains(&0) && exec.workspace_size() != 0 {
+        return Err(format!(
+            "{fun:?}: an empty output asks for workspace {}",
+            exec.workspace_size()
+        ));
+    }
     run_exec(&exec).map_err(|e| format!("{fun:?}: run: {e}"))?;
     let (out_store, out_view) = match (&o, ov) {
         (Some(o), Some(v)) => (o, v),
@@ -1125,8 +1161,9 @@ fn run_1d(fun: Fun, d: DType, inputs: &[u64], rng: &mut Rng) -> Vec<(f64, f64)> 
         .collect()
 }
 
-/// Measured max error of `fun` in ulps of format `f`, where the bound applies, and
-/// the largest absolute error found where only the absolute allowance holds.
+/// The largest error of `fun` measured in ulps of format `f` (over every point), and the
+/// largest absolute error among points beyond the ulp bound but within the absolute
+/// allowance.
 struct Measured {
     max_ulps: f64,
     at: f64,
@@ -1162,20 +1199,21 @@ fn measure(
             continue;
         }
         let e = ulp_err(y, r, f);
-        if e <= ulps {
-            if e > m.max_ulps {
-                m.max_ulps = e;
-                m.at = x;
+        if e.is_finite() && e > m.max_ulps {
+            m.max_ulps = e;
+            m.at = x;
+        }
+        if e > ulps {
+            if y.is_finite() && r.is_finite() && (y - r).abs() <= abs(x) {
+                if (y - r).abs() > m.tail_abs {
+                    m.tail_abs = (y - r).abs();
+                    m.tail_at = x;
+                }
+            } else {
+                m.fails.push(format!(
+                    "{fun:?}({x:e}) = {y:e}, want {r:e}: {e:.3} ulps > {ulps}"
+                ));
             }
-        } else if y.is_finite() && r.is_finite() && (y - r).abs() <= abs(x) {
-            if (y - r).abs() > m.tail_abs {
-                m.tail_abs = (y - r).abs();
-                m.tail_at = x;
-            }
-        } else {
-            m.fails.push(format!(
-                "{fun:?}({x:e}) = {y:e}, want {r:e}: {e:.3} ulps > {ulps}"
-            ));
         }
     }
     m
@@ -1438,26 +1476,38 @@ fn edge_values_f32_and_f64() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
-/// Silu(x) for x in [-103, -88.8]: exp(-x) overflows f32, so x/(1+e^-x) gives -0, but the
-/// exact result (-x*e^x, about -2.7e-37 at x = -88.8) is a normal f32 value.
+/// The activations' tails in f32: where e^-x overflows f32 (x < -88.72) Silu's exact
+/// result is still a normal f32 (-2.4e-37 at x = -88.8) and Sigmoid's a subnormal one;
+/// Gelu's exact result underflows gradually for x in [-10.5, -9]. (A first version computed
+/// x/(1+e^-x) in f32 and returned -0 / 0 there, and 0.5x(1+tanh u) lost all precision to
+/// cancellation for x < -3.)
 #[test]
-#[ignore = "BUG (accuracy): f32 Silu flushes normal results to -0 for x in [-103, -88.8] (exp(-x) overflows): silu(-89) = -0, exact -1.99e-37; Sigmoid likewise returns 0 for subnormal results (sigmoid(-89) = 0, exact 2.2e-39)"]
-fn silu_and_sigmoid_f32_tails_are_accurate() {
-    for x in [-88.8f32, -89.0, -95.0, -100.0] {
-        let got = f32_of(Fun::Silu, x);
-        let r = Fun::Silu.ref64(x as f64);
-        let e = ulp_err(got as f64, r, FMT_F32);
-        assert!(e <= 3.0, "silu({x}) = {got:e}, exact {r:e} ({e:.0} ulps)");
+fn activation_tails_in_f32_are_accurate() {
+    let mut bad = Vec::new();
+    let tails: [(Fun, f32, f32); 3] = [
+        (Fun::Silu, -110.0, -60.0),
+        (Fun::Sigmoid, -110.0, -60.0),
+        (Fun::Gelu, -12.0, -2.0),
+    ];
+    let mut rng = Rng::new(0x7A11);
+    for (fun, lo, hi) in tails {
+        let ins: Vec<u64> = (0..20000)
+            .map(|k| (lo + (hi - lo) * k as f32 / 20000.0).to_bits() as u64)
+            .collect();
+        for (x, y) in run_1d(fun, F32, &ins, &mut rng) {
+            let r = fun.ref64(x);
+            let e = ulp_err(y, r, FMT_F32);
+            if e > fun.f32_ulps() && (y - r).abs() > fun.f32_abs(x) {
+                bad.push(format!("{fun:?}({x}) = {y:e}, exact {r:e} ({e:.1} ulps)"));
+            }
+        }
     }
-    for x in [-89.0f32, -95.0, -100.0] {
-        let got = f32_of(Fun::Sigmoid, x);
-        let r = Fun::Sigmoid.ref64(x as f64);
-        let e = ulp_err(got as f64, r, FMT_F32);
-        assert!(
-            e <= 3.0,
-            "sigmoid({x}) = {got:e}, exact {r:e} ({e:.0} ulps)"
-        );
-    }
+    assert!(
+        bad.is_empty(),
+        "{} bad, first: {}",
+        bad.len(),
+        bad[..bad.len().min(10)].join("\n")
+    );
 }
 
 /// Integer and bool inputs of float functions compute in f32 (an f64 out shows it: the
@@ -1959,4 +2009,45 @@ fn clamp_named_cases() {
         &o.desc(&contiguous(&[3, 2], F32))
     )
     .is_err());
+}
+
+/// An integer bound outside the tensor dtype's range is converted to it by wrapping, so
+/// clamp(s8 [-100, 5, 100], min = 1000 (s32) ... ) compares with a wrapped bound:
+/// min -1000 -> 24, max 1000 -> -24, and every element becomes -24. The comparison of an
+/// s8 value with -1000 or 1000 is exact, so the result must be the input unchanged (or the
+/// call refused, as PyTorch refuses a bound that overflows the tensor dtype).
+#[test]
+#[ignore = "BUG: Clamp converts an integer bound to the tensor's integer dtype by wrapping: clamp(s8 [-100, 5, 100], min=-1000 (s32), max=1000 (s32)) gives [-24, -24, -24] instead of [-100, 5, 100] (or a refusal)"]
+fn clamp_integer_bound_outside_the_tensor_range_does_not_wrap() {
+    let mut rng = Rng::new(0xC1C);
+    let xs = [-100i8, 5, 100];
+    for (lo, hi) in [
+        (Some(-1000i128), Some(1000i128)),
+        (Some(-1000), None),
+        (None, Some(300)),
+    ] {
+        let mut s = Store::new(S8, 3, &mut rng);
+        for (k, v) in xs.iter().enumerate() {
+            s.set(k, &v.to_le_bytes());
+        }
+        let o = Store::new(S8, 3, &mut rng);
+        let los = lo.map(|v| sc(S32, Val::I(v)));
+        let his = hi.map(|v| sc(S32, Val::I(v)));
+        let r = clamp(
+            &s.desc(&contiguous(&[3], S8)),
+            los.as_ref(),
+            his.as_ref(),
+            &o.desc(&contiguous(&[3], S8)),
+        );
+        if let Ok(e) = r {
+            run_exec(&e).unwrap();
+            let got: Vec<Val> = (0..3).map(|k| o.val(k)).collect();
+            assert_eq!(
+                got,
+                xs.map(|x| Val::I(x as i128)),
+                "clamp(s8, {lo:?}, {hi:?})"
+            );
+        }
+        let _ = &mut s;
+    }
 }
