@@ -1,12 +1,14 @@
 //! Clamp(self, clipValueMin, clipValueMax, out): `out = min(max(self, min), max)` with
 //! scalar bounds, either of which may be NULL (not both). The computation dtype is the
 //! tensor-scalar promotion of self with each bound (an integer tensor with a float bound
-//! computes in f32); the bounds are converted to it once. NaN stays NaN; a min above max
+//! computes in f32); the bounds are converted to it once (an integer bound beyond an
+//! integer dtype's range saturates). NaN stays NaN; a min above max
 //! gives max everywhere (as torch.clamp).
 
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::{promote, promote_with_scalar, DType};
+use crate::element::Wide;
 use crate::engine::kernel::{unary, UnaryOp};
 use crate::engine::{KernelFn, Params, Via};
 use crate::error::{Error, Result};
@@ -80,8 +82,16 @@ pub fn clamp(
     ew::check_out_cast(p, "out", out)?;
     ew::check_out_shape(p, &[("self", &self_.shape)], "out", out)?;
     let c = p.compute();
+    // A bound outside an integer dtype's range saturates (comparing with it is exact: every
+    // s8 value is above -1000), rather than wrapping into the range.
+    let to_p = |s: &Scalar| match s.wide() {
+        Wide::Int(i) if p.is_int() && s.cast(p).wide() != Wide::Int(i) => {
+            Scalar::from_value(i as f64).cast(p)
+        }
+        _ => s.cast(p),
+    };
     let bound = |b: Option<&Scalar>| {
-        b.map(|s| s.cast(p).cast(c))
+        b.map(|s| to_p(s).cast(c))
             .unwrap_or_else(|| Scalar::from_value(0u8).cast(c))
     };
     let params = Params {

@@ -2017,7 +2017,6 @@ fn clamp_named_cases() {
 /// s8 value with -1000 or 1000 is exact, so the result must be the input unchanged (or the
 /// call refused, as PyTorch refuses a bound that overflows the tensor dtype).
 #[test]
-#[ignore = "BUG: Clamp converts an integer bound to the tensor's integer dtype by wrapping: clamp(s8 [-100, 5, 100], min=-1000 (s32), max=1000 (s32)) gives [-24, -24, -24] instead of [-100, 5, 100] (or a refusal)"]
 fn clamp_integer_bound_outside_the_tensor_range_does_not_wrap() {
     let mut rng = Rng::new(0xC1C);
     let xs = [-100i8, 5, 100];
