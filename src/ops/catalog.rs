@@ -30,6 +30,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::copy::CATALOG,
         super::math::CATALOG,
         super::clamp::CATALOG,
+        super::matmul::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

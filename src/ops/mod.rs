@@ -13,6 +13,7 @@ pub mod elementwise;
 pub mod extremum;
 pub mod logical;
 pub mod math;
+pub mod matmul;
 pub mod mul;
 pub mod pow;
 pub mod select;

@@ -8,6 +8,8 @@
 
 pub mod abs;
 pub mod add;
+pub mod addmm;
+pub mod batch_matmul;
 pub mod bitwise_and_scalar;
 pub mod bitwise_and_tensor;
 pub mod bitwise_not;
@@ -43,8 +45,10 @@ pub mod logical_or;
 pub mod logical_xor;
 pub mod lt_scalar;
 pub mod lt_tensor;
+pub mod matmul;
 pub mod maximum;
 pub mod minimum;
+pub mod mm;
 pub mod mul;
 pub mod ne_scalar;
 pub mod ne_tensor;

@@ -1,0 +1,792 @@
+//! Mm, BatchMatMul, Matmul, Addmm, InplaceAddmm (reference §5.5).
+//!
+//! Shapes: Mm takes (m,k)@(k,n); BatchMatMul (b,m,k)@(b,k,n) where a batch of 1 broadcasts;
+//! Matmul follows torch.matmul (a 1-D operand is promoted to a matrix and that dim removed
+//! from the result; batch dims broadcast; at most 6 dims); Addmm computes
+//! `beta*self + alpha*(mat1@mat2)` where self broadcasts unidirectionally to (m,n) (the
+//! ONNX Gemm rule) and is not read when beta is 0.
+//!
+//! Dtypes: f32, f16, bf16 (and f64); bf16 does not mix with f16 or f32. f16/bf16 inputs are
+//! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 in f64; the
+//! result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
+//! computes at least in f32 here). Strided and transposed views go to the GEMM as they are
+//! (no copy) when their dtype is the computation dtype and they do not overlap out.
+
+use super::catalog::Entry;
+use super::elementwise as ew;
+use crate::broadcast::{broadcast_shapes, broadcasts_to};
+use crate::dtype::{promote, DType};
+use crate::engine::{convert, pool};
+use crate::error::{Error, Result};
+use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+
+use DType::*;
+const LIST: &[DType] = &[F32, F16, BF16, F64];
+const SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8];
+const ALIGN: usize = 64;
+
+fn align_up(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+/// One matrix operand, seen as a batch of (rows, cols) matrices over the result's batch shape.
+#[derive(Clone, Debug)]
+struct Matrix {
+    binding: usize,
+    dtype: DType,
+    /// Element offset of the view's first element.
+    offset: usize,
+    /// Strides over the result's batch dims (0 where broadcast).
+    batch_strides: Vec<isize>,
+    rs: isize,
+    cs: isize,
+    /// Where a converted or overlap-free copy lives in the workspace (None: used in place).
+    staged: Option<usize>,
+    /// Elements of one matrix (for staging).
+    rows: usize,
+    cols: usize,
+    /// Distinct matrices to stage (its own batch count).
+    own_batches: Vec<usize>,
+    own_strides: Vec<isize>,
+}
+
+/// A planned batched product `out = alpha*(a@b) + beta*bias`.
+struct Plan {
+    batch: Vec<usize>,
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Matrix,
+    b: Matrix,
+    bias: Option<Matrix>,
+    out: Matrix,
+    compute: DType,
+    alpha: f64,
+    beta: f64,
+    workspace: u64,
+}
+
+fn check_cube_math_type(t: i64) -> Result<()> {
+    crate::ensure!(
+        (0..=4).contains(&t),
+        "cubeMathType {t} is not one of 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 (USE_FP16), 3 (USE_HF32), 4 (USE_FP32_ADD)"
+    );
+    Ok(())
+}
+
+fn check_input(name: &str, t: &TensorDesc) -> Result<()> {
+    ew::check_tensor(name, t, LIST)
+}
+
+/// The computation dtype: f64 if either is f64, else f32; bf16 does not mix with f16/f32.
+fn computation(a: (&str, DType), b: (&str, DType)) -> Result<(DType, DType)> {
+    let mixes_bf16 = (a.1 == BF16) != (b.1 == BF16) && a.1 != F64 && b.1 != F64;
+    crate::ensure!(
+        !mixes_bf16,
+        "{} dtype {} and {} dtype {} cannot be mixed: bf16 does not combine with f16 or f32",
+        a.0,
+        a.1,
+        b.0,
+        b.1
+    );
+    let p = promote(a.1, b.1)
+        .ok_or_else(|| Error::Invalid(format!("{} and {} cannot be promoted", a.1, b.1)))?;
+    Ok((p, if p == F64 { F64 } else { F32 }))
+}
+
+/// Strides of the matrix part and of the batch dims (right-aligned to `batch`, 0 where broadcast).
+fn matrix(
+    binding: usize,
+    t: &TensorDesc,
+    rows: usize,
+    cols: usize,
+    rs: isize,
+    cs: isize,
+    batch: &[usize],
+) -> Matrix {
+    let own_rank = t.rank().saturating_sub(2);
+    let own: Vec<usize> = t.shape[..own_rank].to_vec();
+    let own_strides: Vec<isize> = t.strides[..own_rank].to_vec();
+    let lead = batch.len() - own.len();
+    let batch_strides = (0..batch.len())
+        .map(|j| {
+            if j < lead || own[j - lead] == 1 {
+                0
+            } else {
+                own_strides[j - lead]
+            }
+        })
+        .collect();
+    Matrix {
+        binding,
+        dtype: t.dtype,
+        offset: t.offset,
+        batch_strides,
+        rs,
+        cs,
+        staged: None,
+        rows,
+        cols,
+        own_batches: own,
+        own_strides,
+    }
+}
+
+fn overlaps(a: &TensorDesc, b: &TensorDesc) -> bool {
+    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
+}
+
+impl Plan {
+    /// Decides which operands are staged (converted or copied) in the workspace and sizes it.
+    fn stage(&mut self, views: &[&TensorDesc], out_view: &TensorDesc) {
+        let mut ws = 0usize;
+        let compute = self.compute;
+        let mut place = |m: &mut Matrix, view: &TensorDesc, is_bias: bool| {
+            let aliased = !is_bias && overlaps(view, out_view);
+            if m.dtype != compute || aliased || is_bias {
+                let count: usize = m.own_batches.iter().product::<usize>() * m.rows * m.cols;
+                m.staged = Some(ws);
+                ws += align_up(count * compute.size());
+            }
+        };
+        place(&mut self.a, views[0], false);
+        place(&mut self.b, views[1], false);
+        if let Some(bias) = self.bias.as_mut() {
+            place(bias, views[2], true);
+        }
+        // The product is accumulated in the workspace unless out is itself in the computation dtype.
+        if self.out.dtype != compute {
+            let count = self.batch.iter().product::<usize>() * self.m * self.n;
+            self.out.staged = Some(ws);
+            ws += align_up(count * compute.size());
+        }
+        self.workspace = if ws == 0 { 0 } else { (ws + ALIGN) as u64 };
+    }
+}
+
+/// Converts a (batch of) strided matrices into a contiguous block of `dst` dtype.
+unsafe fn gather(src: usize, m: &Matrix, dst: usize, dtype: DType) {
+    let batches: usize = m.own_batches.iter().product();
+    let size = m.dtype.size();
+    for bi in 0..batches {
+        let mut rem = bi;
+        let mut off = m.offset as isize;
+        for d in (0..m.own_batches.len()).rev() {
+            off += (rem % m.own_batches[d]) as isize * m.own_strides[d];
+            rem /= m.own_batches[d];
+        }
+        for r in 0..m.rows {
+            let s = src as isize + (off + r as isize * m.rs) * size as isize;
+            let d = dst + (bi * m.rows * m.cols + r * m.cols) * dtype.size();
+            // SAFETY: the row lies inside the operand's view; dst holds the staged block.
+            unsafe {
+                convert::run(
+                    s as *const u8,
+                    m.dtype,
+                    m.cs,
+                    d as *mut u8,
+                    dtype,
+                    1,
+                    m.cols,
+                )
+            };
+        }
+    }
+}
+
+/// Offset (elements) of batch `bi` of the result's batch shape in a matrix.
+fn batch_offset(batch: &[usize], strides: &[isize], mut bi: usize) -> isize {
+    let mut off = 0;
+    for d in (0..batch.len()).rev() {
+        off += (bi % batch[d]) as isize * strides[d];
+        bi /= batch[d];
+    }
+    off
+}
+
+impl Work for Plan {
+    fn workspace_size(&self) -> u64 {
+        self.workspace
+    }
+
+    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        let base = if self.workspace > 0 {
+            ws.addr.div_ceil(ALIGN) * ALIGN
+        } else {
+            0
+        };
+        let c = self.compute;
+        let csize = c.size() as isize;
+        // Where each operand is read from: (address, batch strides, row stride, col stride).
+        let resolve = |m: &Matrix| -> Result<(usize, Vec<isize>, isize, isize)> {
+            let addr = t.addr(m.binding)?;
+            Ok(match m.staged {
+                None => (
+                    addr + m.offset * m.dtype.size(),
+                    m.batch_strides.clone(),
+                    m.rs,
+                    m.cs,
+                ),
+                Some(off) => {
+                    // SAFETY: the view was validated; the staged block was sized in phase 1.
+                    unsafe { gather(addr, m, base + off, c) };
+                    // The staged block is contiguous in the operand's own batch shape.
+                    let own = &m.own_batches;
+                    let mut own_contig = vec![0isize; own.len()];
+                    let mut acc = (m.rows * m.cols) as isize;
+                    for d in (0..own.len()).rev() {
+                        own_contig[d] = acc;
+                        acc *= own[d] as isize;
+                    }
+                    let lead = self.batch.len() - own.len();
+                    let bs = (0..self.batch.len())
+                        .map(|j| {
+                            if j < lead || own[j - lead] == 1 {
+                                0
+                            } else {
+                                own_contig[j - lead]
+                            }
+                        })
+                        .collect();
+                    (base + off, bs, m.cols as isize, 1)
+                }
+            })
+        };
+        let a = resolve(&self.a)?;
+        let b = resolve(&self.b)?;
+        let bias = match (&self.bias, self.beta != 0.0) {
+            (Some(m), true) => Some(resolve(m)?),
+            _ => None,
+        };
+        let out_addr = t.addr(self.out.binding)?;
+        let (dst, dst_bs, dst_rs, dst_cs) = match self.out.staged {
+            None => (
+                out_addr + self.out.offset * self.out.dtype.size(),
+                self.out.batch_strides.clone(),
+                self.out.rs,
+                self.out.cs,
+            ),
+            Some(off) => {
+                let mut contig = vec![0isize; self.batch.len()];
+                let mut acc = (self.m * self.n) as isize;
+                for d in (0..self.batch.len()).rev() {
+                    contig[d] = acc;
+                    acc *= self.batch[d] as isize;
+                }
+                (base + off, contig, self.n as isize, 1)
+            }
+        };
+        let batches: usize = self.batch.iter().product();
+        let threads = pool().current_num_threads();
+        let big = self.m * self.n * self.k >= 64 * 64 * 64;
+        let one = |bi: usize, par: gemm::Parallelism| {
+            let at = |p: &(usize, Vec<isize>, isize, isize)| {
+                p.0 as isize + batch_offset(&self.batch, &p.1, bi) * csize
+            };
+            let d = dst as isize + batch_offset(&self.batch, &dst_bs, bi) * csize;
+            // The bias, broadcast to (m, n), is written into dst first; the GEMM then adds to it.
+            if let Some(bs) = &bias {
+                let src = at(bs);
+                for r in 0..self.m {
+                    // SAFETY: rows within the staged bias block and the destination.
+                    unsafe {
+                        convert::run(
+                            (src + r as isize * bs.2 * csize) as *const u8,
+                            c,
+                            bs.3,
+                            (d + r as isize * dst_rs * csize) as *mut u8,
+                            c,
+                            dst_cs,
+                            self.n,
+                        )
+                    };
+                }
+            }
+            let read_dst = bias.is_some();
+            // SAFETY: every pointer and stride describes memory validated in phase 1 (views
+            // inside their storage) or staged in the workspace phase 1 sized.
+            unsafe {
+                if c == F64 {
+                    gemm::gemm::<f64>(
+                        self.m,
+                        self.n,
+                        self.k,
+                        d as *mut f64,
+                        dst_cs,
+                        dst_rs,
+                        read_dst,
+                        at(&a) as *const f64,
+                        a.3,
+                        a.2,
+                        at(&b) as *const f64,
+                        b.3,
+                        b.2,
+                        self.beta,
+                        self.alpha,
+                        false,
+                        false,
+                        false,
+                        par,
+                    )
+                } else {
+                    gemm::gemm::<f32>(
+                        self.m,
+                        self.n,
+                        self.k,
+                        d as *mut f32,
+                        dst_cs,
+                        dst_rs,
+                        read_dst,
+                        at(&a) as *const f32,
+                        a.3,
+                        a.2,
+                        at(&b) as *const f32,
+                        b.3,
+                        b.2,
+                        self.beta as f32,
+                        self.alpha as f32,
+                        false,
+                        false,
+                        false,
+                        par,
+                    )
+                }
+            }
+        };
+        pool().install(|| {
+            if big || batches == 1 {
+                let par = if big && threads > 1 {
+                    gemm::Parallelism::Rayon(threads)
+                } else {
+                    gemm::Parallelism::None
+                };
+                (0..batches).for_each(|bi| one(bi, par));
+            } else {
+                use rayon::prelude::*;
+                (0..batches)
+                    .into_par_iter()
+                    .for_each(|bi| one(bi, gemm::Parallelism::None));
+            }
+        });
+        // A staged result is converted into out.
+        if let Some(off) = self.out.staged {
+            let o = &self.out;
+            for bi in 0..batches {
+                let ob = o.offset as isize + batch_offset(&self.batch, &o.batch_strides, bi);
+                for r in 0..self.m {
+                    let src = base + off + ((bi * self.m + r) * self.n) * c.size();
+                    let dst =
+                        out_addr as isize + (ob + r as isize * o.rs) * o.dtype.size() as isize;
+                    // SAFETY: the row lies inside out's view.
+                    unsafe {
+                        convert::run(
+                            src as *const u8,
+                            c,
+                            1,
+                            dst as *mut u8,
+                            o.dtype,
+                            o.cs,
+                            self.n,
+                        )
+                    };
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Builds a product executor from validated shapes. `a`/`b` are (.., rows, cols) views
+/// with the given matrix strides; `bias` broadcasts to (batch.., m, n).
+#[allow(clippy::too_many_arguments)]
+fn product(
+    api: &'static str,
+    tensors: Vec<TensorDesc>,
+    batch: Vec<usize>,
+    (m, n, k): (usize, usize, usize),
+    strides: [(isize, isize); 2],
+    bias: Option<usize>,
+    out: usize,
+    compute: DType,
+    alpha: f64,
+    beta: f64,
+    inplace: bool,
+) -> Result<Executor> {
+    let out_view = &tensors[out];
+    let n_inputs = if inplace {
+        tensors.len()
+    } else {
+        tensors.len() - 1
+    };
+    let bindings = Bindings {
+        tensors: tensors.iter().cloned().map(Some).collect(),
+        n_inputs,
+        outputs: vec![out],
+    };
+    if out_view.is_empty() {
+        return Ok(Executor::new(api, bindings, Box::new(Nothing)));
+    }
+    let a = matrix(0, &tensors[0], m, k, strides[0].0, strides[0].1, &batch);
+    let b = matrix(1, &tensors[1], k, n, strides[1].0, strides[1].1, &batch);
+    let out_rank = out_view.rank();
+    // out's matrix strides; a removed m or n dim (Matmul with 1-D operands) has stride 0.
+    let (ors, ocs) = match (m, n) {
+        _ if out_rank >= 2 && out_view.shape[out_rank - 2..] == [m, n] => (
+            out_view.strides[out_rank - 2],
+            out_view.strides[out_rank - 1],
+        ),
+        (1, _) if out_rank >= 1 => (0, out_view.strides[out_rank - 1]),
+        (_, 1) if out_rank >= 1 => (out_view.strides[out_rank - 1], 0),
+        _ => (0, 0),
+    };
+    let mut o = matrix(out, out_view, m, n, ors, ocs, &batch);
+    let out_batch_rank = batch.len();
+    o.batch_strides = out_view.strides[..out_batch_rank.min(out_view.rank())].to_vec();
+    o.batch_strides.resize(out_batch_rank, 0);
+    let bias_m = bias.map(|i| {
+        let t = &tensors[i];
+        // The bias as an (m, n) matrix: trailing dims broadcast (stride 0 where size 1 or missing).
+        let r = t.rank();
+        let cs = if r >= 1 && t.shape[r - 1] != 1 {
+            t.strides[r - 1]
+        } else {
+            0
+        };
+        let rs = if r >= 2 && t.shape[r - 2] != 1 {
+            t.strides[r - 2]
+        } else {
+            0
+        };
+        let mut mm = matrix(i, t, m, n, rs, cs, &batch);
+        mm.own_batches = vec![];
+        mm.own_strides = vec![];
+        mm.batch_strides = vec![0; batch.len()];
+        mm
+    });
+    let mut plan = Plan {
+        batch,
+        m,
+        n,
+        k,
+        a,
+        b,
+        bias: bias_m,
+        out: o,
+        compute,
+        alpha,
+        beta,
+        workspace: 0,
+    };
+    let views: Vec<&TensorDesc> = tensors.iter().collect();
+    plan.stage(&views, out_view);
+    if k == 0 {
+        // Nothing to accumulate: the GEMM still writes beta*bias (or zeros).
+    }
+    Ok(Executor::new(api, bindings, Box::new(plan)))
+}
+
+fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
+    ew::check_tensor(name, out, LIST)?;
+    ew::check_out_cast(p, name, out)?;
+    crate::ensure!(
+        out.shape == shape,
+        "'{name}' has shape {:?} but the product has shape {shape:?}",
+        out.shape
+    );
+    Ok(())
+}
+
+fn k_mismatch(a: &TensorDesc, b: &TensorDesc, an: &str, bn: &str) -> Error {
+    Error::Invalid(format!(
+        "{an} of shape {:?} and {bn} of shape {:?} cannot be multiplied: {an}'s last dim differs from {bn}'s second-to-last",
+        a.shape, b.shape
+    ))
+}
+
+/// Matrix strides of a 2-D-or-more view (its last two dims).
+fn mat_strides(t: &TensorDesc) -> (isize, isize) {
+    let r = t.rank();
+    (t.strides[r - 2], t.strides[r - 1])
+}
+
+/// aclnnMm: (m,k) @ (k,n).
+pub fn mm(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    check_input("self", self_)?;
+    check_input("mat2", mat2)?;
+    let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
+    check_cube_math_type(cube_math_type)?;
+    crate::ensure!(
+        self_.rank() == 2 && mat2.rank() == 2,
+        "self {:?} and mat2 {:?} must both be 2-D",
+        self_.shape,
+        mat2.shape
+    );
+    let (m, k, n) = (self_.shape[0], self_.shape[1], mat2.shape[1]);
+    if mat2.shape[0] != k {
+        return Err(k_mismatch(self_, mat2, "self", "mat2"));
+    }
+    check_out("out", out, &[m, n], p)?;
+    let s = [mat_strides(self_), mat_strides(mat2)];
+    product(
+        "aclnnMm",
+        vec![self_.clone(), mat2.clone(), out.clone()],
+        vec![],
+        (m, n, k),
+        s,
+        None,
+        2,
+        c,
+        1.0,
+        0.0,
+        false,
+    )
+}
+
+/// aclnnBatchMatMul: (b,m,k) @ (b,k,n), a batch of 1 broadcasting.
+pub fn batch_matmul(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    check_input("self", self_)?;
+    check_input("mat2", mat2)?;
+    let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
+    check_cube_math_type(cube_math_type)?;
+    crate::ensure!(
+        self_.rank() == 3 && mat2.rank() == 3,
+        "self {:?} and mat2 {:?} must both be 3-D",
+        self_.shape,
+        mat2.shape
+    );
+    let (m, k, n) = (self_.shape[1], self_.shape[2], mat2.shape[2]);
+    if mat2.shape[1] != k {
+        return Err(k_mismatch(self_, mat2, "self", "mat2"));
+    }
+    let batch = broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?;
+    check_out("out", out, &[batch[0], m, n], p)?;
+    let s = [mat_strides(self_), mat_strides(mat2)];
+    product(
+        "aclnnBatchMatMul",
+        vec![self_.clone(), mat2.clone(), out.clone()],
+        batch,
+        (m, n, k),
+        s,
+        None,
+        2,
+        c,
+        1.0,
+        0.0,
+        false,
+    )
+}
+
+/// aclnnMatmul: torch.matmul semantics, 1 to 6 dims.
+pub fn matmul(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    check_input("self", self_)?;
+    check_input("mat2", mat2)?;
+    let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
+    let (ra, rb) = (self_.rank(), mat2.rank());
+    crate::ensure!(
+        (1..=6).contains(&ra) && (1..=6).contains(&rb),
+        "self {:?} and mat2 {:?} must have 1 to 6 dims",
+        self_.shape,
+        mat2.shape
+    );
+    if !(ra == 1 && rb == 1) {
+        check_cube_math_type(cube_math_type)?;
+    }
+    // Promote 1-D operands to matrices: (k) -> (1,k) for self, (k) -> (k,1) for mat2.
+    let (m, k, sa) = if ra == 1 {
+        (1, self_.shape[0], (0, self_.strides[0]))
+    } else {
+        (self_.shape[ra - 2], self_.shape[ra - 1], mat_strides(self_))
+    };
+    let (k2, n, sb) = if rb == 1 {
+        (mat2.shape[0], 1, (mat2.strides[0], 0))
+    } else {
+        (mat2.shape[rb - 2], mat2.shape[rb - 1], mat_strides(mat2))
+    };
+    if k2 != k {
+        return Err(k_mismatch(self_, mat2, "self", "mat2"));
+    }
+    let ba = &self_.shape[..ra.saturating_sub(2)];
+    let bb = &mat2.shape[..rb.saturating_sub(2)];
+    let batch = broadcast_shapes(&[("self batch", ba), ("mat2 batch", bb)])?;
+    let mut shape = batch.clone();
+    if ra > 1 {
+        shape.push(m);
+    }
+    if rb > 1 {
+        shape.push(n);
+    }
+    check_out("out", out, &shape, p)?;
+    product(
+        "aclnnMatmul",
+        vec![self_.clone(), mat2.clone(), out.clone()],
+        batch,
+        (m, n, k),
+        [sa, sb],
+        None,
+        2,
+        c,
+        1.0,
+        0.0,
+        false,
+    )
+}
+
+fn scalar_value(name: &str, s: &Scalar) -> Result<f64> {
+    ew::check_scalar_dtype(name, s.dtype, SCALARS)?;
+    Ok(match s.wide() {
+        crate::element::Wide::Int(i) => i as f64,
+        crate::element::Wide::Float(f) => f,
+        other => {
+            return Err(Error::Invalid(format!(
+                "{name} {other:?} is not a real number"
+            )))
+        }
+    })
+}
+
+fn addmm_impl(
+    api: &'static str,
+    self_: &TensorDesc,
+    mat1: &TensorDesc,
+    mat2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    out: Option<&TensorDesc>,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    let self_name = if out.is_some() { "self" } else { "selfRef" };
+    check_input(self_name, self_)?;
+    check_input("mat1", mat1)?;
+    check_input("mat2", mat2)?;
+    let (p1, c) = computation(("mat1", mat1.dtype), ("mat2", mat2.dtype))?;
+    let (p, _) = computation((self_name, self_.dtype), ("mat1 @ mat2", p1))?;
+    check_cube_math_type(cube_math_type)?;
+    let (beta_v, alpha_v) = (scalar_value("beta", beta)?, scalar_value("alpha", alpha)?);
+    crate::ensure!(
+        mat1.rank() == 2 && mat2.rank() == 2,
+        "mat1 {:?} and mat2 {:?} must both be 2-D",
+        mat1.shape,
+        mat2.shape
+    );
+    let (m, k, n) = (mat1.shape[0], mat1.shape[1], mat2.shape[1]);
+    if mat2.shape[0] != k {
+        return Err(k_mismatch(mat1, mat2, "mat1", "mat2"));
+    }
+    crate::ensure!(
+        (1..=2).contains(&self_.rank()) && broadcasts_to(&self_.shape, &[m, n]),
+        "{self_name} of shape {:?} does not broadcast to the product's shape [{m}, {n}] (self broadcasts one way only, as ONNX Gemm's C)",
+        self_.shape
+    );
+    let (tensors, out_i, inplace) = match out {
+        Some(o) => {
+            check_out("out", o, &[m, n], p)?;
+            (
+                vec![mat1.clone(), mat2.clone(), self_.clone(), o.clone()],
+                3,
+                false,
+            )
+        }
+        None => {
+            crate::ensure!(
+                self_.shape == [m, n],
+                "selfRef has shape {:?} but must be the product's shape [{m}, {n}]",
+                self_.shape
+            );
+            check_out("selfRef", self_, &[m, n], p)?;
+            (vec![mat1.clone(), mat2.clone(), self_.clone()], 2, true)
+        }
+    };
+    let s = [mat_strides(mat1), mat_strides(mat2)];
+    product(
+        api,
+        tensors,
+        vec![],
+        (m, n, k),
+        s,
+        Some(2),
+        out_i,
+        c,
+        alpha_v,
+        beta_v,
+        inplace,
+    )
+}
+
+/// aclnnAddmm: `out = beta*self + alpha*(mat1@mat2)`.
+#[allow(clippy::too_many_arguments)]
+pub fn addmm(
+    self_: &TensorDesc,
+    mat1: &TensorDesc,
+    mat2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    addmm_impl(
+        "aclnnAddmm",
+        self_,
+        mat1,
+        mat2,
+        beta,
+        alpha,
+        Some(out),
+        cube_math_type,
+    )
+}
+
+/// aclnnInplaceAddmm: `selfRef = beta*selfRef + alpha*(mat1@mat2)`.
+pub fn inplace_addmm(
+    self_ref: &TensorDesc,
+    mat1: &TensorDesc,
+    mat2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    addmm_impl(
+        "aclnnInplaceAddmm",
+        self_ref,
+        mat1,
+        mat2,
+        beta,
+        alpha,
+        None,
+        cube_math_type,
+    )
+}
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Mm, BatchMatMul, Matmul",
+        a: LIST,
+        b: LIST,
+        out: LIST,
+        rule: "matrix product, f32 accumulation (bf16 does not mix)",
+    },
+    Entry {
+        ops: "Addmm, InplaceAddmm",
+        a: LIST,
+        b: LIST,
+        out: LIST,
+        rule: "beta·self + alpha·(mat1@mat2)",
+    },
+];
