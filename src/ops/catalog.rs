@@ -31,6 +31,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::math::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,
+        super::prelu::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

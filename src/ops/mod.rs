@@ -16,5 +16,6 @@ pub mod math;
 pub mod matmul;
 pub mod mul;
 pub mod pow;
+pub mod prelu;
 pub mod select;
 pub mod unary;

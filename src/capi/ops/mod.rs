@@ -55,6 +55,7 @@ pub mod ne_tensor;
 pub mod neg;
 pub mod pow;
 pub mod pow_tensor_tensor;
+pub mod prelu;
 pub mod reciprocal;
 pub mod relu;
 pub mod round;
