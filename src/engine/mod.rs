@@ -13,6 +13,7 @@
 
 pub mod convert;
 pub mod kernel;
+pub mod reduce;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

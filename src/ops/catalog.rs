@@ -32,6 +32,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::clamp::CATALOG,
         super::matmul::CATALOG,
         super::prelu::CATALOG,
+        super::reduce::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

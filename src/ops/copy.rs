@@ -45,7 +45,7 @@ unsafe fn copy<const SIZE: usize>(n: usize, ins: &[Src], out: *mut u8, _: &Param
     }
 }
 
-fn copy_kernel(d: DType) -> KernelFn {
+pub fn copy_kernel(d: DType) -> KernelFn {
     if d == Bool {
         // Bools are re-encoded as 0/1 (the engine converts any other byte on the way in,
         // but a bool read directly keeps its byte).

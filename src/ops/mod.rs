@@ -17,5 +17,6 @@ pub mod matmul;
 pub mod mul;
 pub mod pow;
 pub mod prelu;
+pub mod reduce;
 pub mod select;
 pub mod unary;

@@ -3,6 +3,7 @@
 mod add_diff;
 mod cast_matrix;
 mod engine_views;
+mod matmul_diff;
 mod ops_capi_diff;
 mod rules_convert;
 mod rules_dtype;

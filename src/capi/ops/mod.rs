@@ -9,6 +9,10 @@
 pub mod abs;
 pub mod add;
 pub mod addmm;
+pub mod amax;
+pub mod amin;
+pub mod argmax;
+pub mod argmin;
 pub mod batch_matmul;
 pub mod bitwise_and_scalar;
 pub mod bitwise_and_tensor;
@@ -43,10 +47,13 @@ pub mod logical_and;
 pub mod logical_not;
 pub mod logical_or;
 pub mod logical_xor;
+pub mod logsoftmax;
 pub mod lt_scalar;
 pub mod lt_tensor;
 pub mod matmul;
 pub mod maximum;
+pub mod mean;
+pub mod mean_v2;
 pub mod minimum;
 pub mod mm;
 pub mod mul;
@@ -57,6 +64,7 @@ pub mod pow;
 pub mod pow_tensor_tensor;
 pub mod prelu;
 pub mod reciprocal;
+pub mod reduce_sum;
 pub mod relu;
 pub mod round;
 pub mod rsqrt;
@@ -65,6 +73,7 @@ pub mod sigmoid;
 pub mod sign;
 pub mod silu;
 pub mod sin;
+pub mod softmax;
 pub mod sqrt;
 pub mod sub;
 pub mod tanh;
@@ -74,7 +83,7 @@ use super::arg;
 use super::base::aclrtStream;
 use super::guard;
 use super::handle;
-use super::meta::{aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use super::meta::{aclIntArray, aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
 use super::runtime::stream_arg;
 use crate::error::{Error, Result};
 use crate::executor::{Executor, Workspace};
@@ -90,6 +99,11 @@ pub(crate) unsafe fn tensor(p: *const aclTensor, name: &'static str) -> Result<T
 /// A required scalar argument.
 pub(crate) unsafe fn scalar(p: *const aclScalar, name: &'static str) -> Result<Scalar> {
     Ok(unsafe { handle::borrow(p, name)? }.value)
+}
+
+/// A required int-array argument (its values are copied).
+pub(crate) unsafe fn int_array(p: *const aclIntArray, name: &'static str) -> Result<Vec<i64>> {
+    Ok(unsafe { handle::borrow(p, name)? }.values.clone())
 }
 
 /// An optional scalar argument (NULL is None).

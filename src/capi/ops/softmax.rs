@@ -1,0 +1,37 @@
+//! `aclnnop/aclnn_softmax.h`: Softmax along `dim`.
+
+use super::{phase1, phase2, tensor};
+use crate::capi::base::aclrtStream;
+use crate::capi::meta::{aclOpExecutor, aclTensor, aclnnStatus};
+use crate::ops::reduce;
+use std::ffi::c_void;
+
+/// Phase 1 of softmax along `dim` (max-subtracted, stable).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclnnSoftmaxGetWorkspaceSize(
+    self_: *const aclTensor,
+    dim: i64,
+    out: *mut aclTensor,
+    workspaceSize: *mut u64,
+    executor: *mut *mut aclOpExecutor,
+) -> aclnnStatus {
+    unsafe {
+        phase1(
+            "aclnnSoftmaxGetWorkspaceSize",
+            workspaceSize,
+            executor,
+            || reduce::softmax(&tensor(self_, "self")?, dim, &tensor(out, "out")?),
+        )
+    }
+}
+
+/// Phase 2 of Softmax: queues the planned work on `stream`.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclnnSoftmax(
+    workspace: *mut c_void,
+    workspaceSize: u64,
+    executor: *mut aclOpExecutor,
+    stream: aclrtStream,
+) -> aclnnStatus {
+    phase2("aclnnSoftmax", workspace, workspaceSize, executor, stream)
+}

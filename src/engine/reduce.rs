@@ -1,0 +1,433 @@
+//! The reduction engine: reductions over any set of axes (sum, mean, max, min, arg-max,
+//! arg-min) and the slice-wise softmax family, for any input view.
+//!
+//! Each output element reduces the input elements that share its kept indices. They are
+//! read in runs along the innermost reduced axis, converted into a chunk buffer in the
+//! workspace (through the operator's value dtype first, as the element-wise engine does),
+//! and folded into an accumulator. Sums accumulate in f64 (integers in i64, wrapping;
+//! complex in complex128) — more accurate than pairwise f32 summation, with an error that
+//! does not grow with the count beyond n·2⁻⁵³ — and round once to the output dtype. Output
+//! elements are split across the thread pool.
+
+use super::{convert, pool, Via};
+use crate::dtype::DType;
+use crate::element::{Wide, C128};
+use crate::error::Result;
+use crate::executor::{Bindings, Work, Workspace};
+use crate::tensor::TensorDesc;
+use rayon::prelude::*;
+
+const CHUNK: usize = 1024;
+const ALIGN: usize = 64;
+
+/// What a reduction computes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Reduce {
+    Sum,
+    Mean,
+    Max,
+    Min,
+    ArgMax,
+    ArgMin,
+}
+
+/// Softmax or LogSoftmax along one axis.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Slice {
+    Softmax,
+    LogSoftmax,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Op {
+    Reduce(Reduce),
+    Slice(Slice),
+}
+
+/// A planned reduction (or slice-wise operation).
+pub struct Plan {
+    op: Op,
+    in_binding: usize,
+    in_dtype: DType,
+    in_offset: usize,
+    /// Values pass through this dtype before accumulating (ReduceSum's `dtype`).
+    value: DType,
+    /// The accumulation dtype: f64, s64 or c128.
+    acc: DType,
+    out_binding: usize,
+    out_dtype: DType,
+    out_offset: usize,
+    /// Kept dims: (size, input stride, output stride).
+    kept: Vec<(usize, isize, isize)>,
+    /// Reduced dims (innermost last): (size, input stride).
+    reduced: Vec<(usize, isize)>,
+    /// For a slice op: the output stride along the axis.
+    slice_out_stride: isize,
+    outputs: usize,
+    count: usize,
+    tasks: usize,
+    task_bytes: usize,
+    workspace: u64,
+}
+
+fn align_up(n: usize) -> usize {
+    n.div_ceil(ALIGN) * ALIGN
+}
+
+/// The dtype values accumulate in.
+fn accumulator(value: DType) -> DType {
+    match value {
+        d if d.is_complex() => DType::C128,
+        d if d.is_float() => DType::F64,
+        _ => DType::S64,
+    }
+}
+
+impl Plan {
+    /// Plans `op` over `axes` (sorted, distinct) of `input`, writing `out` (whose shape the
+    /// caller checked: the kept dims, with or without size-1 reduced dims).
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        op: Op,
+        input: &TensorDesc,
+        in_binding: usize,
+        axes: &[usize],
+        value: Via,
+        out: &TensorDesc,
+        out_binding: usize,
+    ) -> Plan {
+        let rank = input.rank();
+        let mut kept = Vec::new();
+        let mut reduced = Vec::new();
+        // Output strides for the kept dims: out has either all dims (keepDim) or only the kept ones.
+        let keep_all = out.rank() == rank;
+        let mut oi = 0;
+        for d in 0..rank {
+            let is_reduced = axes.contains(&d);
+            let out_stride = if keep_all || !is_reduced {
+                let s = out.strides.get(oi).copied().unwrap_or(0);
+                oi += 1;
+                s
+            } else {
+                0
+            };
+            if is_reduced {
+                reduced.push((input.shape[d], input.strides[d], out_stride));
+            } else {
+                kept.push((input.shape[d], input.strides[d], out_stride));
+            }
+        }
+        // The innermost reduced dim is the one read in runs: the smallest input stride.
+        reduced.sort_by_key(|r| std::cmp::Reverse(r.1));
+        let slice_out_stride = reduced.first().map_or(0, |r| r.2);
+        let reduced: Vec<(usize, isize)> = reduced.into_iter().map(|(n, s, _)| (n, s)).collect();
+        let outputs: usize = kept.iter().map(|k| k.0).product();
+        let count: usize = reduced.iter().map(|r| r.0).product();
+        let acc = accumulator(value.value);
+        let threads = pool().current_num_threads();
+        let tasks = if outputs == 0 {
+            0
+        } else {
+            outputs
+                .min(threads)
+                .min((outputs * count.max(1)).div_ceil(32 * 1024))
+                .max(1)
+        };
+        let slice_len = if matches!(op, Op::Slice(_)) { count } else { 0 };
+        let task_bytes = align_up(CHUNK * 16) + align_up(CHUNK * 16) + align_up(slice_len * 8);
+        let workspace = if tasks == 0 {
+            0
+        } else {
+            (tasks * task_bytes + ALIGN) as u64
+        };
+        Plan {
+            op,
+            in_binding,
+            in_dtype: input.dtype,
+            in_offset: input.offset,
+            value: value.value,
+            acc,
+            out_binding,
+            out_dtype: out.dtype,
+            out_offset: out.offset,
+            kept,
+            reduced,
+            slice_out_stride,
+            outputs,
+            count,
+            tasks,
+            task_bytes,
+            workspace,
+        }
+    }
+
+    /// Input element offsets of the reduced set, run by run: calls `f(offset, stride, len)`.
+    fn for_runs(&self, base: isize, mut f: impl FnMut(isize, isize, usize)) {
+        let Some(&(inner, inner_stride)) = self.reduced.last() else {
+            f(base, 0, 1);
+            return;
+        };
+        let outer = &self.reduced[..self.reduced.len() - 1];
+        let runs: usize = outer.iter().map(|r| r.0).product();
+        for r in 0..runs {
+            let mut rem = r;
+            let mut off = base;
+            for &(n, s) in outer.iter().rev() {
+                off += (rem % n) as isize * s;
+                rem /= n;
+            }
+            f(off, inner_stride, inner);
+        }
+    }
+
+    /// The input and output element offsets of output element `o`.
+    fn offsets(&self, mut o: usize) -> (isize, isize) {
+        let (mut i, mut w) = (self.in_offset as isize, self.out_offset as isize);
+        for &(n, si, so) in self.kept.iter().rev() {
+            let x = (o % n) as isize;
+            o /= n;
+            i += x * si;
+            w += x * so;
+        }
+        (i, w)
+    }
+
+    /// Reads `len` elements (stride `stride`) at input element `off` into `buf` as f64 /
+    /// i64 / c128, through the value dtype.
+    unsafe fn read(
+        &self,
+        src: usize,
+        off: isize,
+        stride: isize,
+        len: usize,
+        buf: usize,
+        mid: usize,
+    ) {
+        let p = (src as isize + off * self.in_dtype.size() as isize) as *const u8;
+        // SAFETY: the run lies inside the input view; buffers hold CHUNK elements.
+        unsafe {
+            if self.value == self.in_dtype || self.value == self.acc {
+                convert::run(p, self.in_dtype, stride, buf as *mut u8, self.acc, 1, len);
+            } else {
+                convert::run(p, self.in_dtype, stride, mid as *mut u8, self.value, 1, len);
+                convert::run(
+                    mid as *const u8,
+                    self.value,
+                    1,
+                    buf as *mut u8,
+                    self.acc,
+                    1,
+                    len,
+                );
+            }
+        }
+    }
+
+    /// Reduces the elements of one output position into its value (as a Wide).
+    unsafe fn reduce_one(&self, src: usize, base: isize, region: usize, how: Reduce) -> Wide {
+        let buf = region;
+        let mid = region + align_up(CHUNK * 16);
+        let mut sum_f = 0.0f64;
+        let mut sum_c = C128::new(0.0, 0.0);
+        let mut sum_i = 0i64;
+        let mut best = f64::NAN;
+        let mut best_i = i64::MIN;
+        let mut best_at = 0usize;
+        let mut seen = 0usize;
+        let mut nan_at: Option<usize> = None;
+        let float = self.acc == DType::F64;
+        self.for_runs(base, |off, stride, len| {
+            let mut done = 0;
+            while done < len {
+                let n = CHUNK.min(len - done);
+                // SAFETY: within the view; the buffers were sized in phase 1.
+                unsafe { self.read(src, off + done as isize * stride, stride, n, buf, mid) };
+                match (self.acc, how) {
+                    (DType::F64, Reduce::Sum | Reduce::Mean) => {
+                        // SAFETY: n f64 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
+                        sum_f += v.iter().sum::<f64>();
+                    }
+                    (DType::C128, _) => {
+                        // SAFETY: n complex128 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const C128, n) };
+                        for z in v {
+                            sum_c += z;
+                        }
+                    }
+                    (DType::F64, _) => {
+                        // SAFETY: as above.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
+                        for (j, &x) in v.iter().enumerate() {
+                            let at = seen + j;
+                            if x.is_nan() {
+                                nan_at.get_or_insert(at);
+                                continue;
+                            }
+                            let better = match how {
+                                Reduce::Max | Reduce::ArgMax => best.is_nan() || x > best,
+                                _ => best.is_nan() || x < best,
+                            };
+                            if better {
+                                best = x;
+                                best_at = at;
+                            }
+                        }
+                    }
+                    (_, Reduce::Sum | Reduce::Mean) => {
+                        // SAFETY: n i64 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
+                        sum_i = v.iter().fold(sum_i, |a, &b| a.wrapping_add(b));
+                    }
+                    _ => {
+                        // SAFETY: as above.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
+                        for (j, &x) in v.iter().enumerate() {
+                            let better = match how {
+                                Reduce::Max | Reduce::ArgMax => seen + j == 0 || x > best_i,
+                                _ => seen + j == 0 || x < best_i,
+                            };
+                            if better {
+                                best_i = x;
+                                best_at = seen + j;
+                            }
+                        }
+                    }
+                }
+                seen += n;
+                done += n;
+            }
+        });
+        let count = self.count as f64;
+        match how {
+            Reduce::Sum if self.acc == DType::C128 => Wide::Complex(sum_c.re, sum_c.im),
+            Reduce::Mean if self.acc == DType::C128 => {
+                Wide::Complex(sum_c.re / count, sum_c.im / count)
+            }
+            Reduce::Sum if float => Wide::Float(sum_f),
+            // An empty mean is 0/0: NaN.
+            Reduce::Mean if float => Wide::Float(sum_f / count),
+            Reduce::Sum => Wide::Int(sum_i as i128),
+            Reduce::Mean => Wide::Float(sum_i as f64 / count),
+            // NaN propagates, and is where the first NaN is for the arg forms.
+            Reduce::Max | Reduce::Min if float => {
+                Wide::Float(if nan_at.is_some() { f64::NAN } else { best })
+            }
+            Reduce::Max | Reduce::Min => Wide::Int(best_i as i128),
+            Reduce::ArgMax | Reduce::ArgMin => Wide::Int(nan_at.unwrap_or(best_at) as i128),
+        }
+    }
+
+    /// Softmax / LogSoftmax of the slice at `base`, written at `out_base` (stride along the axis).
+    unsafe fn slice_one(
+        &self,
+        src: usize,
+        base: isize,
+        dst: usize,
+        out_base: isize,
+        region: usize,
+        how: Slice,
+    ) {
+        let buf = region;
+        let mid = region + align_up(CHUNK * 16);
+        let vals = region + 2 * align_up(CHUNK * 16);
+        let len = self.count;
+        // SAFETY: `vals` holds `count` f64 values (sized in phase 1).
+        let v = unsafe { std::slice::from_raw_parts_mut(vals as *mut f64, len) };
+        let mut at = 0;
+        self.for_runs(base, |off, stride, n_run| {
+            let mut done = 0;
+            while done < n_run {
+                let n = CHUNK.min(n_run - done);
+                // SAFETY: within the view; buffers sized in phase 1.
+                unsafe {
+                    self.read(src, off + done as isize * stride, stride, n, buf, mid);
+                    v[at..at + n].copy_from_slice(std::slice::from_raw_parts(buf as *const f64, n));
+                }
+                at += n;
+                done += n;
+            }
+        });
+        // Stable: subtract the max; a NaN anywhere makes the slice NaN.
+        let max = v.iter().fold(f64::NEG_INFINITY, |m, &x| {
+            if x.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(x)
+            }
+        });
+        let shift = if max.is_infinite() { 0.0 } else { max };
+        let sum: f64 = v.iter().map(|&x| (x - shift).exp()).sum();
+        match how {
+            Slice::Softmax => v.iter_mut().for_each(|x| *x = (*x - shift).exp() / sum),
+            Slice::LogSoftmax => {
+                let log_sum = sum.ln();
+                v.iter_mut().for_each(|x| *x = *x - shift - log_sum)
+            }
+        }
+        let p = (dst as isize + out_base * self.out_dtype.size() as isize) as *mut u8;
+        // SAFETY: the slice lies inside the output view.
+        unsafe {
+            convert::run(
+                vals as *const u8,
+                DType::F64,
+                1,
+                p,
+                self.out_dtype,
+                self.slice_out_stride,
+                len,
+            )
+        };
+    }
+}
+
+impl Work for Plan {
+    fn workspace_size(&self) -> u64 {
+        self.workspace
+    }
+
+    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        if self.outputs == 0 {
+            return Ok(());
+        }
+        let src = t.addr(self.in_binding)?;
+        let dst = t.addr(self.out_binding)?;
+        let base = ws.addr.div_ceil(ALIGN) * ALIGN;
+        let task = |i: usize| {
+            let region = base + i * self.task_bytes;
+            let (s, e) = (
+                self.outputs * i / self.tasks,
+                self.outputs * (i + 1) / self.tasks,
+            );
+            for o in s..e {
+                let (ib, ob) = self.offsets(o);
+                // SAFETY: offsets come from validated views; the region is this task's.
+                unsafe {
+                    match self.op {
+                        Op::Reduce(how) => {
+                            let w = self.reduce_one(src, ib, region, how);
+                            let p = (dst as isize + ob * self.out_dtype.size() as isize) as *mut u8;
+                            write_wide(w, p, self.out_dtype);
+                        }
+                        Op::Slice(how) => self.slice_one(src, ib, dst, ob, region, how),
+                    }
+                }
+            }
+        };
+        if self.tasks == 1 {
+            task(0);
+        } else {
+            pool().install(|| (0..self.tasks).into_par_iter().for_each(task));
+        }
+        Ok(())
+    }
+}
+
+/// Writes one value, converted to `dtype` by the conversion rule.
+unsafe fn write_wide(w: Wide, p: *mut u8, dtype: DType) {
+    crate::with_dtype!(dtype, T => {
+        let v: T = <T as crate::element::Element>::from_wide(w);
+        // SAFETY: p is an element of the output view.
+        unsafe { (p as *mut T).write_unaligned(v) }
+    })
+}

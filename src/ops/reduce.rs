@@ -1,0 +1,415 @@
+//! ReduceSum, Mean, MeanV2, Amax, Amin, ArgMax, ArgMin, Softmax and LogSoftmax
+//! (reference §5.6), on the reduction engine.
+//!
+//! dims: each in [-rank, rank-1] (a 0-d tensor counts as rank 1), no repeats; an empty
+//! list means every axis (MeanV2 with noopWithEmptyAxes: none — a copy). keepDim keeps
+//! reduced axes as size 1. ReduceSum converts self to `dtype` first and sums (out's dtype
+//! must be `dtype`); Mean computes in `dtype` (self must cast to it, it to out). Sums and
+//! means accumulate in f64 (integers in i64, complex in complex128) and round once: an
+//! empty sum is 0, an empty mean NaN. Amax/Amin keep self's dtype, propagate NaN, and
+//! refuse a reduced axis of size 0. ArgMax/ArgMin give the first index of the max/min
+//! (a NaN counts as the max and the min). Softmax/LogSoftmax subtract the slice's max
+//! (stable for large inputs); a NaN makes its slice NaN.
+
+use super::catalog::Entry;
+use super::elementwise::{self as ew, Arg};
+use crate::dtype::{can_cast, DType};
+use crate::engine::reduce::{Op, Plan, Reduce, Slice};
+use crate::engine::{Params, Via};
+use crate::error::{Error, Result};
+use crate::executor::{Bindings, Executor, Nothing};
+use crate::tensor::TensorDesc;
+
+use DType::*;
+const SUM: &[DType] = &[F16, F32, S8, S16, S32, S64, U8, Bool, F64, C64, C128, BF16];
+const MEAN: &[DType] = &[F32, F16, BF16, F64, S32, S64, S16, S8, U8, C64, C128];
+const EXTREMA: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool, BF16];
+const SOFTMAX: &[DType] = &[F16, F32, F64, BF16];
+const INDEX: &[DType] = &[S32, S64];
+
+/// Normalised, sorted axes; `all_if_empty` turns an empty list into every axis.
+pub fn axes(name: &str, dims: &[i64], rank: usize, all_if_empty: bool) -> Result<Vec<usize>> {
+    if dims.is_empty() && all_if_empty {
+        return Ok((0..rank).collect());
+    }
+    let r = rank.max(1) as i64;
+    let mut out = Vec::new();
+    for &d in dims {
+        crate::ensure!(
+            (-r..r).contains(&d),
+            "{name} contains {d}, outside [{}, {}] for a tensor of {rank} dims",
+            -r,
+            r - 1
+        );
+        let a = d.rem_euclid(r) as usize;
+        crate::ensure!(!out.contains(&a), "{name} {dims:?} repeats axis {a}");
+        out.push(a);
+    }
+    out.retain(|a| *a < rank); // a 0-d tensor has no axis to reduce
+    out.sort_unstable();
+    Ok(out)
+}
+
+/// The reduced shape.
+fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<usize> {
+    shape
+        .iter()
+        .enumerate()
+        .filter_map(|(d, &n)| match (axes.contains(&d), keep) {
+            (true, true) => Some(1),
+            (true, false) => None,
+            (false, _) => Some(n),
+        })
+        .collect()
+}
+
+fn check_out_shape(out: &TensorDesc, shape: &[usize]) -> Result<()> {
+    crate::ensure!(
+        out.shape == shape,
+        "out has shape {:?} but the result has shape {shape:?}",
+        out.shape
+    );
+    crate::ensure!(
+        !out.has_internal_overlap(),
+        "out ({}) has elements that share memory",
+        out.describe()
+    );
+    Ok(())
+}
+
+fn executor(
+    api: &'static str,
+    op: Op,
+    self_: &TensorDesc,
+    axes: &[usize],
+    value: Via,
+    out: &TensorDesc,
+) -> Executor {
+    let bindings = Bindings {
+        tensors: vec![Some(self_.clone()), Some(out.clone())],
+        n_inputs: 1,
+        outputs: vec![1],
+    };
+    if out.is_empty() {
+        return Executor::new(api, bindings, Box::new(Nothing));
+    }
+    let plan = Plan::new(op, self_, 0, axes, value, out, 1);
+    Executor::new(api, bindings, Box::new(plan))
+}
+
+/// aclnnReduceSum.
+pub fn reduce_sum(
+    self_: &TensorDesc,
+    dims: &[i64],
+    keep: bool,
+    dtype: i32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, SUM)?;
+    let d = DType::from_raw(dtype).map_err(|e| Error::Invalid(format!("argument 'dtype': {e}")))?;
+    crate::ensure!(SUM.contains(&d), "dtype {d} is not supported");
+    ew::check_tensor("out", out, SUM)?;
+    crate::ensure!(
+        out.dtype == d,
+        "out has dtype {} but dtype is {d}; they must be equal",
+        out.dtype
+    );
+    let ax = axes("dims", dims, self_.rank(), true)?;
+    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    Ok(executor(
+        "aclnnReduceSum",
+        Op::Reduce(Reduce::Sum),
+        self_,
+        &ax,
+        Via::exact(d),
+        out,
+    ))
+}
+
+fn mean_impl(
+    api: &'static str,
+    self_: &TensorDesc,
+    dims: &[i64],
+    keep: bool,
+    value: DType,
+    out: &TensorDesc,
+    noop_if_empty: bool,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, MEAN)?;
+    ew::check_tensor("out", out, MEAN)?;
+    crate::ensure!(MEAN.contains(&value), "dtype {value} is not supported");
+    crate::ensure!(
+        can_cast(self_.dtype, value),
+        "self dtype {} cannot be cast to dtype {value}",
+        self_.dtype
+    );
+    ew::check_out_cast(value, "out", out)?;
+    if dims.is_empty() && noop_if_empty {
+        ew::check_out_shape(value, &[("self", &self_.shape)], "out", out)?;
+        let v = Via::exact(out.dtype);
+        return ew::executor(
+            api,
+            &[Arg::Tensor("self", self_)],
+            &[v],
+            "out",
+            out,
+            v,
+            super::copy::copy_kernel(out.dtype),
+            Params::default(),
+            false,
+        );
+    }
+    let ax = axes("dim", dims, self_.rank(), true)?;
+    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    Ok(executor(
+        api,
+        Op::Reduce(Reduce::Mean),
+        self_,
+        &ax,
+        Via::exact(value),
+        out,
+    ))
+}
+
+/// aclnnMean: the mean in `dtype`.
+pub fn mean(
+    self_: &TensorDesc,
+    dims: &[i64],
+    keep: bool,
+    dtype: i32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let d = DType::from_raw(dtype).map_err(|e| Error::Invalid(format!("argument 'dtype': {e}")))?;
+    mean_impl("aclnnMean", self_, dims, keep, d, out, false)
+}
+
+/// aclnnMeanV2: the mean in out's dtype; with no dims and noopWithEmptyAxes, a copy.
+pub fn mean_v2(
+    self_: &TensorDesc,
+    dims: &[i64],
+    keep: bool,
+    noop_with_empty_axes: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    mean_impl(
+        "aclnnMeanV2",
+        self_,
+        dims,
+        keep,
+        out.dtype,
+        out,
+        noop_with_empty_axes,
+    )
+}
+
+fn extremum(
+    api: &'static str,
+    how: Reduce,
+    self_: &TensorDesc,
+    dims: &[i64],
+    keep: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, EXTREMA)?;
+    ew::check_tensor("out", out, EXTREMA)?;
+    crate::ensure!(
+        out.dtype == self_.dtype,
+        "out has dtype {} but must have self's dtype {}",
+        out.dtype,
+        self_.dtype
+    );
+    let ax = axes("dim", dims, self_.rank(), true)?;
+    for &a in &ax {
+        crate::ensure!(
+            self_.shape[a] > 0,
+            "axis {a} of self {:?} has size 0: it has no maximum or minimum",
+            self_.shape
+        );
+    }
+    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    Ok(executor(
+        api,
+        Op::Reduce(how),
+        self_,
+        &ax,
+        Via::exact(self_.dtype),
+        out,
+    ))
+}
+
+/// aclnnAmax.
+pub fn amax(self_: &TensorDesc, dims: &[i64], keep: bool, out: &TensorDesc) -> Result<Executor> {
+    extremum("aclnnAmax", Reduce::Max, self_, dims, keep, out)
+}
+
+/// aclnnAmin.
+pub fn amin(self_: &TensorDesc, dims: &[i64], keep: bool, out: &TensorDesc) -> Result<Executor> {
+    extremum("aclnnAmin", Reduce::Min, self_, dims, keep, out)
+}
+
+fn arg(
+    api: &'static str,
+    how: Reduce,
+    self_: &TensorDesc,
+    dim: i64,
+    keep: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, EXTREMA)?;
+    ew::check_tensor("out", out, INDEX)?;
+    let ax = axes("dim", &[dim], self_.rank(), false)?;
+    for &a in &ax {
+        crate::ensure!(
+            self_.shape[a] > 0,
+            "axis {a} of self {:?} has size 0: it has no maximum or minimum",
+            self_.shape
+        );
+    }
+    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    Ok(executor(
+        api,
+        Op::Reduce(how),
+        self_,
+        &ax,
+        Via::exact(self_.dtype),
+        out,
+    ))
+}
+
+/// aclnnArgMax: the index of the first maximum along `dim`.
+pub fn argmax(self_: &TensorDesc, dim: i64, keep: bool, out: &TensorDesc) -> Result<Executor> {
+    arg("aclnnArgMax", Reduce::ArgMax, self_, dim, keep, out)
+}
+
+/// aclnnArgMin: the index of the first minimum along `dim`.
+pub fn argmin(self_: &TensorDesc, dim: i64, keep: bool, out: &TensorDesc) -> Result<Executor> {
+    arg("aclnnArgMin", Reduce::ArgMin, self_, dim, keep, out)
+}
+
+fn slice(
+    api: &'static str,
+    how: Slice,
+    self_: &TensorDesc,
+    dim: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, SOFTMAX)?;
+    ew::check_tensor("out", out, SOFTMAX)?;
+    ew::check_out_cast(self_.dtype, "out", out)?;
+    let ax = axes("dim", &[dim], self_.rank(), false)?;
+    check_out_shape(out, &self_.shape)?;
+    Ok(executor(
+        api,
+        Op::Slice(how),
+        self_,
+        &ax,
+        Via::exact(self_.dtype),
+        out,
+    ))
+}
+
+/// aclnnSoftmax along `dim`.
+pub fn softmax(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
+    slice("aclnnSoftmax", Slice::Softmax, self_, dim, out)
+}
+
+/// aclnnLogSoftmax along `dim`.
+pub fn log_softmax(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
+    slice("aclnnLogSoftmax", Slice::LogSoftmax, self_, dim, out)
+}
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "ReduceSum",
+        a: SUM,
+        b: &[],
+        out: SUM,
+        rule: "sum over dims (f64 accumulation), out dtype = dtype",
+    },
+    Entry {
+        ops: "Mean, MeanV2",
+        a: MEAN,
+        b: &[],
+        out: MEAN,
+        rule: "mean over dims; empty → NaN",
+    },
+    Entry {
+        ops: "Amax, Amin",
+        a: EXTREMA,
+        b: &[],
+        out: EXTREMA,
+        rule: "max/min over dims, NaN propagates",
+    },
+    Entry {
+        ops: "ArgMax, ArgMin",
+        a: EXTREMA,
+        b: &[],
+        out: INDEX,
+        rule: "first index of the max/min along dim",
+    },
+    Entry {
+        ops: "Softmax, LogSoftmax",
+        a: SOFTMAX,
+        b: &[],
+        out: SOFTMAX,
+        rule: "along dim, max-subtracted",
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use crate::executor::{Executor, Workspace};
+    use crate::tensor::TensorDesc;
+
+    /// A tensor over `v` (written through the pointer, so `v` is taken mutably).
+    fn t(v: &mut [f32], shape: &[i64]) -> TensorDesc {
+        TensorDesc::new(shape, 0, None, 0, 2, shape, v.as_mut_ptr() as usize).unwrap()
+    }
+
+    fn run(e: Executor) {
+        let mut ws = vec![0u64; (e.workspace_size() as usize).div_ceil(8) + 8];
+        e.work
+            .run(
+                &e.bindings,
+                Workspace {
+                    addr: ws.as_mut_ptr() as usize,
+                    size: (ws.len() * 8) as u64,
+                },
+            )
+            .unwrap();
+    }
+
+    #[test]
+    fn reductions_on_a_2x3_matrix() {
+        let mut x = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let x23 = t(&mut x, &[2, 3]);
+        let (mut o1, mut o2, mut o3, mut sm) = ([0f32; 1], [0f32; 2], [0f32; 3], [0f32; 6]);
+        run(super::reduce_sum(&x23, &[1], false, 0, &t(&mut o2, &[2])).unwrap());
+        assert_eq!(o2, [6.0, 15.0]);
+        run(super::reduce_sum(&x23, &[-2], false, 0, &t(&mut o3, &[3])).unwrap());
+        assert_eq!(o3, [5.0, 7.0, 9.0]);
+        run(super::mean(&x23, &[], true, 0, &t(&mut o1, &[1, 1])).unwrap());
+        assert_eq!(o1, [3.5]);
+        run(super::amax(&x23, &[0], false, &t(&mut o3, &[3])).unwrap());
+        assert_eq!(o3, [4.0, 5.0, 6.0]);
+        let mut idx = [7i64; 2];
+        let it = TensorDesc::new(&[2], 9, None, 0, 2, &[2], idx.as_mut_ptr() as usize).unwrap();
+        run(super::argmin(&x23, 1, false, &it).unwrap());
+        assert_eq!(idx, [0, 0]);
+        run(super::softmax(&x23, -1, &t(&mut sm, &[2, 3])).unwrap());
+        let e = [
+            1f64,
+            std::f64::consts::E,
+            std::f64::consts::E * std::f64::consts::E,
+        ];
+        let s: f64 = e.iter().sum();
+        for i in 0..6 {
+            assert!((sm[i] as f64 - e[i % 3] / s).abs() < 1e-7, "{sm:?}");
+        }
+        // Errors: a repeated dim, a dim out of range, a wrong out shape.
+        assert!(super::reduce_sum(&x23, &[1, -1], false, 0, &t(&mut o2, &[2])).is_err());
+        assert!(super::reduce_sum(&x23, &[2], false, 0, &t(&mut o2, &[2])).is_err());
+        assert!(super::reduce_sum(&x23, &[1], true, 0, &t(&mut o2, &[2])).is_err());
+    }
+}
