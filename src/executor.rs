@@ -66,6 +66,11 @@ pub struct Workspace {
 /// of at least `workspace_size()` bytes.
 pub trait Work: Send + Sync {
     fn workspace_size(&self) -> u64;
+    /// Checks, before the run is queued, what can have changed since phase 1 (tensor
+    /// addresses of a repeatable executor): phase 2 then refuses instead of queuing.
+    fn check(&self, _tensors: &Bindings) -> Result<()> {
+        Ok(())
+    }
     fn run(&self, tensors: &Bindings, ws: Workspace) -> Result<()>;
 }
 

@@ -611,6 +611,22 @@ impl Work for Plan {
         self.workspace
     }
 
+    /// Inputs that overlap the output now (new addresses) but were not planned as copies: refuse.
+    fn check(&self, t: &Bindings) -> Result<()> {
+        let out_view = t.view(self.out_binding)?;
+        for op in &self.ops[..self.ops.len() - 1] {
+            if let Base::Tensor { binding, .. } = op.base {
+                if needs_copy(&t.view(binding)?, &out_view) {
+                    return Err(Error::Invalid(format!(
+                        "{}: an input now overlaps the output, which it did not when the executor was planned; plan again",
+                        self.api
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
         if self.total == 0 {
             return Ok(());
@@ -632,18 +648,8 @@ impl Work for Plan {
                 Base::Copy(i) => ws_base + self.copies[*i].ws_offset,
             };
         }
-        // Inputs that overlap the output now but were not planned as copies: refuse.
-        let out_view = t.view(self.out_binding)?;
-        for op in &self.ops[..self.ops.len() - 1] {
-            if let Base::Tensor { binding, .. } = op.base {
-                if needs_copy(&t.view(binding)?, &out_view) {
-                    return Err(Error::Invalid(format!(
-                        "{}: an input now overlaps the output, which it did not when the executor was planned; plan again",
-                        self.api
-                    )));
-                }
-            }
-        }
+        self.check(t)?;
+
         for c in &self.copies {
             let mut v = t.view(c.binding)?;
             v.addr = t.addr(c.binding)?;

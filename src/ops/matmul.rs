@@ -140,7 +140,7 @@ fn overlaps(a: &TensorDesc, b: &TensorDesc) -> bool {
 
 impl Plan {
     /// Decides which operands are staged (converted or copied) in the workspace and sizes it.
-    fn stage(&mut self, views: &[&TensorDesc], out_view: &TensorDesc) {
+    fn stage(&mut self, tensors: &[TensorDesc], out_view: &TensorDesc) {
         let mut ws = 0usize;
         let compute = self.compute;
         let mut place = |m: &mut Matrix, view: &TensorDesc, is_bias: bool| {
@@ -151,10 +151,12 @@ impl Plan {
                 ws += align_up(count * compute.size());
             }
         };
-        place(&mut self.a, views[0], false);
-        place(&mut self.b, views[1], false);
+        let (ai, bi) = (self.a.binding, self.b.binding);
+        place(&mut self.a, &tensors[ai], false);
+        place(&mut self.b, &tensors[bi], false);
         if let Some(bias) = self.bias.as_mut() {
-            place(bias, views[2], true);
+            let i = bias.binding;
+            place(bias, &tensors[i], true);
         }
         // The product is accumulated in the workspace unless out is itself in the computation dtype.
         if self.out.dtype != compute {
@@ -211,7 +213,25 @@ impl Work for Plan {
         self.workspace
     }
 
+    /// Addresses may have changed since phase 1 (a repeatable executor): an operand read in
+    /// place must still not overlap the output.
+    fn check(&self, t: &Bindings) -> Result<()> {
+        let out_view = t.view(self.out.binding)?;
+        for m in [&self.a, &self.b] {
+            if m.staged.is_none()
+                && m.binding != self.out.binding
+                && overlaps(&t.view(m.binding)?, &out_view)
+            {
+                return Err(Error::Invalid(
+                    "an input now overlaps the output, which it did not when the executor was planned; plan again".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        self.check(t)?;
         let base = if self.workspace > 0 {
             ws.addr.div_ceil(ALIGN) * ALIGN
         } else {
@@ -404,6 +424,7 @@ impl Work for Plan {
 fn product(
     api: &'static str,
     tensors: Vec<TensorDesc>,
+    ab: [usize; 2],
     batch: Vec<usize>,
     (m, n, k): (usize, usize, usize),
     strides: [(isize, isize); 2],
@@ -428,8 +449,24 @@ fn product(
     if out_view.is_empty() {
         return Ok(Executor::new(api, bindings, Box::new(Nothing)));
     }
-    let a = matrix(0, &tensors[0], m, k, strides[0].0, strides[0].1, &batch);
-    let b = matrix(1, &tensors[1], k, n, strides[1].0, strides[1].1, &batch);
+    let a = matrix(
+        ab[0],
+        &tensors[ab[0]],
+        m,
+        k,
+        strides[0].0,
+        strides[0].1,
+        &batch,
+    );
+    let b = matrix(
+        ab[1],
+        &tensors[ab[1]],
+        k,
+        n,
+        strides[1].0,
+        strides[1].1,
+        &batch,
+    );
     let out_rank = out_view.rank();
     // out's matrix strides; a removed m or n dim (Matmul with 1-D operands) has stride 0.
     let (ors, ocs) = match (m, n) {
@@ -479,16 +516,17 @@ fn product(
         beta,
         workspace: 0,
     };
-    let views: Vec<&TensorDesc> = tensors.iter().collect();
-    plan.stage(&views, out_view);
-    if k == 0 {
-        // Nothing to accumulate: the GEMM still writes beta*bias (or zeros).
-    }
+    plan.stage(&tensors, out_view);
     Ok(Executor::new(api, bindings, Box::new(plan)))
 }
 
 fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
     ew::check_tensor(name, out, LIST)?;
+    crate::ensure!(
+        !out.has_internal_overlap(),
+        "'{name}' ({}) has elements that share memory; an output must not overlap itself",
+        out.describe()
+    );
     ew::check_out_cast(p, name, out)?;
     crate::ensure!(
         out.shape == shape,
@@ -537,6 +575,7 @@ pub fn mm(
     product(
         "aclnnMm",
         vec![self_.clone(), mat2.clone(), out.clone()],
+        [0, 1],
         vec![],
         (m, n, k),
         s,
@@ -576,6 +615,7 @@ pub fn batch_matmul(
     product(
         "aclnnBatchMatMul",
         vec![self_.clone(), mat2.clone(), out.clone()],
+        [0, 1],
         batch,
         (m, n, k),
         s,
@@ -636,6 +676,7 @@ pub fn matmul(
     product(
         "aclnnMatmul",
         vec![self_.clone(), mat2.clone(), out.clone()],
+        [0, 1],
         batch,
         (m, n, k),
         [sa, sb],
@@ -698,7 +739,7 @@ fn addmm_impl(
         Some(o) => {
             check_out("out", o, &[m, n], p)?;
             (
-                vec![mat1.clone(), mat2.clone(), self_.clone(), o.clone()],
+                vec![self_.clone(), mat1.clone(), mat2.clone(), o.clone()],
                 3,
                 false,
             )
@@ -710,17 +751,18 @@ fn addmm_impl(
                 self_.shape
             );
             check_out("selfRef", self_, &[m, n], p)?;
-            (vec![mat1.clone(), mat2.clone(), self_.clone()], 2, true)
+            (vec![self_.clone(), mat1.clone(), mat2.clone()], 0, true)
         }
     };
     let s = [mat_strides(mat1), mat_strides(mat2)];
     product(
         api,
         tensors,
+        [1, 2],
         vec![],
         (m, n, k),
         s,
-        Some(2),
+        Some(0),
         out_i,
         c,
         alpha_v,

@@ -1128,6 +1128,65 @@ fn addmm_nan_in_self_propagates_when_read() {
     }
 }
 
+/// NaN and inf in a matrix operand propagate as IEEE arithmetic says: a NaN in row 0 of
+/// mat1 makes row 0 of out NaN (even against zeros); inf against 0 is NaN; inf against
+/// positive values is inf.
+#[test]
+fn nan_and_inf_in_operands_propagate() {
+    for op in [Op::Mm, Op::Matmul, Op::Addmm] {
+        for (da, od) in [(F32, F32), (F16, F16), (BF16, F32), (F64, F64)] {
+            let (m, k, n) = (3, 2, 4);
+            let mut case = new_case(
+                op,
+                contig(&[m, k], da, 0),
+                contig(&[k, n], da, 1),
+                (op == Op::Addmm).then(|| contig(&[n], da, 2)),
+                Some(contig(&[m, n], od, 3)),
+            );
+            case.beta = scal(F32, 0.0);
+            let mut bufs: Vec<Buf> = (0..4).map(|s| Buf::new(storage_bytes(&case, s))).collect();
+            let sz = size(da);
+            let put = |bufs: &mut [Buf], st: usize, e: usize, x: f64| {
+                bufs[st].bytes_mut()[e * sz..e * sz + sz].copy_from_slice(&encode(da, x)[..sz]);
+            };
+            // mat1 rows: [NaN, 1], [inf, 1], [1, 1]; mat2: row 0 = [0, 1, 2, 0], row 1 = [1, 1, 1, 1]
+            for (e, x) in [f64::NAN, 1.0, f64::INFINITY, 1.0, 1.0, 1.0]
+                .into_iter()
+                .enumerate()
+            {
+                put(&mut bufs, 0, e, x);
+            }
+            for (e, x) in [0.0, 1.0, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0]
+                .into_iter()
+                .enumerate()
+            {
+                put(&mut bufs, 1, e, x);
+            }
+            run_exec(&build(&case, &bufs).unwrap()).unwrap();
+            let osz = size(od);
+            let got = |i: usize, j: usize| fval(decode(od, &bufs[3].bytes()[(i * n + j) * osz..]));
+            for j in 0..n {
+                assert!(
+                    got(0, j).is_nan(),
+                    "{op:?} {da:?}: row 0 col {j} = {}",
+                    got(0, j)
+                );
+                let r1 = got(1, j);
+                if j == 0 || j == 3 {
+                    assert!(r1.is_nan(), "{op:?} {da:?}: inf*0 at col {j} gave {r1}");
+                } else {
+                    assert_eq!(r1, f64::INFINITY, "{op:?} {da:?}: col {j}");
+                }
+                assert_eq!(
+                    got(2, j),
+                    [1.0, 2.0, 3.0, 1.0][j],
+                    "{op:?} {da:?}: row 2 col {j}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn inplace_addmm_views() {
     let mut rng = Rng::new(24);
@@ -2033,5 +2092,171 @@ fn scalar_dtypes() {
             inplace_addmm(&o, &a, &b, &x, &one, 0),
             &format!("inplace beta {bad:?}"),
         );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Outputs overlapping themselves; executors re-addressed between runs
+// ---------------------------------------------------------------------------------------
+
+/// SEMANTICS §2: an output whose elements overlap each other (stride 0 on a dim of size > 1)
+/// is invalid, at phase 1.
+#[test]
+fn out_overlapping_itself_is_refused() {
+    let mut bufs = Vec::new();
+    let mut t = |shape: &[usize], strides: &[usize]| -> TensorDesc {
+        let v = View {
+            shape: shape.to_vec(),
+            strides: strides.to_vec(),
+            offset: 0,
+            dtype: F32,
+            storage: 0,
+        };
+        let b = Buf::new(64 * 4);
+        let d = desc(&v, &b).unwrap();
+        bufs.push(b);
+        d
+    };
+    let (a, b) = (t(&[2, 3], &[3, 1]), t(&[3, 4], &[4, 1]));
+    let (a3, b3) = (t(&[2, 2, 3], &[6, 3, 1]), t(&[2, 3, 4], &[12, 4, 1]));
+    let bias = t(&[4], &[1]);
+    let one = scal(F32, 1.0).to_scalar();
+    let bad = t(&[2, 4], &[0, 1]); // both rows on the same memory
+    let bad2 = t(&[2, 4], &[1, 1]); // interleaved
+    let bad3 = t(&[2, 2, 4], &[0, 4, 1]); // both batches on the same memory
+    let v = t(&[3], &[1]);
+    let badv = t(&[4], &[0]);
+    for (what, r) in [
+        ("mm stride 0", mm(&a, &b, &bad, 0)),
+        ("mm interleaved", mm(&a, &b, &bad2, 0)),
+        ("bmm batch stride 0", batch_matmul(&a3, &b3, &bad3, 0)),
+        ("matmul", matmul(&a, &b, &bad, 0)),
+        ("matmul batch stride 0", matmul(&a3, &b3, &bad3, 0)),
+        ("matmul 1-D @ 2-D", matmul(&v, &b, &badv, 0)),
+        ("addmm", addmm(&bias, &a, &b, &one, &one, &bad, 0)),
+        ("inplace_addmm", inplace_addmm(&bad, &a, &b, &one, &one, 0)),
+    ] {
+        let m = invalid(r, what);
+        assert!(
+            m.contains("overlap") || m.contains("share memory"),
+            "{what}: {m}"
+        );
+    }
+    drop(bufs);
+}
+
+/// Reference §6.2: the index of aclSetInputTensorAddr / aclSetTensorAddr is the position
+/// among the op's inputs in its parameter order, then its outputs. Addmm's inputs are
+/// (self, mat1, mat2) and its output out; InplaceAddmm's (selfRef, mat1, mat2) with output
+/// selfRef. Mm/BatchMatMul/Matmul: (self, mat2), out.
+#[test]
+fn executor_bindings_follow_parameter_order() {
+    let mut p = Pool(vec![]);
+    let one = scal(F32, 1.0).to_scalar();
+    let (s, a, b, o) = (
+        p.t(&[4], F32),
+        p.t(&[2, 3], F32),
+        p.t(&[3, 4], F32),
+        p.t(&[2, 4], F32),
+    );
+    let check = |e: &Executor,
+                 what: &str,
+                 inputs: &[&TensorDesc],
+                 out: &TensorDesc,
+                 out_is_input: Option<usize>| {
+        assert_eq!(
+            e.bindings.n_inputs,
+            inputs.len(),
+            "{what}: number of inputs"
+        );
+        for (i, t) in inputs.iter().enumerate() {
+            assert_eq!(
+                e.bindings.tensors[i].as_ref(),
+                Some(*t),
+                "{what}: input {i}"
+            );
+        }
+        let ob = e.bindings.outputs[0];
+        assert_eq!(
+            e.bindings.tensors[ob].as_ref(),
+            Some(out),
+            "{what}: output 0"
+        );
+        if let Some(i) = out_is_input {
+            assert_eq!(ob, i, "{what}: the output is input {i}");
+        }
+    };
+    check(&mm(&a, &b, &o, 0).unwrap(), "mm", &[&a, &b], &o, None);
+    check(
+        &matmul(&a, &b, &o, 0).unwrap(),
+        "matmul",
+        &[&a, &b],
+        &o,
+        None,
+    );
+    check(
+        &addmm(&s, &a, &b, &one, &one, &o, 0).unwrap(),
+        "addmm",
+        &[&s, &a, &b],
+        &o,
+        None,
+    );
+    check(
+        &inplace_addmm(&o, &a, &b, &one, &one, 0).unwrap(),
+        "inplace_addmm",
+        &[&o, &a, &b],
+        &o,
+        Some(0),
+    );
+}
+
+/// A repeatable executor planned with out apart from its inputs, then re-addressed so that
+/// out is mat1's memory: phase 2 must either refuse (as the element-wise engine does: "an
+/// input now overlaps the output ... plan again") or compute as if mat1 were read first.
+#[test]
+fn readdressed_out_overlapping_an_input() {
+    let mut rng = Rng::new(61);
+    // (n, mat2 transposed): small with a transposed mat2 (the GEMM's dot-product kernel), and
+    // big enough for the blocked, multi-threaded kernel.
+    for (n, bt) in [(6usize, true), (6, false), (150, false), (150, true)] {
+        let b = if bt {
+            View {
+                strides: vec![1, n],
+                ..contig(&[n, n], F32, 1)
+            }
+        } else {
+            contig(&[n, n], F32, 1)
+        };
+        let case = new_case(
+            Op::Mm,
+            contig(&[n, n], F32, 0),
+            b,
+            None,
+            Some(contig(&[n, n], F32, 2)),
+        );
+        let mut bufs: Vec<Buf> = (0..3).map(|s| Buf::new(storage_bytes(&case, s))).collect();
+        fill_view(&case.a, &mut rng, &mut bufs, false);
+        fill_view(&case.b, &mut rng, &mut bufs, false);
+        let before: Vec<Vec<u8>> = bufs.iter().map(|b| b.bytes().to_vec()).collect();
+        let mut exec = build(&case, &bufs).unwrap();
+        exec.set_addr(2, bufs[0].addr()).unwrap();
+        match run_exec(&exec) {
+            Err(e) => assert!(e.to_string().contains("overlap"), "refused, but with: {e}"),
+            Ok(()) => {
+                let dims = case.dims();
+                for i in 0..n {
+                    for j in 0..n {
+                        let (want, s) = reference(&case, &dims, &before, &[], i, j);
+                        let e = (i * n + j) * 4;
+                        let got = f32::from_le_bytes(bufs[0].bytes()[e..e + 4].try_into().unwrap())
+                            as f64;
+                        assert!(
+                            close(got, want, s, n, F32, F32),
+                            "n = {n}, mat2 transposed {bt}: out[{i}][{j}] = {got}, want {want}"
+                        );
+                    }
+                }
+            }
+        }
     }
 }

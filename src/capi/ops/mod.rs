@@ -179,6 +179,7 @@ pub(crate) fn phase2(
                 exec.bindings.addr(i)?;
             }
         }
+        exec.work.check(&exec.bindings)?;
         let ws = Workspace {
             addr: workspace as usize,
             size: workspaceSize,
