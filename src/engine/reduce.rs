@@ -229,7 +229,7 @@ impl Plan {
         let mid = region + align_up(CHUNK * 16);
         let mut sum_f = 0.0f64;
         let mut sum_c = C128::new(0.0, 0.0);
-        let mut sum_i = 0i64;
+        let mut sum_i = 0i128;
         let mut best = f64::NAN;
         let mut best_i = i64::MIN;
         let mut best_at = 0usize;
@@ -277,7 +277,7 @@ impl Plan {
                     (_, Reduce::Sum | Reduce::Mean) => {
                         // SAFETY: n i64 values were just written.
                         let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
-                        sum_i = v.iter().fold(sum_i, |a, &b| a.wrapping_add(b));
+                        sum_i = v.iter().fold(sum_i, |a, &b| a + b as i128);
                     }
                     _ => {
                         // SAFETY: as above.
@@ -307,8 +307,13 @@ impl Plan {
             Reduce::Sum if float => Wide::Float(sum_f),
             // An empty mean is 0/0: NaN.
             Reduce::Mean if float => Wide::Float(sum_f / count),
-            Reduce::Sum => Wide::Int(sum_i as i128),
-            Reduce::Mean => Wide::Float(sum_i as f64 / count),
+            Reduce::Sum => Wide::Int((sum_i as i64) as i128),
+            // An integer mean divides the i64 accumulator exactly, truncating toward zero as
+            // float->int conversion does (then rounds to the dtype like every result).
+            Reduce::Mean if self.count > 0 => {
+                Wide::Int((sum_i as i64) as i128 / self.count as i128)
+            }
+            Reduce::Mean => Wide::Float(f64::NAN),
             // NaN propagates, and is where the first NaN is for the arg forms.
             Reduce::Max | Reduce::Min if float => {
                 Wide::Float(if nan_at.is_some() { f64::NAN } else { best })
@@ -366,18 +371,47 @@ impl Plan {
             }
         }
         let p = (dst as isize + out_base * self.out_dtype.size() as isize) as *mut u8;
-        // SAFETY: the slice lies inside the output view.
+        let out_step = self.slice_out_stride * self.out_dtype.size() as isize;
+        // SAFETY: the slice lies inside the output view; `buf` holds CHUNK values of any dtype.
         unsafe {
-            convert::run(
-                vals as *const u8,
-                DType::F64,
-                1,
-                p,
-                self.out_dtype,
-                self.slice_out_stride,
-                len,
-            )
-        };
+            if self.value == self.out_dtype || self.value == DType::F64 {
+                convert::run(
+                    vals as *const u8,
+                    DType::F64,
+                    1,
+                    p,
+                    self.out_dtype,
+                    self.slice_out_stride,
+                    len,
+                );
+            } else {
+                // The result is a value of self's dtype first, then converted to out.
+                let mut done = 0;
+                while done < len {
+                    let n = CHUNK.min(len - done);
+                    convert::run(
+                        (vals + done * 8) as *const u8,
+                        DType::F64,
+                        1,
+                        buf as *mut u8,
+                        self.value,
+                        1,
+                        n,
+                    );
+                    let q = (p as isize + done as isize * out_step) as *mut u8;
+                    convert::run(
+                        buf as *const u8,
+                        self.value,
+                        1,
+                        q,
+                        self.out_dtype,
+                        self.slice_out_stride,
+                        n,
+                    );
+                    done += n;
+                }
+            }
+        }
     }
 }
 
@@ -405,7 +439,12 @@ impl Work for Plan {
                 unsafe {
                     match self.op {
                         Op::Reduce(how) => {
-                            let w = self.reduce_one(src, ib, region, how);
+                            let mut w = self.reduce_one(src, ib, region, how);
+                            // The result is a value of the computation dtype first (Mean in
+                            // f16 rounds to f16), then converted to out; indices are exact.
+                            if !matches!(how, Reduce::ArgMax | Reduce::ArgMin) {
+                                w = round_to(w, self.value);
+                            }
                             let p = (dst as isize + ob * self.out_dtype.size() as isize) as *mut u8;
                             write_wide(w, p, self.out_dtype);
                         }
@@ -421,6 +460,11 @@ impl Work for Plan {
         }
         Ok(())
     }
+}
+
+/// A value rounded to `dtype` (and back to an exact Wide).
+fn round_to(w: Wide, dtype: DType) -> Wide {
+    crate::with_dtype!(dtype, T => <T as crate::element::Element>::from_wide(w).to_wide())
 }
 
 /// Writes one value, converted to `dtype` by the conversion rule.

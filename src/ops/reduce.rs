@@ -161,6 +161,11 @@ fn mean_impl(
     }
     let ax = axes("dim", dims, self_.rank(), true)?;
     check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    crate::ensure!(
+        !(ax.iter().any(|&a| self_.shape[a] == 0) && out.dtype.is_complex()),
+        "the mean over an empty axis is NaN, which a complex out ({}) cannot hold",
+        out.dtype
+    );
     Ok(executor(
         api,
         Op::Reduce(Reduce::Mean),

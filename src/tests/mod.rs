@@ -5,6 +5,7 @@ mod cast_matrix;
 mod engine_views;
 mod matmul_diff;
 mod ops_capi_diff;
+mod reduce_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
