@@ -183,6 +183,16 @@ impl TensorDesc {
         Some((first, self.addr + max * size + size - 1))
     }
 
+    /// An output must not overlap itself (SEMANTICS §2): the check every operator applies.
+    pub fn check_output(&self, name: &str) -> Result<()> {
+        crate::ensure!(
+            !self.has_internal_overlap(),
+            "output '{name}' ({}) has elements that share memory; an output must not overlap itself",
+            self.describe()
+        );
+        Ok(())
+    }
+
     /// True when two elements of the view share memory (a stride-0 dim of size > 1, or
     /// strides that interleave onto the same element).
     ///

@@ -34,7 +34,8 @@ const CHUNK: usize = 1024;
 const SHORT_ROW: usize = 64;
 /// Fewest elements worth a task of their own.
 const GRAIN: usize = 32 * 1024;
-const ALIGN: usize = 64;
+/// Alignment of every buffer the engines carve out of a workspace.
+pub(crate) const ALIGN: usize = 64;
 
 /// The library's compute thread pool (`ACLNN_CPU_NUM_THREADS`, default: all cores).
 pub fn pool() -> &'static rayon::ThreadPool {
@@ -165,12 +166,16 @@ pub struct Plan {
     out_binding: usize,
 }
 
-fn align_up(n: usize) -> usize {
+pub(crate) fn align_up(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
 
 /// Strides of `view` broadcast to `shape` (0 where stretched or missing).
-fn broadcast_strides(shape: &[usize], vshape: &[usize], vstrides: &[isize]) -> Vec<isize> {
+pub(crate) fn broadcast_strides(
+    shape: &[usize],
+    vshape: &[usize],
+    vstrides: &[isize],
+) -> Vec<isize> {
     let lead = shape.len() - vshape.len();
     (0..shape.len())
         .map(|j| {
@@ -209,12 +214,7 @@ fn needs_copy(view: &TensorDesc, out: &TensorDesc) -> bool {
 /// overlapping output elements, and inputs that broadcast to the output's shape.
 pub fn plan(spec: Spec) -> Result<Plan> {
     let out = &spec.out;
-    crate::ensure!(
-        !out.has_internal_overlap(),
-        "output '{}' ({}) has elements that share memory; an output must not overlap itself",
-        spec.out_name,
-        out.describe()
-    );
+    out.check_output(spec.out_name)?;
     crate::ensure!(
         out.rank() <= MAX_RANK,
         "output '{}' has {} dims; at most {MAX_RANK} are supported",

@@ -9,7 +9,7 @@
 //! does not grow with the count beyond n·2⁻⁵³ — and round once to the output dtype. Output
 //! elements are split across the thread pool.
 
-use super::{convert, pool, Via};
+use super::{align_up, convert, pool, Via, ALIGN};
 use crate::dtype::DType;
 use crate::element::{Wide, C128};
 use crate::error::Result;
@@ -18,8 +18,6 @@ use crate::tensor::TensorDesc;
 use rayon::prelude::*;
 
 const CHUNK: usize = 1024;
-const ALIGN: usize = 64;
-
 /// What a reduction computes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Reduce {
@@ -68,10 +66,6 @@ pub struct Plan {
     tasks: usize,
     task_bytes: usize,
     workspace: u64,
-}
-
-fn align_up(n: usize) -> usize {
-    n.div_ceil(ALIGN) * ALIGN
 }
 
 /// The dtype values accumulate in.

@@ -16,20 +16,15 @@ use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::broadcast::{broadcast_shapes, broadcasts_to};
 use crate::dtype::{promote, DType};
-use crate::engine::{convert, pool};
+use crate::engine::{align_up, broadcast_strides, convert, pool, ALIGN};
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
 use crate::scalar::Scalar;
-use crate::tensor::TensorDesc;
+use crate::tensor::{contiguous_strides, TensorDesc};
 
 use DType::*;
 const LIST: &[DType] = &[F32, F16, BF16, F64];
 const SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8];
-const ALIGN: usize = 64;
-
-fn align_up(n: usize) -> usize {
-    n.div_ceil(ALIGN) * ALIGN
-}
 
 /// One matrix operand, seen as a batch of (rows, cols) matrices over the result's batch shape.
 #[derive(Clone, Debug)]
@@ -109,16 +104,7 @@ fn matrix(
     let own_rank = t.rank().saturating_sub(2);
     let own: Vec<usize> = t.shape[..own_rank].to_vec();
     let own_strides: Vec<isize> = t.strides[..own_rank].to_vec();
-    let lead = batch.len() - own.len();
-    let batch_strides = (0..batch.len())
-        .map(|j| {
-            if j < lead || own[j - lead] == 1 {
-                0
-            } else {
-                own_strides[j - lead]
-            }
-        })
-        .collect();
+    let batch_strides = broadcast_strides(batch, &own, &own_strides);
     Matrix {
         binding,
         dtype: t.dtype,
@@ -198,6 +184,14 @@ unsafe fn gather(src: usize, m: &Matrix, dst: usize, dtype: DType) {
     }
 }
 
+/// Batch strides of contiguous blocks of `block` elements laid out in `batch` order.
+fn block_strides(batch: &[usize], block: usize) -> Vec<isize> {
+    contiguous_strides(batch)
+        .iter()
+        .map(|s| s * block as isize)
+        .collect()
+}
+
 /// Offset (elements) of batch `bi` of the result's batch shape in a matrix.
 fn batch_offset(batch: &[usize], strides: &[isize], mut bi: usize) -> isize {
     let mut off = 0;
@@ -253,23 +247,11 @@ impl Work for Plan {
                     // SAFETY: the view was validated; the staged block was sized in phase 1.
                     unsafe { gather(addr, m, base + off, c) };
                     // The staged block is contiguous in the operand's own batch shape.
-                    let own = &m.own_batches;
-                    let mut own_contig = vec![0isize; own.len()];
-                    let mut acc = (m.rows * m.cols) as isize;
-                    for d in (0..own.len()).rev() {
-                        own_contig[d] = acc;
-                        acc *= own[d] as isize;
-                    }
-                    let lead = self.batch.len() - own.len();
-                    let bs = (0..self.batch.len())
-                        .map(|j| {
-                            if j < lead || own[j - lead] == 1 {
-                                0
-                            } else {
-                                own_contig[j - lead]
-                            }
-                        })
-                        .collect();
+                    let bs = broadcast_strides(
+                        &self.batch,
+                        &m.own_batches,
+                        &block_strides(&m.own_batches, m.rows * m.cols),
+                    );
                     (base + off, bs, m.cols as isize, 1)
                 }
             })
@@ -288,15 +270,12 @@ impl Work for Plan {
                 self.out.rs,
                 self.out.cs,
             ),
-            Some(off) => {
-                let mut contig = vec![0isize; self.batch.len()];
-                let mut acc = (self.m * self.n) as isize;
-                for d in (0..self.batch.len()).rev() {
-                    contig[d] = acc;
-                    acc *= self.batch[d] as isize;
-                }
-                (base + off, contig, self.n as isize, 1)
-            }
+            Some(off) => (
+                base + off,
+                block_strides(&self.batch, self.m * self.n),
+                self.n as isize,
+                1,
+            ),
         };
         let batches: usize = self.batch.iter().product();
         let threads = pool().current_num_threads();
@@ -522,11 +501,7 @@ fn product(
 
 fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
     ew::check_tensor(name, out, LIST)?;
-    crate::ensure!(
-        !out.has_internal_overlap(),
-        "'{name}' ({}) has elements that share memory; an output must not overlap itself",
-        out.describe()
-    );
+    out.check_output(name)?;
     ew::check_out_cast(p, name, out)?;
     crate::ensure!(
         out.shape == shape,

@@ -69,12 +69,7 @@ fn check_out_shape(out: &TensorDesc, shape: &[usize]) -> Result<()> {
         "out has shape {:?} but the result has shape {shape:?}",
         out.shape
     );
-    crate::ensure!(
-        !out.has_internal_overlap(),
-        "out ({}) has elements that share memory",
-        out.describe()
-    );
-    Ok(())
+    out.check_output("out")
 }
 
 fn executor(
