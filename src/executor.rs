@@ -18,37 +18,39 @@ pub struct Bindings {
 }
 
 impl Bindings {
-    pub fn view(&self, i: usize) -> Result<TensorDesc> {
+    pub fn view(&self, i: usize) -> Result<&TensorDesc> {
         self.tensors
             .get(i)
-            .cloned()
-            .flatten()
+            .and_then(|t| t.as_ref())
             .ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))
+    }
+
+    /// "input 0" / "output 1": binding `i` as messages name it.
+    fn describe(&self, i: usize) -> String {
+        if i < self.n_inputs {
+            format!("input {i}")
+        } else {
+            format!("output {}", i - self.n_inputs)
+        }
     }
 
     /// The storage address of binding `i`, checked to be usable: not NULL for a non-empty
     /// view, and aligned to its element type.
     pub fn addr(&self, i: usize) -> Result<usize> {
-        let v = self
-            .tensors
-            .get(i)
-            .and_then(|t| t.as_ref())
-            .ok_or_else(|| Error::Internal(format!("no tensor bound at index {i}")))?;
-        let which = if i < self.n_inputs {
-            format!("input {i}")
-        } else {
-            format!("output {}", i - self.n_inputs)
-        };
+        let v = self.view(i)?;
         if v.addr == 0 && !v.is_empty() {
             return Err(Error::Invalid(format!(
-                "tensor {which} has a NULL data address"
+                "tensor {} has a NULL data address",
+                self.describe(i)
             )));
         }
         let align = v.dtype.align();
         if v.addr % align != 0 {
             return Err(Error::Invalid(format!(
-                "tensor {which} data address {:#x} is not aligned to {align} bytes ({})",
-                v.addr, v.dtype
+                "tensor {} data address {:#x} is not aligned to {align} bytes ({})",
+                self.describe(i),
+                v.addr,
+                v.dtype
             )));
         }
         Ok(v.addr)
@@ -72,6 +74,11 @@ pub trait Work: Send + Sync {
         Ok(())
     }
     fn run(&self, tensors: &Bindings, ws: Workspace) -> Result<()>;
+    /// Work of a few microseconds at most: phase 2 runs it on the calling thread when the
+    /// stream is idle rather than paying a thread wake-up that costs more than the work.
+    fn small(&self) -> bool {
+        false
+    }
 }
 
 /// Work that does nothing (an operator whose output is empty).
@@ -82,6 +89,9 @@ impl Work for Nothing {
     }
     fn run(&self, _: &Bindings, _: Workspace) -> Result<()> {
         Ok(())
+    }
+    fn small(&self) -> bool {
+        true
     }
 }
 

@@ -5,16 +5,21 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::format::Format;
 
+/// Dims of a view: inline up to rank 8 (the operators' limit), on the heap beyond.
+pub type Dims = smallvec::SmallVec<[usize; 8]>;
+/// Element strides of a view, inline up to rank 8.
+pub type Strides = smallvec::SmallVec<[isize; 8]>;
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct TensorDesc {
     pub dtype: DType,
     pub format: Format,
-    pub shape: Vec<usize>,
+    pub shape: Dims,
     /// Element strides, one per view dim; never negative.
-    pub strides: Vec<isize>,
+    pub strides: Strides,
     /// Offset of the view's first element from the storage start, in elements.
     pub offset: usize,
-    pub storage_shape: Vec<usize>,
+    pub storage_shape: Dims,
     /// Start of the storage (0 when the caller passed NULL).
     pub addr: usize,
 }
@@ -22,7 +27,7 @@ pub struct TensorDesc {
 /// Largest rank aclCreateTensor accepts; operators have their own, smaller limits.
 pub const MAX_CREATE_RANK: usize = 64;
 
-fn dims_of(v: &[i64], what: &str) -> Result<Vec<usize>> {
+fn dims_of(v: &[i64], what: &str) -> Result<Dims> {
     if v.len() > MAX_CREATE_RANK {
         crate::bail!(
             "{what} has {} dims; at most {MAX_CREATE_RANK} are supported",
@@ -38,8 +43,8 @@ fn dims_of(v: &[i64], what: &str) -> Result<Vec<usize>> {
 }
 
 /// Row-major strides for `shape`.
-pub fn contiguous_strides(shape: &[usize]) -> Vec<isize> {
-    let mut s = vec![0isize; shape.len()];
+pub fn contiguous_strides(shape: &[usize]) -> Strides {
+    let mut s: Strides = smallvec::smallvec![0isize; shape.len()];
     let mut acc: isize = 1;
     for i in (0..shape.len()).rev() {
         s[i] = acc;
@@ -85,7 +90,7 @@ impl TensorDesc {
                     isize::try_from(v)
                         .map_err(|_| Error::Invalid(format!("stride[{i}] = {v} is too large")))
                 })
-                .collect::<Result<Vec<_>>>()?,
+                .collect::<Result<Strides>>()?,
         };
         let offset = usize::try_from(offset)
             .map_err(|_| Error::Invalid(format!("offset = {offset} is negative")))?;
@@ -177,10 +182,21 @@ impl TensorDesc {
 
     /// The byte range [first, last] the view's elements touch, or None if it has none.
     pub fn byte_span(&self) -> Option<(usize, usize)> {
-        let max = self.max_index().ok()??;
+        if self.is_empty() {
+            return None;
+        }
+        // Creation checked that the largest index fits its storage (`check_fits_storage`) and
+        // only the address can change afterwards, so only adding the address can overflow.
+        let max = self.offset
+            + self
+                .shape
+                .iter()
+                .zip(&self.strides)
+                .map(|(&d, &s)| (d - 1) * s as usize)
+                .sum::<usize>();
         let size = self.dtype.size();
-        let first = self.addr + self.offset * size;
-        Some((first, self.addr + max * size + size - 1))
+        let first = self.addr.saturating_add(self.offset * size);
+        Some((first, self.addr.saturating_add(max * size + size - 1)))
     }
 
     /// An output must not overlap itself (SEMANTICS §2): the check every operator applies.

@@ -12,8 +12,29 @@ pub trait Handle: Send + 'static {
     const KIND: &'static str;
 }
 
-fn live() -> MutexGuard<'static, HashMap<usize, &'static str>> {
-    static LIVE: OnceLock<Mutex<HashMap<usize, &'static str>>> = OnceLock::new();
+/// Hashes handle addresses: they are distinct heap pointers, so a multiply spreads them
+/// well enough, at a fraction of SipHash's cost (every C call looks handles up).
+#[derive(Default)]
+struct AddrHasher(u64);
+
+impl std::hash::Hasher for AddrHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = ((n as u64) >> 4).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(32);
+    }
+}
+
+type Registry = HashMap<usize, &'static str, std::hash::BuildHasherDefault<AddrHasher>>;
+
+fn live() -> MutexGuard<'static, Registry> {
+    static LIVE: OnceLock<Mutex<Registry>> = OnceLock::new();
     // A panic while holding the lock cannot leave the map inconsistent (single inserts/removes).
     LIVE.get_or_init(Default::default)
         .lock()

@@ -19,7 +19,8 @@ use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Work, Workspace};
 use crate::scalar::Scalar;
-use crate::tensor::{contiguous_strides, TensorDesc};
+use crate::tensor::{contiguous_strides, Dims, Strides, TensorDesc};
+use smallvec::SmallVec;
 pub use kernel::{KernelFn, Params, Src};
 use rayon::prelude::*;
 use std::sync::OnceLock;
@@ -34,6 +35,9 @@ const CHUNK: usize = 1024;
 const SHORT_ROW: usize = 64;
 /// Fewest elements worth a task of their own.
 const GRAIN: usize = 32 * 1024;
+/// Work of at most this many output elements runs on the calling thread when its stream is
+/// idle (see `Work::small`): a few microseconds, less than waking the stream worker costs.
+const SMALL_WORK: usize = 16 * 1024;
 /// Alignment of every buffer the engines carve out of a workspace.
 pub(crate) const ALIGN: usize = 64;
 
@@ -88,12 +92,12 @@ impl Via {
 
 /// An operand of an element-wise operator.
 #[derive(Clone, Debug)]
-pub enum Input {
+pub enum Input<'a> {
     /// A tensor: `binding` is its index among the executor's tensors.
     Tensor {
         name: &'static str,
         binding: usize,
-        view: TensorDesc,
+        view: &'a TensorDesc,
     },
     /// A constant (an aclScalar), in any dtype: the engine converts it once, in phase 1.
     Scalar(Scalar),
@@ -101,13 +105,13 @@ pub enum Input {
 
 /// What an operator asks the engine to compute: `out = kernel(inputs...)`, where the
 /// kernel reads input i in dtype `kernel_in[i]` and writes dtype `kernel_out`.
-pub struct Spec {
+pub struct Spec<'a> {
     pub api: &'static str,
-    pub inputs: Vec<Input>,
-    pub kernel_in: Vec<Via>,
+    pub inputs: &'a [Input<'a>],
+    pub kernel_in: &'a [Via],
     pub out_name: &'static str,
     pub out_binding: usize,
-    pub out: TensorDesc,
+    pub out: &'a TensorDesc,
     pub kernel_out: Via,
     pub kernel: KernelFn,
     pub params: Params,
@@ -154,7 +158,7 @@ pub struct Plan {
     shape: [usize; MAX_RANK],
     rank: usize,
     total: usize,
-    ops: Vec<Operand>, // inputs, then the output last
+    ops: SmallVec<[Operand; MAX_OPERANDS]>, // inputs, then the output last
     copies: Vec<Copy>,
     flat: bool,
     tasks: usize,
@@ -175,7 +179,7 @@ pub(crate) fn broadcast_strides(
     shape: &[usize],
     vshape: &[usize],
     vstrides: &[isize],
-) -> Vec<isize> {
+) -> Strides {
     let lead = shape.len() - vshape.len();
     (0..shape.len())
         .map(|j| {
@@ -213,7 +217,7 @@ fn needs_copy(view: &TensorDesc, out: &TensorDesc) -> bool {
 /// Plans `spec`. Checks what is common to every element-wise output: no internally
 /// overlapping output elements, and inputs that broadcast to the output's shape.
 pub fn plan(spec: Spec) -> Result<Plan> {
-    let out = &spec.out;
+    let out = spec.out;
     out.check_output(spec.out_name)?;
     crate::ensure!(
         out.rank() <= MAX_RANK,
@@ -227,7 +231,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     // Operands with their strides over the full output shape.
     let mut copies = Vec::new();
     let mut copies_bytes = 0usize;
-    let mut full: Vec<(Base, DType, Via, Vec<isize>)> = Vec::new();
+    let mut full: SmallVec<[(Base, DType, Via, Strides); MAX_OPERANDS]> = SmallVec::new();
     for (i, input) in spec.inputs.iter().enumerate() {
         let kd = spec.kernel_in[i];
         match input {
@@ -237,7 +241,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
                     Base::Const(v),
                     kd.kernel,
                     Via::exact(kd.kernel),
-                    vec![0; shape.len()],
+                    smallvec::smallvec![0; shape.len()],
                 ))
             }
             Input::Tensor {
@@ -287,11 +291,11 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     ));
 
     // Axes: drop size 1, order by the output's stride (largest outermost), merge.
-    let mut axes: Vec<usize> = (0..shape.len()).filter(|&j| shape[j] != 1).collect();
+    let mut axes: Dims = (0..shape.len()).filter(|&j| shape[j] != 1).collect();
     let out_strides = &full.last().map(|f| f.3.clone()).unwrap_or_default();
     axes.sort_by_key(|&j| std::cmp::Reverse(out_strides[j]));
-    let mut dims: Vec<usize> = Vec::new();
-    let mut strides: Vec<Vec<isize>> = vec![Vec::new(); full.len()];
+    let mut dims = Dims::new();
+    let mut strides: SmallVec<[Strides; MAX_OPERANDS]> = smallvec::smallvec![Strides::new(); full.len()];
     for &j in &axes {
         let mergeable = !dims.is_empty()
             && full
@@ -332,7 +336,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     // Per operand: direct or buffered, and its buffer inside a task's region.
     let n_ops = full.len();
     let mut task_bytes = 0usize;
-    let mut ops = Vec::with_capacity(n_ops);
+    let mut ops = SmallVec::new();
     for (k, (base, dtype, via, _)) in full.into_iter().enumerate() {
         let is_out = k == n_ops - 1;
         let kdtype = via.kernel;
@@ -616,7 +620,7 @@ impl Work for Plan {
         let out_view = t.view(self.out_binding)?;
         for op in &self.ops[..self.ops.len() - 1] {
             if let Base::Tensor { binding, .. } = op.base {
-                if needs_copy(&t.view(binding)?, &out_view) {
+                if needs_copy(t.view(binding)?, out_view) {
                     return Err(Error::Invalid(format!(
                         "{}: an input now overlaps the output, which it did not when the executor was planned; plan again",
                         self.api
@@ -625,6 +629,10 @@ impl Work for Plan {
             }
         }
         Ok(())
+    }
+
+    fn small(&self) -> bool {
+        self.tasks <= 1 && self.total <= SMALL_WORK
     }
 
     fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
@@ -651,7 +659,7 @@ impl Work for Plan {
         self.check(t)?;
 
         for c in &self.copies {
-            let mut v = t.view(c.binding)?;
+            let mut v = t.view(c.binding)?.clone();
             v.addr = t.addr(c.binding)?;
             copy_view(&v, ws_base + c.ws_offset);
         }

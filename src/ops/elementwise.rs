@@ -7,6 +7,7 @@ use crate::engine::{self, Input, KernelFn, Params, Spec, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work};
 use crate::tensor::TensorDesc;
+use smallvec::SmallVec;
 
 /// Most dims an element-wise operator accepts per tensor.
 pub const MAX_DIMS: usize = 8;
@@ -85,7 +86,7 @@ pub fn check_out_shape(
 ) -> Result<()> {
     let shape = broadcast::broadcast_shapes(inputs)?;
     crate::ensure!(
-        shape == out.shape,
+        shape[..] == out.shape[..],
         "'{out_name}' has shape {:?} but the broadcast shape of the inputs is {shape:?}",
         out.shape
     );
@@ -112,19 +113,11 @@ pub fn executor(
     params: Params,
     inplace: bool,
 ) -> Result<Executor> {
-    let mut tensors = Vec::new();
-    let mut inputs = Vec::new();
+    // The executor's own copies of the views; the plan reads them where they will live.
+    let mut tensors: Vec<Option<TensorDesc>> = Vec::with_capacity(args.len() + 1);
     for a in args {
-        match a {
-            Arg::Tensor(name, t) => {
-                inputs.push(Input::Tensor {
-                    name,
-                    binding: tensors.len(),
-                    view: (*t).clone(),
-                });
-                tensors.push(Some((*t).clone()));
-            }
-            Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
+        if let Arg::Tensor(_, t) = a {
+            tensors.push(Some((*t).clone()));
         }
     }
     let n_inputs = tensors.len();
@@ -133,25 +126,36 @@ pub fn executor(
     if !inplace {
         tensors.push(Some(out.clone()));
     }
-    let bindings = Bindings {
-        tensors,
-        n_inputs,
-        outputs: vec![out_binding],
-    };
     let work: Box<dyn Work> = if out.is_empty() {
         Box::new(Nothing)
     } else {
+        let mut inputs: SmallVec<[Input; engine::MAX_OPERANDS]> = SmallVec::new();
+        let mut binding = 0;
+        for a in args {
+            match a {
+                Arg::Tensor(name, t) => {
+                    inputs.push(Input::Tensor { name, binding, view: t });
+                    binding += 1;
+                }
+                Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
+            }
+        }
         Box::new(engine::plan(Spec {
             api,
-            inputs,
-            kernel_in: kernel_in.to_vec(),
+            inputs: &inputs,
+            kernel_in,
             out_name,
             out_binding,
-            out: out.clone(),
+            out,
             kernel_out,
             kernel,
             params,
         })?)
+    };
+    let bindings = Bindings {
+        tensors,
+        n_inputs,
+        outputs: vec![out_binding],
     };
     Ok(Executor::new(api, bindings, work))
 }

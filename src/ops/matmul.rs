@@ -104,7 +104,7 @@ fn matrix(
     let own_rank = t.rank().saturating_sub(2);
     let own: Vec<usize> = t.shape[..own_rank].to_vec();
     let own_strides: Vec<isize> = t.strides[..own_rank].to_vec();
-    let batch_strides = broadcast_strides(batch, &own, &own_strides);
+    let batch_strides = broadcast_strides(batch, &own, &own_strides).to_vec();
     Matrix {
         binding,
         dtype: t.dtype,
@@ -214,7 +214,7 @@ impl Work for Plan {
         for m in [&self.a, &self.b] {
             if m.staged.is_none()
                 && m.binding != self.out.binding
-                && overlaps(&t.view(m.binding)?, &out_view)
+                && overlaps(t.view(m.binding)?, out_view)
             {
                 return Err(Error::Invalid(
                     "an input now overlaps the output, which it did not when the executor was planned; plan again".into(),
@@ -251,7 +251,8 @@ impl Work for Plan {
                         &self.batch,
                         &m.own_batches,
                         &block_strides(&m.own_batches, m.rows * m.cols),
-                    );
+                    )
+                    .to_vec();
                     (base + off, bs, m.cols as isize, 1)
                 }
             })
@@ -504,7 +505,7 @@ fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<
     out.check_output(name)?;
     ew::check_out_cast(p, name, out)?;
     crate::ensure!(
-        out.shape == shape,
+        out.shape[..] == shape[..],
         "'{name}' has shape {:?} but the product has shape {shape:?}",
         out.shape
     );
@@ -721,7 +722,7 @@ fn addmm_impl(
         }
         None => {
             crate::ensure!(
-                self_.shape == [m, n],
+                self_.shape[..] == [m, n],
                 "selfRef has shape {:?} but must be the product's shape [{m}, {n}]",
                 self_.shape
             );

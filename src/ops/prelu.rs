@@ -63,8 +63,8 @@ fn weight_view(self_: &TensorDesc, weight: &TensorDesc) -> Result<TensorDesc> {
         weight.shape
     );
     let mut v = weight.clone();
-    v.shape = vec![1; self_.rank()];
-    v.strides = vec![0; self_.rank()];
+    v.shape = smallvec::smallvec![1; self_.rank()];
+    v.strides = smallvec::smallvec![0; self_.rank()];
     if self_.rank() >= 2 && n > 1 {
         v.shape[1] = channels;
         v.strides[1] = stride;

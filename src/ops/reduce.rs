@@ -65,7 +65,7 @@ fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<usize> {
 
 fn check_out_shape(out: &TensorDesc, shape: &[usize]) -> Result<()> {
     crate::ensure!(
-        out.shape == shape,
+        out.shape[..] == shape[..],
         "out has shape {:?} but the result has shape {shape:?}",
         out.shape
     );

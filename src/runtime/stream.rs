@@ -15,16 +15,26 @@ pub type Task = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
 #[derive(Default)]
 struct State {
     queue: VecDeque<Task>,
-    /// A task has been taken from the queue and has not finished.
+    /// A task has been taken from the queue (or is running inline) and has not finished.
     running: bool,
     shutdown: bool,
     /// The first failure since the last synchronize.
     error: Option<String>,
+    /// The worker is blocked on `queued`.
+    worker_waiting: bool,
+    /// Threads blocked on `finished` (synchronizers).
+    finish_waiters: usize,
 }
 
+/// A stream: the queue, its worker, and two wake-ups, so that each side is woken only
+/// when there is something for it (a wake-up is a system call and a thread switch, which
+/// costs more than a small operator).
 pub struct Stream {
     state: Mutex<State>,
-    changed: Condvar,
+    /// Signalled when work is queued and the worker is waiting for it.
+    queued: Condvar,
+    /// Signalled when a task finishes and a synchronizer is waiting.
+    finished: Condvar,
     worker: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -35,7 +45,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn run_task(task: Task) -> std::result::Result<(), String> {
+fn run_task(
+    task: impl FnOnce() -> std::result::Result<(), String>,
+) -> std::result::Result<(), String> {
     match catch_unwind(AssertUnwindSafe(task)) {
         Ok(r) => r,
         Err(p) => Err(format!(
@@ -53,7 +65,8 @@ impl Stream {
     pub fn create() -> Result<Arc<Stream>> {
         let s = Arc::new(Stream {
             state: Mutex::default(),
-            changed: Condvar::new(),
+            queued: Condvar::new(),
+            finished: Condvar::new(),
             worker: Mutex::new(None),
         });
         let weak = Arc::downgrade(&s);
@@ -83,9 +96,51 @@ impl Stream {
             ));
         }
         st.queue.push_back(task);
+        let wake = st.worker_waiting && !st.running;
         drop(st);
-        self.changed.notify_all();
+        if wake {
+            self.queued.notify_one();
+        }
         Ok(())
+    }
+
+    /// Runs `work` after everything already queued. Small work (`small`: a few microseconds)
+    /// on an idle stream runs right here on the calling thread: in order, since nothing is
+    /// queued or running, and without a heap allocation or a wake-up of the worker, which
+    /// would cost more than the work. Anything else is queued for the worker.
+    pub fn submit<F>(&self, small: bool, work: F) -> Result<()>
+    where
+        F: FnOnce() -> std::result::Result<(), String> + Send + 'static,
+    {
+        if small {
+            let mut st = lock(&self.state);
+            if !st.shutdown && !st.running && st.queue.is_empty() {
+                st.running = true;
+                drop(st);
+                self.finish(run_task(work));
+                return Ok(());
+            }
+        }
+        self.enqueue(Box::new(work))
+    }
+
+    /// Records the end of the running task: keeps its failure, wakes a waiting synchronizer,
+    /// and wakes the worker if work was queued meanwhile.
+    fn finish(&self, r: std::result::Result<(), String>) {
+        let mut st = lock(&self.state);
+        st.running = false;
+        if let Err(e) = r {
+            st.error.get_or_insert(e);
+        }
+        let wake_sync = st.finish_waiters > 0;
+        let wake_worker = st.worker_waiting && !st.queue.is_empty();
+        drop(st);
+        if wake_sync {
+            self.finished.notify_all();
+        }
+        if wake_worker {
+            self.queued.notify_one();
+        }
     }
 
     /// Waits until every queued task has run; returns the first failure since the last synchronize.
@@ -116,19 +171,16 @@ impl Stream {
                     Some(task) => {
                         st.running = true;
                         drop(st);
-                        let r = run_task(task);
+                        self.finish(run_task(task));
                         st = lock(&self.state);
-                        st.running = false;
-                        if let Err(e) = r {
-                            st.error.get_or_insert(e);
-                        }
-                        self.changed.notify_all();
                         continue;
                     }
                     None => break,
                 }
             }
-            st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.finish_waiters += 1;
+            st = self.finished.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.finish_waiters -= 1;
         }
         st
     }
@@ -143,7 +195,8 @@ impl Stream {
     pub fn shutdown(&self) -> Result<()> {
         let r = self.synchronize();
         lock(&self.state).shutdown = true;
-        self.changed.notify_all();
+        self.queued.notify_all();
+        self.finished.notify_all();
         if let Some(h) = lock(&self.worker).take() {
             if h.thread().id() != std::thread::current().id() {
                 let _ = h.join();
@@ -165,11 +218,13 @@ fn worker_loop(weak: Weak<Stream>) {
                 break;
             }
             // Wake up now and then to notice that the last owner went away.
-            let (g, _) = s
-                .changed
+            st.worker_waiting = true;
+            st = s
+                .queued
                 .wait_timeout(st, std::time::Duration::from_millis(200))
-                .unwrap_or_else(|e| e.into_inner());
-            st = g;
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+            st.worker_waiting = false;
             if Arc::strong_count(&s) == 1 && st.queue.is_empty() {
                 return;
             }
@@ -177,14 +232,7 @@ fn worker_loop(weak: Weak<Stream>) {
         let task = st.queue.pop_front().expect("queue checked non-empty");
         st.running = true;
         drop(st);
-        let r = run_task(task);
-        let mut st = lock(&s.state);
-        st.running = false;
-        if let Err(e) = r {
-            st.error.get_or_insert(e);
-        }
-        drop(st);
-        s.changed.notify_all();
+        s.finish(run_task(task));
     }
 }
 

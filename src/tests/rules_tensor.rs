@@ -30,10 +30,10 @@ fn view(
 fn seed_example_shape_6x5_strides_10_1_offset_22_in_10x10_semantics_2() {
     let t =
         view(&[6, 5], Some(&[10, 1]), 22, &[10, 10]).expect("SEMANTICS §2 seed example must work");
-    assert_eq!(t.shape, vec![6, 5]);
-    assert_eq!(t.strides, vec![10, 1]);
+    assert_eq!(t.shape[..], [6, 5]);
+    assert_eq!(t.strides[..], [10, 1]);
     assert_eq!(t.offset, 22);
-    assert_eq!(t.storage_shape, vec![10, 10]);
+    assert_eq!(t.storage_shape[..], [10, 10]);
     assert_eq!(t.dtype, DType::F32);
     assert_eq!(t.format, Format::ND);
     assert_eq!(t.numel(), 30);
@@ -108,12 +108,12 @@ fn overflowing_dims_strides_offsets_are_errors_not_panics_semantics_2() {
 #[test]
 fn null_strides_mean_contiguous_row_major_semantics_2() {
     let t = view(&[2, 3, 4], None, 0, &[24]).unwrap();
-    assert_eq!(t.strides, vec![12, 4, 1]);
+    assert_eq!(t.strides[..], [12, 4, 1]);
     assert_eq!(t.max_index().unwrap(), Some(23));
     assert!(!t.has_internal_overlap());
-    assert_eq!(contiguous_strides(&[5]), vec![1]);
-    assert_eq!(contiguous_strides(&[]), Vec::<isize>::new());
-    assert_eq!(contiguous_strides(&[7, 1, 3]), vec![3, 3, 1]);
+    assert_eq!(contiguous_strides(&[5])[..], [1]);
+    assert!(contiguous_strides(&[]).is_empty());
+    assert_eq!(contiguous_strides(&[7, 1, 3])[..], [3, 3, 1]);
     // equal to passing the strides explicitly
     let u = view(&[2, 3, 4], Some(&[12, 4, 1]), 0, &[24]).unwrap();
     assert_eq!(t, u);

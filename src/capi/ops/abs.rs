@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnAbsGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnAbsGetWorkspaceSize", workspaceSize, executor, || {
-            math::abs(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::abs(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }

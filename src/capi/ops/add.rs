@@ -23,10 +23,10 @@ pub unsafe extern "C" fn aclnnAddGetWorkspaceSize(
     unsafe {
         phase1("aclnnAddGetWorkspaceSize", workspaceSize, executor, || {
             add::add(
-                &tensor(self_, "self")?,
-                &tensor(other, "other")?,
+                tensor(self_, "self")?,
+                tensor(other, "other")?,
                 &scalar(alpha, "alpha")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -56,10 +56,10 @@ pub unsafe extern "C" fn aclnnAddsGetWorkspaceSize(
     unsafe {
         phase1("aclnnAddsGetWorkspaceSize", workspaceSize, executor, || {
             add::adds(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &scalar(other, "other")?,
                 &scalar(alpha, "alpha")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -92,8 +92,8 @@ pub unsafe extern "C" fn aclnnInplaceAddGetWorkspaceSize(
             executor,
             || {
                 add::inplace_add(
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(other, "other")?,
                     &scalar(alpha, "alpha")?,
                 )
             },
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn aclnnInplaceAddsGetWorkspaceSize(
             executor,
             || {
                 add::inplace_adds(
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     &scalar(other, "other")?,
                     &scalar(alpha, "alpha")?,
                 )

@@ -26,12 +26,12 @@ pub unsafe extern "C" fn aclnnAddmmGetWorkspaceSize(
             executor,
             || {
                 matmul::addmm(
-                    &tensor(self_, "self")?,
-                    &tensor(mat1, "mat1")?,
-                    &tensor(mat2, "mat2")?,
+                    tensor(self_, "self")?,
+                    tensor(mat1, "mat1")?,
+                    tensor(mat2, "mat2")?,
                     &scalar(beta, "beta")?,
                     &scalar(alpha, "alpha")?,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                     cubeMathType as i64,
                 )
             },
@@ -69,9 +69,9 @@ pub unsafe extern "C" fn aclnnInplaceAddmmGetWorkspaceSize(
             executor,
             || {
                 matmul::inplace_addmm(
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(mat1, "mat1")?,
-                    &tensor(mat2, "mat2")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(mat1, "mat1")?,
+                    tensor(mat2, "mat2")?,
                     &scalar(beta, "beta")?,
                     &scalar(alpha, "alpha")?,
                     cubeMathType as i64,

@@ -19,10 +19,10 @@ pub unsafe extern "C" fn aclnnAmaxGetWorkspaceSize(
     unsafe {
         phase1("aclnnAmaxGetWorkspaceSize", workspaceSize, executor, || {
             reduce::amax(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &int_array(dim, "dim")?,
                 keepDim,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }

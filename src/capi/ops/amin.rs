@@ -19,10 +19,10 @@ pub unsafe extern "C" fn aclnnAminGetWorkspaceSize(
     unsafe {
         phase1("aclnnAminGetWorkspaceSize", workspaceSize, executor, || {
             reduce::amin(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &int_array(dim, "dim")?,
                 keepDim,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }

@@ -21,7 +21,7 @@ pub unsafe extern "C" fn aclnnArgMaxGetWorkspaceSize(
             "aclnnArgMaxGetWorkspaceSize",
             workspaceSize,
             executor,
-            || reduce::argmax(&tensor(self_, "self")?, dim, keepdim, &tensor(out, "out")?),
+            || reduce::argmax(tensor(self_, "self")?, dim, keepdim, tensor(out, "out")?),
         )
     }
 }

@@ -21,7 +21,7 @@ pub unsafe extern "C" fn aclnnArgMinGetWorkspaceSize(
             "aclnnArgMinGetWorkspaceSize",
             workspaceSize,
             executor,
-            || reduce::argmin(&tensor(self_, "self")?, dim, keepdim, &tensor(out, "out")?),
+            || reduce::argmin(tensor(self_, "self")?, dim, keepdim, tensor(out, "out")?),
         )
     }
 }

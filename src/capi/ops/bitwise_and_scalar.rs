@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnBitwiseAndScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnBitwiseAndScalar",
                     Bitwise::And,
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseAndScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnInplaceBitwiseAndScalar",
                     Bitwise::And,
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )

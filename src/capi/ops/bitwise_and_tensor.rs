@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnBitwiseAndTensorGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnBitwiseAndTensor",
                     Bitwise::And,
-                    &tensor(self_, "self")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -68,8 +68,8 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseAndTensorGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnInplaceBitwiseAndTensor",
                     Bitwise::And,
-                    &tensor(selfRef, "selfRef")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
+                    tensor(selfRef, "selfRef")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
                     None,
                 )
             },

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnBitwiseNotGetWorkspaceSize(
             "aclnnBitwiseNotGetWorkspaceSize",
             workspaceSize,
             executor,
-            || bitwise::not(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || bitwise::not(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }

@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnBitwiseOrScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnBitwiseOrScalar",
                     Bitwise::Or,
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseOrScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnInplaceBitwiseOrScalar",
                     Bitwise::Or,
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )

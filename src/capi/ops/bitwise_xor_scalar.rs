@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnBitwiseXorScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnBitwiseXorScalar",
                     Bitwise::Xor,
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -68,7 +68,7 @@ pub unsafe extern "C" fn aclnnInplaceBitwiseXorScalarGetWorkspaceSize(
                 bitwise::bitwise(
                     "aclnnInplaceBitwiseXorScalar",
                     Bitwise::Xor,
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )

@@ -18,7 +18,7 @@ pub unsafe extern "C" fn aclnnCastGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnCastGetWorkspaceSize", workspaceSize, executor, || {
-            copy::cast(&tensor(self_, "self")?, dtype, &tensor(out, "out")?)
+            copy::cast(tensor(self_, "self")?, dtype, tensor(out, "out")?)
         })
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnCeilGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnCeilGetWorkspaceSize", workspaceSize, executor, || {
-            math::ceil(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::ceil(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceCeilGetWorkspaceSize(
             "aclnnInplaceCeilGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_ceil(&tensor(selfRef, "selfRef")?),
+            || math::inplace_ceil(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -23,10 +23,10 @@ pub unsafe extern "C" fn aclnnClampGetWorkspaceSize(
             executor,
             || {
                 clamp::clamp(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     opt_scalar(clipValueMin, "clipValueMin")?.as_ref(),
                     opt_scalar(clipValueMax, "clipValueMax")?.as_ref(),
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnInplaceCopyGetWorkspaceSize(
             "aclnnInplaceCopyGetWorkspaceSize",
             workspaceSize,
             executor,
-            || copy::inplace_copy(&tensor(selfRef, "selfRef")?, &tensor(src, "src")?),
+            || copy::inplace_copy(tensor(selfRef, "selfRef")?, tensor(src, "src")?),
         )
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnCosGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnCosGetWorkspaceSize", workspaceSize, executor, || {
-            math::cos(&tensor(input, "input")?, &tensor(out, "out")?)
+            math::cos(tensor(input, "input")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceCosGetWorkspaceSize(
             "aclnnInplaceCosGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_cos(&tensor(inputRef, "inputRef")?),
+            || math::inplace_cos(tensor(inputRef, "inputRef")?),
         )
     }
 }

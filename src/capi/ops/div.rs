@@ -18,9 +18,9 @@ pub unsafe extern "C" fn aclnnDivGetWorkspaceSize(
     unsafe {
         phase1("aclnnDivGetWorkspaceSize", workspaceSize, executor, || {
             div::div(
-                &tensor(self_, "self")?,
-                &tensor(other, "other")?,
-                &tensor(out, "out")?,
+                tensor(self_, "self")?,
+                tensor(other, "other")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -49,9 +49,9 @@ pub unsafe extern "C" fn aclnnDivsGetWorkspaceSize(
     unsafe {
         phase1("aclnnDivsGetWorkspaceSize", workspaceSize, executor, || {
             div::divs(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &scalar(other, "other")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn aclnnInplaceDivGetWorkspaceSize(
             "aclnnInplaceDivGetWorkspaceSize",
             workspaceSize,
             executor,
-            || div::inplace_div(&tensor(selfRef, "selfRef")?, &tensor(other, "other")?),
+            || div::inplace_div(tensor(selfRef, "selfRef")?, tensor(other, "other")?),
         )
     }
 }
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn aclnnInplaceDivsGetWorkspaceSize(
             "aclnnInplaceDivsGetWorkspaceSize",
             workspaceSize,
             executor,
-            || div::inplace_divs(&tensor(selfRef, "selfRef")?, &scalar(other, "other")?),
+            || div::inplace_divs(tensor(selfRef, "selfRef")?, &scalar(other, "other")?),
         )
     }
 }
@@ -155,10 +155,10 @@ pub unsafe extern "C" fn aclnnDivModGetWorkspaceSize(
             executor,
             || {
                 div::div_mod(
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
                     mode as i64,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )
@@ -193,10 +193,10 @@ pub unsafe extern "C" fn aclnnDivModsGetWorkspaceSize(
             executor,
             || {
                 div::div_mods(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     &scalar(other, "other")?,
                     mode as i64,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )
@@ -230,8 +230,8 @@ pub unsafe extern "C" fn aclnnInplaceDivModGetWorkspaceSize(
             executor,
             || {
                 div::inplace_div_mod(
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(other, "other")?,
                     mode as i64,
                 )
             },
@@ -272,7 +272,7 @@ pub unsafe extern "C" fn aclnnInplaceDivModsGetWorkspaceSize(
             executor,
             || {
                 div::inplace_div_mods(
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     &scalar(other, "other")?,
                     mode as i64,
                 )

@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnEqScalarGetWorkspaceSize(
                 compare::compare(
                     "aclnnEqScalar",
                     Relation::Eq,
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn aclnnInplaceEqScalarGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceEqScalar",
                     Relation::Eq,
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )

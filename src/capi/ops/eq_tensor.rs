@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnEqTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnEqTensor",
                     Relation::Eq,
-                    &tensor(self_, "self")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,8 +62,8 @@ pub unsafe extern "C" fn aclnnInplaceEqTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceEqTensor",
                     Relation::Eq,
-                    &tensor(selfRef, "selfRef")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
+                    tensor(selfRef, "selfRef")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
                     None,
                 )
             },

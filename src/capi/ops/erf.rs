@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnErfGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnErfGetWorkspaceSize", workspaceSize, executor, || {
-            math::erf(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::erf(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceErfGetWorkspaceSize(
             "aclnnInplaceErfGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_erf(&tensor(selfRef, "selfRef")?),
+            || math::inplace_erf(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnExpGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnExpGetWorkspaceSize", workspaceSize, executor, || {
-            math::exp(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::exp(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceExpGetWorkspaceSize(
             "aclnnInplaceExpGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_exp(&tensor(selfRef, "selfRef")?),
+            || math::inplace_exp(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnExp2GetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnExp2GetWorkspaceSize", workspaceSize, executor, || {
-            math::exp2(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::exp2(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceExp2GetWorkspaceSize(
             "aclnnInplaceExp2GetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_exp2(&tensor(selfRef, "selfRef")?),
+            || math::inplace_exp2(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnInplaceFillScalarGetWorkspaceSize(
             "aclnnInplaceFillScalarGetWorkspaceSize",
             workspaceSize,
             executor,
-            || copy::inplace_fill_scalar(&tensor(selfRef, "selfRef")?, &scalar(value, "value")?),
+            || copy::inplace_fill_scalar(tensor(selfRef, "selfRef")?, &scalar(value, "value")?),
         )
     }
 }

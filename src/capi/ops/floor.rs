@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnFloorGetWorkspaceSize(
             "aclnnFloorGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::floor(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || math::floor(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn aclnnInplaceFloorGetWorkspaceSize(
             "aclnnInplaceFloorGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_floor(&tensor(selfRef, "selfRef")?),
+            || math::inplace_floor(tensor(selfRef, "selfRef")?),
         )
     }
 }

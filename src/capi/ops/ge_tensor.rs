@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnGeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnGeTensor",
                     Relation::Ge,
-                    &tensor(self_, "self")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,8 +62,8 @@ pub unsafe extern "C" fn aclnnInplaceGeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceGeTensor",
                     Relation::Ge,
-                    &tensor(selfRef, "selfRef")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
+                    tensor(selfRef, "selfRef")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
                     None,
                 )
             },

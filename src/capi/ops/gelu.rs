@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnGeluGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnGeluGetWorkspaceSize", workspaceSize, executor, || {
-            math::gelu(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::gelu(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }

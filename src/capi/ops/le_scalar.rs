@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnLeScalarGetWorkspaceSize(
                 compare::compare(
                     "aclnnLeScalar",
                     Relation::Le,
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,7 +62,7 @@ pub unsafe extern "C" fn aclnnInplaceLeScalarGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceLeScalar",
                     Relation::Le,
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     Operand::Scalar("other", &scalar(other, "other")?),
                     None,
                 )

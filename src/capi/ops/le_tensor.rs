@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnLeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnLeTensor",
                     Relation::Le,
-                    &tensor(self_, "self")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,8 +62,8 @@ pub unsafe extern "C" fn aclnnInplaceLeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceLeTensor",
                     Relation::Le,
-                    &tensor(selfRef, "selfRef")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
+                    tensor(selfRef, "selfRef")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
                     None,
                 )
             },

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnLogGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnLogGetWorkspaceSize", workspaceSize, executor, || {
-            math::log(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::log(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceLogGetWorkspaceSize(
             "aclnnInplaceLogGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_log(&tensor(selfRef, "selfRef")?),
+            || math::inplace_log(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnLog2GetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnLog2GetWorkspaceSize", workspaceSize, executor, || {
-            math::log2(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::log2(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceLog2GetWorkspaceSize(
             "aclnnInplaceLog2GetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_log2(&tensor(selfRef, "selfRef")?),
+            || math::inplace_log2(tensor(selfRef, "selfRef")?),
         )
     }
 }

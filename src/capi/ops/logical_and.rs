@@ -24,9 +24,9 @@ pub unsafe extern "C" fn aclnnLogicalAndGetWorkspaceSize(
                 logical::binary(
                     "aclnnLogicalAnd",
                     Connective::And,
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -67,8 +67,8 @@ pub unsafe extern "C" fn aclnnInplaceLogicalAndGetWorkspaceSize(
                 logical::binary(
                     "aclnnInplaceLogicalAnd",
                     Connective::And,
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(other, "other")?,
                     None,
                 )
             },

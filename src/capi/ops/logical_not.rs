@@ -22,8 +22,8 @@ pub unsafe extern "C" fn aclnnLogicalNotGetWorkspaceSize(
             || {
                 logical::not(
                     "aclnnLogicalNot",
-                    &tensor(self_, "self")?,
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -59,7 +59,7 @@ pub unsafe extern "C" fn aclnnInplaceLogicalNotGetWorkspaceSize(
             "aclnnInplaceLogicalNotGetWorkspaceSize",
             workspaceSize,
             executor,
-            || logical::not("aclnnInplaceLogicalNot", &tensor(selfRef, "selfRef")?, None),
+            || logical::not("aclnnInplaceLogicalNot", tensor(selfRef, "selfRef")?, None),
         )
     }
 }

@@ -24,9 +24,9 @@ pub unsafe extern "C" fn aclnnLogicalOrGetWorkspaceSize(
                 logical::binary(
                     "aclnnLogicalOr",
                     Connective::Or,
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -61,8 +61,8 @@ pub unsafe extern "C" fn aclnnInplaceLogicalOrGetWorkspaceSize(
                 logical::binary(
                     "aclnnInplaceLogicalOr",
                     Connective::Or,
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(other, "other")?,
                     None,
                 )
             },

@@ -24,9 +24,9 @@ pub unsafe extern "C" fn aclnnLogicalXorGetWorkspaceSize(
                 logical::binary(
                     "aclnnLogicalXor",
                     Connective::Xor,
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    Some(tensor(out, "out")?),
                 )
             },
         )

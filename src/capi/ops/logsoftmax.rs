@@ -20,7 +20,7 @@ pub unsafe extern "C" fn aclnnLogSoftmaxGetWorkspaceSize(
             "aclnnLogSoftmaxGetWorkspaceSize",
             workspaceSize,
             executor,
-            || reduce::log_softmax(&tensor(self_, "self")?, dim, &tensor(out, "out")?),
+            || reduce::log_softmax(tensor(self_, "self")?, dim, tensor(out, "out")?),
         )
     }
 }

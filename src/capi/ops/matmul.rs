@@ -23,9 +23,9 @@ pub unsafe extern "C" fn aclnnMatmulGetWorkspaceSize(
             executor,
             || {
                 matmul::matmul(
-                    &tensor(self_, "self")?,
-                    &tensor(mat2, "mat2")?,
-                    &tensor(out, "out")?,
+                    tensor(self_, "self")?,
+                    tensor(mat2, "mat2")?,
+                    tensor(out, "out")?,
                     cubeMathType as i64,
                 )
             },

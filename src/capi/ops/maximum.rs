@@ -22,9 +22,9 @@ pub unsafe extern "C" fn aclnnMaximumGetWorkspaceSize(
             executor,
             || {
                 extremum::maximum(
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    &tensor(out, "out")?,
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    tensor(out, "out")?,
                 )
             },
         )

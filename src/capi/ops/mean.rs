@@ -21,11 +21,11 @@ pub unsafe extern "C" fn aclnnMeanGetWorkspaceSize(
     unsafe {
         phase1("aclnnMeanGetWorkspaceSize", workspaceSize, executor, || {
             reduce::mean(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &int_array(dim, "dim")?,
                 keepDim,
                 dtype,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }

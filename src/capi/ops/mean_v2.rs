@@ -24,11 +24,11 @@ pub unsafe extern "C" fn aclnnMeanV2GetWorkspaceSize(
             executor,
             || {
                 reduce::mean_v2(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     &int_array(dim, "dim")?,
                     keepDim,
                     noopWithEmptyAxes,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )

@@ -22,9 +22,9 @@ pub unsafe extern "C" fn aclnnMinimumGetWorkspaceSize(
             executor,
             || {
                 extremum::minimum(
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    &tensor(out, "out")?,
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    tensor(out, "out")?,
                 )
             },
         )

@@ -19,9 +19,9 @@ pub unsafe extern "C" fn aclnnMmGetWorkspaceSize(
     unsafe {
         phase1("aclnnMmGetWorkspaceSize", workspaceSize, executor, || {
             matmul::mm(
-                &tensor(self_, "self")?,
-                &tensor(mat2, "mat2")?,
-                &tensor(out, "out")?,
+                tensor(self_, "self")?,
+                tensor(mat2, "mat2")?,
+                tensor(out, "out")?,
                 cubeMathType as i64,
             )
         })

@@ -91,9 +91,9 @@ use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use std::ffi::c_void;
 
-/// A required tensor argument (its description is copied into the executor).
-pub(crate) unsafe fn tensor(p: *const aclTensor, name: &'static str) -> Result<TensorDesc> {
-    Ok(unsafe { handle::borrow(p, name)? }.desc.clone())
+/// A required tensor argument, borrowed for the call (an executor keeps its own copy).
+pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, name: &'static str) -> Result<&'a TensorDesc> {
+    Ok(&unsafe { handle::borrow(p, name)? }.desc)
 }
 
 /// A required scalar argument.
@@ -190,8 +190,8 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        stream.enqueue(Box::new(move || {
+        stream.submit(work.small(), move || {
             work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
-        }))
+        })
     })
 }

@@ -18,9 +18,9 @@ pub unsafe extern "C" fn aclnnMulGetWorkspaceSize(
     unsafe {
         phase1("aclnnMulGetWorkspaceSize", workspaceSize, executor, || {
             mul::mul(
-                &tensor(self_, "self")?,
-                &tensor(other, "other")?,
-                &tensor(out, "out")?,
+                tensor(self_, "self")?,
+                tensor(other, "other")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -49,9 +49,9 @@ pub unsafe extern "C" fn aclnnMulsGetWorkspaceSize(
     unsafe {
         phase1("aclnnMulsGetWorkspaceSize", workspaceSize, executor, || {
             mul::muls(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &scalar(other, "other")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -81,7 +81,7 @@ pub unsafe extern "C" fn aclnnInplaceMulGetWorkspaceSize(
             "aclnnInplaceMulGetWorkspaceSize",
             workspaceSize,
             executor,
-            || mul::inplace_mul(&tensor(selfRef, "selfRef")?, &tensor(other, "other")?),
+            || mul::inplace_mul(tensor(selfRef, "selfRef")?, tensor(other, "other")?),
         )
     }
 }
@@ -116,7 +116,7 @@ pub unsafe extern "C" fn aclnnInplaceMulsGetWorkspaceSize(
             "aclnnInplaceMulsGetWorkspaceSize",
             workspaceSize,
             executor,
-            || mul::inplace_muls(&tensor(selfRef, "selfRef")?, &scalar(other, "other")?),
+            || mul::inplace_muls(tensor(selfRef, "selfRef")?, &scalar(other, "other")?),
         )
     }
 }

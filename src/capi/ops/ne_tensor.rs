@@ -25,9 +25,9 @@ pub unsafe extern "C" fn aclnnNeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnNeTensor",
                     Relation::Ne,
-                    &tensor(self_, "self")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
-                    Some(&tensor(out, "out")?),
+                    tensor(self_, "self")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
+                    Some(tensor(out, "out")?),
                 )
             },
         )
@@ -62,8 +62,8 @@ pub unsafe extern "C" fn aclnnInplaceNeTensorGetWorkspaceSize(
                 compare::compare(
                     "aclnnInplaceNeTensor",
                     Relation::Ne,
-                    &tensor(selfRef, "selfRef")?,
-                    Operand::Tensor("other", &tensor(other, "other")?),
+                    tensor(selfRef, "selfRef")?,
+                    Operand::Tensor("other", tensor(other, "other")?),
                     None,
                 )
             },

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnNegGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnNegGetWorkspaceSize", workspaceSize, executor, || {
-            math::neg(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::neg(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceNegGetWorkspaceSize(
             "aclnnInplaceNegGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_neg(&tensor(selfRef, "selfRef")?),
+            || math::inplace_neg(tensor(selfRef, "selfRef")?),
         )
     }
 }

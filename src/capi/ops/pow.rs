@@ -22,9 +22,9 @@ pub unsafe extern "C" fn aclnnPowTensorScalarGetWorkspaceSize(
             executor,
             || {
                 pow::pow_tensor_scalar(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     &scalar(exponent, "exponent")?,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )
@@ -63,7 +63,7 @@ pub unsafe extern "C" fn aclnnInplacePowTensorScalarGetWorkspaceSize(
             executor,
             || {
                 pow::inplace_pow_tensor_scalar(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     &scalar(exponent, "exponent")?,
                 )
             },
@@ -105,8 +105,8 @@ pub unsafe extern "C" fn aclnnPowScalarTensorGetWorkspaceSize(
             || {
                 pow::pow_scalar_tensor(
                     &scalar(self_, "self")?,
-                    &tensor(exponent, "exponent")?,
-                    &tensor(out, "out")?,
+                    tensor(exponent, "exponent")?,
+                    tensor(out, "out")?,
                 )
             },
         )

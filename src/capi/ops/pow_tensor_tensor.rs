@@ -22,9 +22,9 @@ pub unsafe extern "C" fn aclnnPowTensorTensorGetWorkspaceSize(
             executor,
             || {
                 pow::pow_tensor_tensor(
-                    &tensor(self_, "self")?,
-                    &tensor(exponent, "exponent")?,
-                    &tensor(out, "out")?,
+                    tensor(self_, "self")?,
+                    tensor(exponent, "exponent")?,
+                    tensor(out, "out")?,
                 )
             },
         )
@@ -63,8 +63,8 @@ pub unsafe extern "C" fn aclnnInplacePowTensorTensorGetWorkspaceSize(
             executor,
             || {
                 pow::inplace_pow_tensor_tensor(
-                    &tensor(self_, "self")?,
-                    &tensor(exponent, "exponent")?,
+                    tensor(self_, "self")?,
+                    tensor(exponent, "exponent")?,
                 )
             },
         )

@@ -22,9 +22,9 @@ pub unsafe extern "C" fn aclnnPreluGetWorkspaceSize(
             executor,
             || {
                 prelu::prelu(
-                    &tensor(self_, "self")?,
-                    &tensor(weight, "weight")?,
-                    &tensor(out, "out")?,
+                    tensor(self_, "self")?,
+                    tensor(weight, "weight")?,
+                    tensor(out, "out")?,
                 )
             },
         )

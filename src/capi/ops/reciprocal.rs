@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnReciprocalGetWorkspaceSize(
             "aclnnReciprocalGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::reciprocal(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || math::reciprocal(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn aclnnInplaceReciprocalGetWorkspaceSize(
             "aclnnInplaceReciprocalGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_reciprocal(&tensor(selfRef, "selfRef")?),
+            || math::inplace_reciprocal(tensor(selfRef, "selfRef")?),
         )
     }
 }

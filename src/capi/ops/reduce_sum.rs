@@ -25,11 +25,11 @@ pub unsafe extern "C" fn aclnnReduceSumGetWorkspaceSize(
             executor,
             || {
                 reduce::reduce_sum(
-                    &tensor(self_, "self")?,
+                    tensor(self_, "self")?,
                     &int_array(dims, "dims")?,
                     keepDims,
                     dtype,
-                    &tensor(out, "out")?,
+                    tensor(out, "out")?,
                 )
             },
         )

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnReluGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnReluGetWorkspaceSize", workspaceSize, executor, || {
-            math::relu(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::relu(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceReluGetWorkspaceSize(
             "aclnnInplaceReluGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_relu(&tensor(selfRef, "selfRef")?),
+            || math::inplace_relu(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnRoundGetWorkspaceSize(
             "aclnnRoundGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::round(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || math::round(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn aclnnInplaceRoundGetWorkspaceSize(
             "aclnnInplaceRoundGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_round(&tensor(selfRef, "selfRef")?),
+            || math::inplace_round(tensor(selfRef, "selfRef")?),
         )
     }
 }

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnRsqrtGetWorkspaceSize(
             "aclnnRsqrtGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::rsqrt(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || math::rsqrt(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn aclnnInplaceRsqrtGetWorkspaceSize(
             "aclnnInplaceRsqrtGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_rsqrt(&tensor(selfRef, "selfRef")?),
+            || math::inplace_rsqrt(tensor(selfRef, "selfRef")?),
         )
     }
 }

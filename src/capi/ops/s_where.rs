@@ -23,10 +23,10 @@ pub unsafe extern "C" fn aclnnSWhereGetWorkspaceSize(
             executor,
             || {
                 select::s_where(
-                    &tensor(condition, "condition")?,
-                    &tensor(self_, "self")?,
-                    &tensor(other, "other")?,
-                    &tensor(out, "out")?,
+                    tensor(condition, "condition")?,
+                    tensor(self_, "self")?,
+                    tensor(other, "other")?,
+                    tensor(out, "out")?,
                 )
             },
         )

@@ -19,7 +19,7 @@ pub unsafe extern "C" fn aclnnSigmoidGetWorkspaceSize(
             "aclnnSigmoidGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::sigmoid(&tensor(self_, "self")?, &tensor(out, "out")?),
+            || math::sigmoid(tensor(self_, "self")?, tensor(out, "out")?),
         )
     }
 }
@@ -47,7 +47,7 @@ pub unsafe extern "C" fn aclnnInplaceSigmoidGetWorkspaceSize(
             "aclnnInplaceSigmoidGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_sigmoid(&tensor(selfRef, "selfRef")?),
+            || math::inplace_sigmoid(tensor(selfRef, "selfRef")?),
         )
     }
 }

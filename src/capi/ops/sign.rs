@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnSignGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnSignGetWorkspaceSize", workspaceSize, executor, || {
-            math::sign(&tensor(self_, "self")?, &tensor(result, "result")?)
+            math::sign(tensor(self_, "self")?, tensor(result, "result")?)
         })
     }
 }

@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnSiluGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnSiluGetWorkspaceSize", workspaceSize, executor, || {
-            math::silu(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::silu(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }

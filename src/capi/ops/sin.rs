@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnSinGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnSinGetWorkspaceSize", workspaceSize, executor, || {
-            math::sin(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::sin(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceSinGetWorkspaceSize(
             "aclnnInplaceSinGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_sin(&tensor(selfRef, "selfRef")?),
+            || math::inplace_sin(tensor(selfRef, "selfRef")?),
         )
     }
 }

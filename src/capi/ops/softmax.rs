@@ -20,7 +20,7 @@ pub unsafe extern "C" fn aclnnSoftmaxGetWorkspaceSize(
             "aclnnSoftmaxGetWorkspaceSize",
             workspaceSize,
             executor,
-            || reduce::softmax(&tensor(self_, "self")?, dim, &tensor(out, "out")?),
+            || reduce::softmax(tensor(self_, "self")?, dim, tensor(out, "out")?),
         )
     }
 }

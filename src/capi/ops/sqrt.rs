@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnSqrtGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnSqrtGetWorkspaceSize", workspaceSize, executor, || {
-            math::sqrt(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::sqrt(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceSqrtGetWorkspaceSize(
             "aclnnInplaceSqrtGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_sqrt(&tensor(self_, "self")?),
+            || math::inplace_sqrt(tensor(self_, "self")?),
         )
     }
 }

@@ -19,10 +19,10 @@ pub unsafe extern "C" fn aclnnSubGetWorkspaceSize(
     unsafe {
         phase1("aclnnSubGetWorkspaceSize", workspaceSize, executor, || {
             add::sub(
-                &tensor(self_, "self")?,
-                &tensor(other, "other")?,
+                tensor(self_, "self")?,
+                tensor(other, "other")?,
                 &scalar(alpha, "alpha")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -52,10 +52,10 @@ pub unsafe extern "C" fn aclnnSubsGetWorkspaceSize(
     unsafe {
         phase1("aclnnSubsGetWorkspaceSize", workspaceSize, executor, || {
             add::subs(
-                &tensor(self_, "self")?,
+                tensor(self_, "self")?,
                 &scalar(other, "other")?,
                 &scalar(alpha, "alpha")?,
-                &tensor(out, "out")?,
+                tensor(out, "out")?,
             )
         })
     }
@@ -88,8 +88,8 @@ pub unsafe extern "C" fn aclnnInplaceSubGetWorkspaceSize(
             executor,
             || {
                 add::inplace_sub(
-                    &tensor(selfRef, "selfRef")?,
-                    &tensor(other, "other")?,
+                    tensor(selfRef, "selfRef")?,
+                    tensor(other, "other")?,
                     &scalar(alpha, "alpha")?,
                 )
             },
@@ -130,7 +130,7 @@ pub unsafe extern "C" fn aclnnInplaceSubsGetWorkspaceSize(
             executor,
             || {
                 add::inplace_subs(
-                    &tensor(selfRef, "selfRef")?,
+                    tensor(selfRef, "selfRef")?,
                     &scalar(other, "other")?,
                     &scalar(alpha, "alpha")?,
                 )

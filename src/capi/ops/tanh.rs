@@ -16,7 +16,7 @@ pub unsafe extern "C" fn aclnnTanhGetWorkspaceSize(
 ) -> aclnnStatus {
     unsafe {
         phase1("aclnnTanhGetWorkspaceSize", workspaceSize, executor, || {
-            math::tanh(&tensor(self_, "self")?, &tensor(out, "out")?)
+            math::tanh(tensor(self_, "self")?, tensor(out, "out")?)
         })
     }
 }
@@ -44,7 +44,7 @@ pub unsafe extern "C" fn aclnnInplaceTanhGetWorkspaceSize(
             "aclnnInplaceTanhGetWorkspaceSize",
             workspaceSize,
             executor,
-            || math::inplace_tanh(&tensor(selfRef, "selfRef")?),
+            || math::inplace_tanh(tensor(selfRef, "selfRef")?),
         )
     }
 }

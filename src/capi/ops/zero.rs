@@ -18,7 +18,7 @@ pub unsafe extern "C" fn aclnnInplaceZeroGetWorkspaceSize(
             "aclnnInplaceZeroGetWorkspaceSize",
             workspaceSize,
             executor,
-            || copy::inplace_zero(&tensor(selfRef, "selfRef")?),
+            || copy::inplace_zero(tensor(selfRef, "selfRef")?),
         )
     }
 }
