@@ -61,6 +61,9 @@ pub struct Plan {
     reduced: Vec<(usize, isize)>,
     /// For a slice op: the output stride along the axis.
     slice_out_stride: isize,
+    /// Column layout, when a kept dim is the contiguous one (a sum over leading axes):
+    /// outputs are produced in blocks along it, each accumulating whole rows.
+    columns: Option<Columns>,
     outputs: usize,
     count: usize,
     tasks: usize,
@@ -118,17 +121,25 @@ impl Plan {
         let outputs: usize = kept.iter().map(|k| k.0).product();
         let count: usize = reduced.iter().map(|r| r.0).product();
         let acc = accumulator(value.value);
+        let columns = Columns::plan(op, &kept, &reduced, count);
+        // Units of work split across threads: output elements, or column blocks.
+        let units = columns.as_ref().map_or(outputs, |c| c.units());
         let threads = pool().current_num_threads();
         let tasks = if outputs == 0 {
             0
         } else {
-            outputs
+            units
                 .min(threads)
                 .min((outputs * count.max(1)).div_ceil(32 * 1024))
                 .max(1)
         };
         let slice_len = if matches!(op, Op::Slice(_)) { count } else { 0 };
-        let task_bytes = align_up(CHUNK * 16) + align_up(CHUNK * 16) + align_up(slice_len * 8);
+        // Per task: a conversion buffer, a buffer for the value dtype, then the slice's
+        // values (softmax) or the column accumulators.
+        let task_bytes = align_up(CHUNK * 16)
+            + align_up(CHUNK * 16)
+            + align_up(slice_len * 8)
+            + if columns.is_some() { align_up(CHUNK * 16) } else { 0 };
         let workspace = if tasks == 0 {
             0
         } else {
@@ -147,6 +158,7 @@ impl Plan {
             kept,
             reduced,
             slice_out_stride,
+            columns,
             outputs,
             count,
             tasks,
@@ -223,7 +235,7 @@ impl Plan {
         let mid = region + align_up(CHUNK * 16);
         let mut sum_f = 0.0f64;
         let mut sum_c = C128::new(0.0, 0.0);
-        let mut sum_i = 0i128;
+        let mut sum_i = 0i64;
         let mut best = f64::NAN;
         let mut best_i = i64::MIN;
         let mut best_at = 0usize;
@@ -240,7 +252,7 @@ impl Plan {
                     (DType::F64, Reduce::Sum | Reduce::Mean) => {
                         // SAFETY: n f64 values were just written.
                         let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
-                        sum_f += v.iter().sum::<f64>();
+                        sum_f += lane_sum(v);
                     }
                     (DType::C128, _) => {
                         // SAFETY: n complex128 values were just written.
@@ -271,7 +283,7 @@ impl Plan {
                     (_, Reduce::Sum | Reduce::Mean) => {
                         // SAFETY: n i64 values were just written.
                         let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
-                        sum_i = v.iter().fold(sum_i, |a, &b| a + b as i128);
+                        sum_i = sum_i.wrapping_add(wrapping_lane_sum(v));
                     }
                     _ => {
                         // SAFETY: as above.
@@ -301,11 +313,11 @@ impl Plan {
             Reduce::Sum if float => Wide::Float(sum_f),
             // An empty mean is 0/0: NaN.
             Reduce::Mean if float => Wide::Float(sum_f / count),
-            Reduce::Sum => Wide::Int((sum_i as i64) as i128),
+            Reduce::Sum => Wide::Int(sum_i as i128),
             // An integer mean divides the i64 accumulator exactly, truncating toward zero as
             // float->int conversion does (then rounds to the dtype like every result).
             Reduce::Mean if self.count > 0 => {
-                Wide::Int((sum_i as i64) as i128 / self.count as i128)
+                Wide::Int(sum_i as i128 / self.count as i128)
             }
             Reduce::Mean => Wide::Float(f64::NAN),
             // NaN propagates, and is where the first NaN is for the arg forms.
@@ -356,10 +368,15 @@ impl Plan {
             }
         });
         let shift = if max.is_infinite() { 0.0 } else { max };
-        let sum: f64 = v.iter().map(|&x| (x - shift).exp()).sum();
         match how {
-            Slice::Softmax => v.iter_mut().for_each(|x| *x = (*x - shift).exp() / sum),
+            Slice::Softmax => {
+                // Each exponential once, kept in place, then normalised.
+                v.iter_mut().for_each(|x| *x = exp(*x - shift));
+                let sum = lane_sum(v);
+                v.iter_mut().for_each(|x| *x /= sum);
+            }
             Slice::LogSoftmax => {
+                let sum: f64 = lane_sum_map(v, |x| exp(x - shift));
                 let log_sum = sum.ln();
                 v.iter_mut().for_each(|x| *x = *x - shift - log_sum)
             }
@@ -409,6 +426,242 @@ impl Plan {
     }
 }
 
+impl Plan {
+    /// Column layout: sums one block of up to CHUNK outputs along the contiguous kept dim,
+    /// adding each reduced position's row segment into accumulators (no strided gathers,
+    /// every input byte read once, in order).
+    unsafe fn column_block(&self, c: &Columns, unit: usize, src: usize, dst: usize, region: usize) {
+        let buf = region;
+        let mid = region + align_up(CHUNK * 16);
+        let accs = region + 2 * align_up(CHUNK * 16);
+        let outer = unit / c.blocks;
+        let first = (unit % c.blocks) * CHUNK;
+        let n = CHUNK.min(c.len - first);
+        let (mut ib, mut ob) = (self.in_offset as isize, self.out_offset as isize);
+        let mut o = outer;
+        for &(size, si, so) in c.outer.iter().rev() {
+            let x = (o % size) as isize;
+            o /= size;
+            ib += x * si;
+            ob += x * so;
+        }
+        ib += first as isize;
+        ob += first as isize * c.out_stride;
+        // SAFETY (whole body): offsets come from validated views; the buffers were sized in
+        // phase 1 (CHUNK elements of up to 16 bytes each).
+        unsafe {
+            std::ptr::write_bytes(accs as *mut u8, 0, n * self.acc.size());
+            for_each_offset(&self.reduced, ib, |off| {
+                self.read(src, off, 1, n, buf, mid);
+                match self.acc {
+                    DType::F64 => add_into::<f64>(accs, buf, n),
+                    DType::C128 => add_into::<f64>(accs, buf, 2 * n),
+                    _ => {
+                        let a = std::slice::from_raw_parts_mut(accs as *mut i64, n);
+                        let b = std::slice::from_raw_parts(buf as *const i64, n);
+                        a.iter_mut().zip(b).for_each(|(a, &b)| *a = a.wrapping_add(b));
+                    }
+                }
+            });
+            let mean = matches!(self.op, Op::Reduce(Reduce::Mean));
+            let count = self.count as f64;
+            for j in 0..n {
+                let w = match self.acc {
+                    DType::F64 => {
+                        let v = *(accs as *const f64).add(j);
+                        Wide::Float(if mean { v / count } else { v })
+                    }
+                    DType::C128 => {
+                        let p = (accs as *const f64).add(2 * j);
+                        let (re, im) = (*p, *p.add(1));
+                        if mean {
+                            Wide::Complex(re / count, im / count)
+                        } else {
+                            Wide::Complex(re, im)
+                        }
+                    }
+                    _ => {
+                        let v = *(accs as *const i64).add(j) as i128;
+                        Wide::Int(if mean { v / self.count as i128 } else { v })
+                    }
+                };
+                let p = (dst as isize + (ob + j as isize * c.out_stride) * self.out_dtype.size() as isize)
+                    as *mut u8;
+                write_wide(round_to(w, self.value), p, self.out_dtype);
+            }
+        }
+    }
+}
+
+/// The column layout of a sum or mean whose input's contiguous dim is kept.
+#[derive(Debug)]
+struct Columns {
+    /// Length of the contiguous kept dim, its output stride, and its blocks of CHUNK.
+    len: usize,
+    out_stride: isize,
+    blocks: usize,
+    /// The other kept dims: (size, input stride, output stride).
+    outer: Vec<(usize, isize, isize)>,
+}
+
+impl Columns {
+    fn plan(
+        op: Op,
+        kept: &[(usize, isize, isize)],
+        reduced: &[(usize, isize)],
+        count: usize,
+    ) -> Option<Columns> {
+        if !matches!(op, Op::Reduce(Reduce::Sum | Reduce::Mean)) || count < 2 {
+            return None;
+        }
+        // The kept dim read contiguously; worth it when its rows are long enough to stream.
+        let k = kept.iter().position(|&(n, si, _)| si == 1 && n >= 16)?;
+        if reduced.iter().any(|&(n, s)| n > 1 && s.unsigned_abs() < kept[k].0) {
+            return None;
+        }
+        let mut outer = kept.to_vec();
+        let (len, _, out_stride) = outer.remove(k);
+        Some(Columns {
+            len,
+            out_stride,
+            blocks: len.div_ceil(CHUNK),
+            outer,
+        })
+    }
+
+    fn units(&self) -> usize {
+        self.outer.iter().map(|o| o.0).product::<usize>() * self.blocks
+    }
+}
+
+/// Calls `f` with the input offset of every position of the reduced dims (odometer order).
+fn for_each_offset(reduced: &[(usize, isize)], base: isize, mut f: impl FnMut(isize)) {
+    let rank = reduced.len();
+    if reduced.iter().any(|r| r.0 == 0) {
+        return;
+    }
+    let mut idx = [0usize; 8];
+    let mut off = base;
+    loop {
+        f(off);
+        let mut d = rank;
+        loop {
+            if d == 0 {
+                return;
+            }
+            d -= 1;
+            idx[d] += 1;
+            off += reduced[d].1;
+            if idx[d] < reduced[d].0 {
+                break;
+            }
+            off -= reduced[d].1 * reduced[d].0 as isize;
+            idx[d] = 0;
+        }
+    }
+}
+
+/// `acc[i] += x[i]` over n values (the compiler vectorises it).
+unsafe fn add_into<T: Copy + std::ops::AddAssign>(acc: usize, x: usize, n: usize) {
+    // SAFETY: the caller passes n valid values at each address, not overlapping.
+    let (a, b) = unsafe {
+        (
+            std::slice::from_raw_parts_mut(acc as *mut T, n),
+            std::slice::from_raw_parts(x as *const T, n),
+        )
+    };
+    a.iter_mut().zip(b).for_each(|(a, &b)| *a += b);
+}
+
+/// Lanes of independent partial sums: the adds vectorise and pipeline, and the order (hence
+/// the result) is fixed for a given length.
+const LANES: usize = 8;
+
+/// Sum of `v` in f64 over LANES interleaved partial sums.
+fn lane_sum(v: &[f64]) -> f64 {
+    lane_sum_map(v, |x| x)
+}
+
+/// Sum of `f(x)` over `v`, in LANES interleaved partial sums.
+#[inline(always)]
+fn lane_sum_map(v: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for j in 0..LANES {
+            acc[j] += f(c[j]);
+        }
+    }
+    for (j, &x) in tail.iter().enumerate() {
+        acc[j] += f(x);
+    }
+    acc.iter().sum()
+}
+
+/// Wrapping i64 sum (integer sums wrap as the device's do), in lanes that vectorise.
+fn wrapping_lane_sum(v: &[i64]) -> i64 {
+    let mut acc = [0i64; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for j in 0..LANES {
+            acc[j] = acc[j].wrapping_add(c[j]);
+        }
+    }
+    for (j, &x) in tail.iter().enumerate() {
+        acc[j] = acc[j].wrapping_add(x);
+    }
+    acc.iter().fold(0i64, |a, &b| a.wrapping_add(b))
+}
+
+/// e^x in f64 without a library call, so a loop of them vectorises: x = k·ln2 + r with
+/// |r| <= ln2/2, e^r by its Taylor series to degree 13 (truncation error below 2^-60),
+/// scaled by 2^k in two steps so that subnormal results come out right. Within 2 ulp of
+/// the correctly rounded value; NaN stays NaN, e^-inf = 0, e^+inf = inf.
+#[inline(always)]
+pub(crate) fn exp(x: f64) -> f64 {
+    const INV_LN2: f64 = std::f64::consts::LOG2_E;
+    const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
+    const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
+    const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52: adding it rounds to an integer
+    let xc = x.clamp(-746.0, 710.0);
+    let kf = (xc * INV_LN2 + ROUND) - ROUND;
+    let r = (xc - kf * LN2_HI) - kf * LN2_LO;
+    let mut p = 1.0 / 6_227_020_800.0; // 1/13!
+    for c in [
+        1.0 / 479_001_600.0,
+        1.0 / 39_916_800.0,
+        1.0 / 3_628_800.0,
+        1.0 / 362_880.0,
+        1.0 / 40_320.0,
+        1.0 / 5_040.0,
+        1.0 / 720.0,
+        1.0 / 120.0,
+        1.0 / 24.0,
+        1.0 / 6.0,
+        0.5,
+        1.0,
+        1.0,
+    ] {
+        p = p * r + c;
+    }
+    let k = kf as i64;
+    let k1 = k >> 1;
+    let k2 = k - k1;
+    let scale = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
+    let y = p * scale(k1) * scale(k2);
+    if x.is_nan() {
+        x
+    } else if x > 709.8 {
+        f64::INFINITY
+    } else if x < -745.2 {
+        0.0
+    } else {
+        y
+    }
+}
+
 impl Work for Plan {
     fn workspace_size(&self) -> u64 {
         self.workspace
@@ -421,6 +674,22 @@ impl Work for Plan {
         let src = t.addr(self.in_binding)?;
         let dst = t.addr(self.out_binding)?;
         let base = ws.addr.div_ceil(ALIGN) * ALIGN;
+        if let Some(c) = &self.columns {
+            let task = |i: usize| {
+                let region = base + i * self.task_bytes;
+                let units = c.units();
+                for u in units * i / self.tasks..units * (i + 1) / self.tasks {
+                    // SAFETY: as below; the unit's outputs belong to this task alone.
+                    unsafe { self.column_block(c, u, src, dst, region) };
+                }
+            };
+            if self.tasks == 1 {
+                task(0);
+            } else {
+                pool().install(|| (0..self.tasks).into_par_iter().for_each(task));
+            }
+            return Ok(());
+        }
         let task = |i: usize| {
             let region = base + i * self.task_bytes;
             let (s, e) = (
@@ -468,4 +737,65 @@ unsafe fn write_wide(w: Wide, p: *mut u8, dtype: DType) {
         // SAFETY: p is an element of the output view.
         unsafe { (p as *mut T).write_unaligned(v) }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Distance in units in the last place between two finite f64 of the same sign.
+    fn ulps(a: f64, b: f64) -> u64 {
+        (a.to_bits() as i64 - b.to_bits() as i64).unsigned_abs()
+    }
+
+    #[test]
+    fn exp_is_within_2_ulp_of_the_library_exp_and_keeps_special_values() {
+        let mut worst = 0;
+        let mut x = -746.0f64;
+        while x < 710.0 {
+            for d in [0.0, 1e-7, 0.3183, 0.5, 0.693147] {
+                let v = x + d;
+                let (got, want) = (exp(v), v.exp());
+                if want == 0.0 || want.is_infinite() {
+                    assert_eq!(got, want, "exp({v})");
+                } else {
+                    worst = worst.max(ulps(got, want));
+                }
+            }
+            x += 0.0137;
+        }
+        assert!(worst <= 2, "worst error {worst} ulp");
+        assert!(exp(f64::NAN).is_nan());
+        assert_eq!(exp(f64::NEG_INFINITY), 0.0);
+        assert_eq!(exp(f64::INFINITY), f64::INFINITY);
+        assert_eq!(exp(0.0), 1.0);
+        assert_eq!(exp(-0.0), 1.0);
+    }
+
+    #[test]
+    fn lane_sums_add_every_element_once() {
+        for n in 0..40 {
+            let v: Vec<f64> = (0..n).map(|i| i as f64).collect();
+            assert_eq!(lane_sum(&v), (n * n.max(1) - n) as f64 / 2.0);
+            let w: Vec<i64> = (0..n).map(|i| i64::MAX - i).collect();
+            let want = w.iter().fold(0i64, |a, &b| a.wrapping_add(b));
+            assert_eq!(wrapping_lane_sum(&w), want);
+        }
+    }
+
+    #[test]
+    fn odometer_visits_every_reduced_offset_once() {
+        let mut seen = Vec::new();
+        for_each_offset(&[(2, 100), (3, 10), (2, 1)], 5, |o| seen.push(o));
+        let mut want = Vec::new();
+        for a in 0..2 {
+            for b in 0..3 {
+                for c in 0..2 {
+                    want.push(5 + a * 100 + b * 10 + c);
+                }
+            }
+        }
+        assert_eq!(seen, want);
+        for_each_offset(&[(2, 1), (0, 4)], 0, |_| panic!("empty"));
+    }
 }

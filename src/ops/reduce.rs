@@ -412,4 +412,57 @@ mod tests {
         assert!(super::reduce_sum(&x23, &[2], false, 0, &t(&mut o2, &[2])).is_err());
         assert!(super::reduce_sum(&x23, &[1], true, 0, &t(&mut o2, &[2])).is_err());
     }
+
+    /// Sums and means over leading axes (the column layout: the contiguous dim is kept,
+    /// blocks of outputs accumulate whole rows), against a plain f64 loop: several blocks,
+    /// a partial last block, kept outer dims, keepDim, and an i32 input summed in i64.
+    #[test]
+    fn sums_over_leading_axes_match_a_plain_loop() {
+        for (shape, dims) in [
+            (vec![7usize, 2100], vec![0i64]),
+            (vec![5, 3, 1100], vec![0, 1]),
+            (vec![4, 3, 40], vec![1]),
+            (vec![3, 4, 2, 17], vec![0, 2]),
+        ] {
+            let n: usize = shape.iter().product();
+            let mut x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 60.0).collect();
+            let mut xi: Vec<i32> = (0..n).map(|i| ((i * 7919) % 2001) as i32 - 1000 + i32::MAX / 4).collect();
+            let rank = shape.len();
+            let reduced: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
+            let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
+            let out_n: usize = kept.iter().map(|&d| shape[d]).product();
+            let count = n / out_n;
+            // Reference: every input element added to the output its kept indices name.
+            let (mut want, mut want_i) = (vec![0f64; out_n], vec![0i64; out_n]);
+            for (i, (&v, &vi)) in x.iter().zip(&xi).enumerate() {
+                let mut rem = i;
+                let mut idx = vec![0; rank];
+                for d in (0..rank).rev() {
+                    idx[d] = rem % shape[d];
+                    rem /= shape[d];
+                }
+                let o = kept.iter().fold(0, |a, &d| a * shape[d] + idx[d]);
+                want[o] += v as f64;
+                want_i[o] = want_i[o].wrapping_add(vi as i64);
+            }
+            let ishape: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+            let oshape: Vec<i64> = kept.iter().map(|&d| shape[d] as i64).collect();
+            let keep_shape: Vec<i64> =
+                (0..rank).map(|d| if reduced.contains(&d) { 1 } else { shape[d] as i64 }).collect();
+            let xt = t(&mut x, &ishape);
+            let mut sum = vec![0f32; out_n];
+            run(super::reduce_sum(&xt, &dims, false, 0, &t(&mut sum, &oshape)).unwrap());
+            let mut mean = vec![0f32; out_n];
+            run(super::mean(&xt, &dims, true, 0, &t(&mut mean, &keep_shape)).unwrap());
+            for o in 0..out_n {
+                assert_eq!(sum[o], want[o] as f32, "{shape:?} {dims:?} sum[{o}]");
+                assert_eq!(mean[o], (want[o] / count as f64) as f32, "{shape:?} {dims:?} mean[{o}]");
+            }
+            let xit = TensorDesc::new(&ishape, 3, None, 0, 2, &ishape, xi.as_mut_ptr() as usize).unwrap();
+            let mut si = vec![0i64; out_n];
+            let st = TensorDesc::new(&oshape, 9, None, 0, 2, &oshape, si.as_mut_ptr() as usize).unwrap();
+            run(super::reduce_sum(&xit, &dims, false, 9, &st).unwrap());
+            assert_eq!(si, want_i, "{shape:?} {dims:?} i32 -> i64 sums");
+        }
+    }
 }
