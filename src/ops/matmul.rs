@@ -721,18 +721,28 @@ fn addmm_impl(
         mat1.shape,
         mat2.shape
     );
-    let (m, k, n) = (mat1.shape[rank - 2], mat1.shape[rank - 1], mat2.shape[rank - 1]);
+    let (m, k, n) = (
+        mat1.shape[rank - 2],
+        mat1.shape[rank - 1],
+        mat2.shape[rank - 1],
+    );
     if mat2.shape[rank - 2] != k {
         return Err(k_mismatch(mat1, mat2, n1, n2));
     }
     let batch = if kind == Biased::Baddbmm {
+        let (b1, b2) = (mat1.shape[0], mat2.shape[0]);
         crate::ensure!(
-            out.is_some() || mat1.shape[0] == mat2.shape[0],
-            "{n1} {:?} and {n2} {:?} must have the same batch size: InplaceBaddbmm does not broadcast it",
+            b1 == b2 || (out.is_some() && (b1 == 1 || b2 == 1)),
+            "{n1} {:?} and {n2} {:?} must have the same batch size{}",
             mat1.shape,
-            mat2.shape
+            mat2.shape,
+            if out.is_some() {
+                ", or one of them 1"
+            } else {
+                ": InplaceBaddbmm does not broadcast it"
+            }
         );
-        broadcast_shapes(&[(n1, &mat1.shape[..1]), (n2, &mat2.shape[..1])])?
+        vec![if b1 == 1 { b2 } else { b1 }]
     } else {
         vec![]
     };
@@ -964,13 +974,13 @@ pub const CATALOG: &[Entry] = &[
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "beta·self + alpha·(batch1@batch2), f32 accumulation",
+        rule: "beta·self + alpha·(batch1@batch2), self broadcast one way (bf16 does not mix)",
     },
     Entry {
         ops: "Addmv",
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "beta·self + alpha·(mat@vec), f32 accumulation",
+        rule: "beta·self + alpha·(mat@vec); bf16 mixes (promoted to f32)",
     },
 ];
