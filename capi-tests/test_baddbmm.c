@@ -19,6 +19,14 @@
 #define BF ACL_BF16
 #define D ACL_DOUBLE
 
+/* Destroys two scalars and frees n tensors. */
+static void release(aclScalar *x, aclScalar *y, DevTensor **t, size_t n)
+{
+    CHECK_OK(aclDestroyScalar(x));
+    CHECK_OK(aclDestroyScalar(y));
+    for (size_t i = 0; i < n; i++) dev_free(t[i]);
+}
+
 static double *ints(int seed, int64_t n)
 {
     double *v = dbl(n);
@@ -69,10 +77,8 @@ static void test_baddbmm_self_shapes(void)
                 ref_baddbmm(vs, self[i].s, self[i].n, v1, b, v2, bb ? 1 : b, b, n, m, p, 0.5, -3, want);
                 rd(&O, got);
                 CHECK_VALS("baddbmm out", od, got, want, 12);
-                CHECK_OK(aclDestroyScalar(beta));
-                CHECK_OK(aclDestroyScalar(alpha));
                 DevTensor *all[] = {&A, &B, &S, &O};
-                for (size_t t = 0; t < ARRAY_LEN(all); t++) dev_free(all[t]);
+                release(beta, alpha, all, ARRAY_LEN(all));
             }
     free(v1);
     free(v2);
@@ -102,13 +108,11 @@ static void test_baddbmm_views_inplace(void)
          aclnnInplaceBaddbmm);
     rd(&S, got);
     CHECK_VALS("inplace baddbmm", F, got, want, 8);
-    CHECK_OK(aclDestroyScalar(beta));
-    CHECK_OK(aclDestroyScalar(alpha));
     free(v1);
     free(vt);
     free(vs);
     DevTensor *all[] = {&A, &B, &S, &O};
-    for (size_t t = 0; t < ARRAY_LEN(all); t++) dev_free(all[t]);
+    release(beta, alpha, all, ARRAY_LEN(all));
 }
 
 /* out (m) = beta*self + alpha*(mat @ vec); self of shape ss (rank sn: 0 or 1). */
@@ -149,10 +153,8 @@ static void test_addmv_values(void)
                 ref_addmv(vs, self[i].s, self[i].n, vm, vv, m, k, 2, -0.5, want);
                 rd(&O, got);
                 CHECK_VALS("addmv out", od, got, want, 3);
-                CHECK_OK(aclDestroyScalar(alpha));
-                CHECK_OK(aclDestroyScalar(beta));
                 DevTensor *all[] = {&M, &V, &S, &O};
-                for (size_t t = 0; t < ARRAY_LEN(all); t++) dev_free(all[t]);
+                release(alpha, beta, all, ARRAY_LEN(all));
             }
     free(vm);
     free(vv);

@@ -456,40 +456,34 @@ fn build(case: &Case, bufs: &[Buf]) -> crate::Result<Executor> {
         Op::Mm => mm(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
         Op::Bmm => batch_matmul(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
         Op::Matmul => matmul(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
-        Op::Addmm => addmm(
-            &d(case.bias.as_ref().unwrap())?,
-            &a,
-            &b,
-            &beta,
-            &alpha,
-            &d(case.out.as_ref().unwrap())?,
-            case.cube,
-        ),
-        Op::InplaceAddmm => inplace_addmm(
-            &d(case.bias.as_ref().unwrap())?,
-            &a,
-            &b,
-            &beta,
-            &alpha,
-            case.cube,
-        ),
-        Op::Baddbmm => baddbmm(
-            &d(case.bias.as_ref().unwrap())?,
-            &a,
-            &b,
-            &beta,
-            &alpha,
-            &d(case.out.as_ref().unwrap())?,
-            case.cube,
-        ),
-        Op::InplaceBaddbmm => inplace_baddbmm(
-            &d(case.bias.as_ref().unwrap())?,
-            &a,
-            &b,
-            &beta,
-            &alpha,
-            case.cube,
-        ),
+        // Addmm and Baddbmm (and their in-place forms) take the same arguments.
+        Op::Addmm | Op::Baddbmm => {
+            let f = if case.op == Op::Addmm { addmm } else { baddbmm };
+            f(
+                &d(case.bias.as_ref().unwrap())?,
+                &a,
+                &b,
+                &beta,
+                &alpha,
+                &d(case.out.as_ref().unwrap())?,
+                case.cube,
+            )
+        }
+        Op::InplaceAddmm | Op::InplaceBaddbmm => {
+            let f = if case.op == Op::InplaceAddmm {
+                inplace_addmm
+            } else {
+                inplace_baddbmm
+            };
+            f(
+                &d(case.bias.as_ref().unwrap())?,
+                &a,
+                &b,
+                &beta,
+                &alpha,
+                case.cube,
+            )
+        }
         Op::Addmv => addmv(
             &d(case.bias.as_ref().unwrap())?,
             &a,
