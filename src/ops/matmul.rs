@@ -1,10 +1,14 @@
-//! Mm, BatchMatMul, Matmul, Addmm, InplaceAddmm (reference §5.5).
+//! Mm, BatchMatMul, Matmul, Addmm, InplaceAddmm (reference §5.5); Baddbmm, InplaceBaddbmm
+//! and Addmv (hicann/ops-nn aclnn_baddbmm.h, aclnn_addmv.h).
 //!
 //! Shapes: Mm takes (m,k)@(k,n); BatchMatMul (b,m,k)@(b,k,n) where a batch of 1 broadcasts;
 //! Matmul follows torch.matmul (a 1-D operand is promoted to a matrix and that dim removed
 //! from the result; batch dims broadcast; at most 6 dims); Addmm computes
 //! `beta*self + alpha*(mat1@mat2)` where self broadcasts unidirectionally to (m,n) (the
-//! ONNX Gemm rule) and is not read when beta is 0.
+//! ONNX Gemm rule) and is not read when beta is 0. Baddbmm is Addmm over batches:
+//! (b,n,m)@(b,m,p) with a batch of 1 broadcasting (not in InplaceBaddbmm) and self of 1-3
+//! dims broadcasting one way to (b,n,p). Addmv is `beta*self + alpha*(mat@vec)` with mat
+//! (m,k), vec (k), self 0-D or (m) or (1).
 //!
 //! Dtypes: f32, f16, bf16 (and f64); bf16 does not mix with f16 or f32. f16/bf16 inputs are
 //! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 in f64; the
@@ -25,6 +29,8 @@ use crate::tensor::{contiguous_strides, TensorDesc};
 use DType::*;
 const LIST: &[DType] = &[F32, F16, BF16, F64];
 const SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8];
+/// Baddbmm's beta and alpha also accept bool.
+const BMM_SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool];
 
 /// One matrix operand, seen as a batch of (rows, cols) matrices over the result's batch shape.
 #[derive(Clone, Debug)]
@@ -476,11 +482,8 @@ fn product(
         } else {
             0
         };
-        let mut mm = matrix(i, t, m, n, rs, cs, &batch);
-        mm.own_batches = vec![];
-        mm.own_strides = vec![];
-        mm.batch_strides = vec![0; batch.len()];
-        mm
+        // Its leading dims (Baddbmm's self) broadcast over the batch like an operand's.
+        matrix(i, t, m, n, rs, cs, &batch)
     });
     let mut plan = Plan {
         batch,
@@ -665,11 +668,12 @@ pub fn matmul(
     )
 }
 
-fn scalar_value(name: &str, s: &Scalar) -> Result<f64> {
-    ew::check_scalar_dtype(name, s.dtype, SCALARS)?;
+fn scalar_value(name: &str, s: &Scalar, allowed: &[DType]) -> Result<f64> {
+    ew::check_scalar_dtype(name, s.dtype, allowed)?;
     Ok(match s.wide() {
         crate::element::Wide::Int(i) => i as f64,
         crate::element::Wide::Float(f) => f,
+        crate::element::Wide::Bool(b) => b as u8 as f64,
         other => {
             return Err(Error::Invalid(format!(
                 "{name} {other:?} is not a real number"
@@ -678,8 +682,18 @@ fn scalar_value(name: &str, s: &Scalar) -> Result<f64> {
     })
 }
 
+/// The two forms of `beta*self + alpha*(a@b)`: Addmm's 2-D matrices and Baddbmm's 3-D
+/// batches (batch1 (b,n,m) @ batch2 (b,m,p); out (b,n,p); self 1-3 dims broadcasting one way).
+#[derive(Clone, Copy, PartialEq)]
+enum Biased {
+    Addmm,
+    Baddbmm,
+}
+
+#[allow(clippy::too_many_arguments)]
 fn addmm_impl(
     api: &'static str,
+    kind: Biased,
     self_: &TensorDesc,
     mat1: &TensorDesc,
     mat2: &TensorDesc,
@@ -688,32 +702,66 @@ fn addmm_impl(
     out: Option<&TensorDesc>,
     cube_math_type: i64,
 ) -> Result<Executor> {
+    let (n1, n2, rank, scalars) = match kind {
+        Biased::Addmm => ("mat1", "mat2", 2, SCALARS),
+        Biased::Baddbmm => ("batch1", "batch2", 3, BMM_SCALARS),
+    };
     let self_name = if out.is_some() { "self" } else { "selfRef" };
     check_input(self_name, self_)?;
-    check_input("mat1", mat1)?;
-    check_input("mat2", mat2)?;
-    let (p1, c) = computation(("mat1", mat1.dtype), ("mat2", mat2.dtype))?;
-    let (p, _) = computation((self_name, self_.dtype), ("mat1 @ mat2", p1))?;
+    check_input(n1, mat1)?;
+    check_input(n2, mat2)?;
+    let (p1, c) = computation((n1, mat1.dtype), (n2, mat2.dtype))?;
+    let product_name = format!("{n1} @ {n2}");
+    let (p, _) = computation((self_name, self_.dtype), (&product_name, p1))?;
     check_cube_math_type(cube_math_type)?;
-    let (beta_v, alpha_v) = (scalar_value("beta", beta)?, scalar_value("alpha", alpha)?);
+    let beta_v = scalar_value("beta", beta, scalars)?;
+    let alpha_v = scalar_value("alpha", alpha, scalars)?;
     crate::ensure!(
-        mat1.rank() == 2 && mat2.rank() == 2,
-        "mat1 {:?} and mat2 {:?} must both be 2-D",
+        mat1.rank() == rank && mat2.rank() == rank,
+        "{n1} {:?} and {n2} {:?} must both be {rank}-D",
         mat1.shape,
         mat2.shape
     );
-    let (m, k, n) = (mat1.shape[0], mat1.shape[1], mat2.shape[1]);
-    if mat2.shape[0] != k {
-        return Err(k_mismatch(mat1, mat2, "mat1", "mat2"));
+    let (m, k, n) = (
+        mat1.shape[rank - 2],
+        mat1.shape[rank - 1],
+        mat2.shape[rank - 1],
+    );
+    if mat2.shape[rank - 2] != k {
+        return Err(k_mismatch(mat1, mat2, n1, n2));
     }
+    let batch = if kind == Biased::Baddbmm {
+        let (b1, b2) = (mat1.shape[0], mat2.shape[0]);
+        crate::ensure!(
+            b1 == b2 || (out.is_some() && (b1 == 1 || b2 == 1)),
+            "{n1} {:?} and {n2} {:?} must have the same batch size{}",
+            mat1.shape,
+            mat2.shape,
+            if out.is_some() {
+                ", or one of them 1"
+            } else {
+                ": InplaceBaddbmm does not broadcast it"
+            }
+        );
+        vec![if b1 == 1 { b2 } else { b1 }]
+    } else {
+        vec![]
+    };
+    let mut shape = batch.clone();
+    shape.extend([m, n]);
     crate::ensure!(
-        (1..=2).contains(&self_.rank()) && broadcasts_to(&self_.shape, &[m, n]),
-        "{self_name} of shape {:?} does not broadcast to the product's shape [{m}, {n}] (self broadcasts one way only, as ONNX Gemm's C)",
+        (1..=rank).contains(&self_.rank()) && broadcasts_to(&self_.shape, &shape),
+        "{self_name} of shape {:?} does not broadcast to the product's shape {shape:?} (self broadcasts one way only, as ONNX Gemm's C)",
         self_.shape
     );
     let (tensors, out_i, inplace) = match out {
         Some(o) => {
-            check_out("out", o, &[m, n], p)?;
+            crate::ensure!(
+                kind == Biased::Addmm || self_.is_empty() == shape.contains(&0),
+                "self of shape {:?} and the product of shape {shape:?} must both be empty or both non-empty",
+                self_.shape
+            );
+            check_out("out", o, &shape, p)?;
             (
                 vec![self_.clone(), mat1.clone(), mat2.clone(), o.clone()],
                 3,
@@ -721,12 +769,13 @@ fn addmm_impl(
             )
         }
         None => {
+            // selfRef holds the result: the product's shape, or its matrix when the batch is 1.
             crate::ensure!(
-                self_.shape[..] == [m, n],
-                "selfRef has shape {:?} but must be the product's shape [{m}, {n}]",
+                self_.shape[..] == shape[..] || (batch == [1] && self_.shape[..] == [m, n]),
+                "selfRef has shape {:?} but must be the product's shape {shape:?}",
                 self_.shape
             );
-            check_out("selfRef", self_, &[m, n], p)?;
+            check_out("selfRef", self_, &self_.shape, p)?;
             (vec![self_.clone(), mat1.clone(), mat2.clone()], 0, true)
         }
     };
@@ -735,7 +784,7 @@ fn addmm_impl(
         api,
         tensors,
         [1, 2],
-        vec![],
+        batch,
         (m, n, k),
         s,
         Some(0),
@@ -760,6 +809,7 @@ pub fn addmm(
 ) -> Result<Executor> {
     addmm_impl(
         "aclnnAddmm",
+        Biased::Addmm,
         self_,
         mat1,
         mat2,
@@ -781,6 +831,7 @@ pub fn inplace_addmm(
 ) -> Result<Executor> {
     addmm_impl(
         "aclnnInplaceAddmm",
+        Biased::Addmm,
         self_ref,
         mat1,
         mat2,
@@ -788,6 +839,118 @@ pub fn inplace_addmm(
         alpha,
         None,
         cube_math_type,
+    )
+}
+
+/// aclnnBaddbmm: `out = beta*self + alpha*(batch1@batch2)`, batch1 (b,n,m) @ batch2 (b,m,p)
+/// (a batch of 1 broadcasts), self (1-3 dims) broadcasting one way to (b,n,p).
+#[allow(clippy::too_many_arguments)]
+pub fn baddbmm(
+    self_: &TensorDesc,
+    batch1: &TensorDesc,
+    batch2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    addmm_impl(
+        "aclnnBaddbmm",
+        Biased::Baddbmm,
+        self_,
+        batch1,
+        batch2,
+        beta,
+        alpha,
+        Some(out),
+        cube_math_type,
+    )
+}
+
+/// aclnnInplaceBaddbmm: `selfRef = beta*selfRef + alpha*(batch1@batch2)`; the batch sizes
+/// must be equal and selfRef must be (b,n,p), or (n,p) when b is 1.
+pub fn inplace_baddbmm(
+    self_ref: &TensorDesc,
+    batch1: &TensorDesc,
+    batch2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    addmm_impl(
+        "aclnnInplaceBaddbmm",
+        Biased::Baddbmm,
+        self_ref,
+        batch1,
+        batch2,
+        beta,
+        alpha,
+        None,
+        cube_math_type,
+    )
+}
+
+/// aclnnAddmv: `out = beta*self + alpha*(mat@vec)`, mat (m,k), vec (k), out (m); self is 0-D
+/// or 1-D of size m (or 1, which broadcasts, except when alpha is 0). Computed as the
+/// (1,k)@(k,m) product vec^T @ mat^T so that self broadcasts along the product's row.
+#[allow(clippy::too_many_arguments)]
+pub fn addmv(
+    self_: &TensorDesc,
+    mat: &TensorDesc,
+    vec: &TensorDesc,
+    alpha: &Scalar,
+    beta: &Scalar,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    check_input("self", self_)?;
+    check_input("mat", mat)?;
+    check_input("vec", vec)?;
+    // Addmv promotes (bf16 with f16 gives f32); the product is computed in f64 if mat or vec
+    // is f64, else in f32.
+    let no_promotion = |a: &TensorDesc, b: DType| {
+        Error::Invalid(format!("{} and {b} cannot be promoted", a.dtype))
+    };
+    let p1 = promote(mat.dtype, vec.dtype).ok_or_else(|| no_promotion(mat, vec.dtype))?;
+    let p = promote(self_.dtype, p1).ok_or_else(|| no_promotion(self_, p1))?;
+    let c = if p1 == F64 { F64 } else { F32 };
+    check_cube_math_type(cube_math_type)?;
+    let alpha_v = scalar_value("alpha", alpha, SCALARS)?;
+    let beta_v = scalar_value("beta", beta, SCALARS)?;
+    crate::ensure!(
+        self_.rank() <= 1 && mat.rank() == 2 && vec.rank() == 1 && out.rank() == 1,
+        "self {:?}, mat {:?}, vec {:?} and out {:?} must have 0 or 1, 2, 1 and 1 dims",
+        self_.shape,
+        mat.shape,
+        vec.shape,
+        out.shape
+    );
+    let (m, k) = (mat.shape[0], mat.shape[1]);
+    crate::ensure!(
+        vec.shape[0] == k,
+        "mat of shape {:?} and vec of shape {:?} cannot be multiplied: mat's last dim differs from vec's length",
+        mat.shape,
+        vec.shape
+    );
+    crate::ensure!(
+        self_.rank() == 0 || self_.shape[0] == m || (self_.shape[0] == 1 && alpha_v != 0.0),
+        "self of shape {:?} does not fit the product's shape [{m}] (a size-1 self broadcasts only when alpha is not 0)",
+        self_.shape
+    );
+    check_out("out", out, &[m], p)?;
+    product(
+        "aclnnAddmv",
+        vec![self_.clone(), mat.clone(), vec.clone(), out.clone()],
+        [2, 1],
+        vec![],
+        (1, m, k),
+        [(0, vec.strides[0]), (mat.strides[1], mat.strides[0])],
+        Some(0),
+        3,
+        c,
+        alpha_v,
+        beta_v,
+        false,
     )
 }
 
@@ -806,5 +969,19 @@ pub const CATALOG: &[Entry] = &[
         b: LIST,
         out: LIST,
         rule: "beta·self + alpha·(mat1@mat2)",
+    },
+    Entry {
+        ops: "Baddbmm, InplaceBaddbmm",
+        a: LIST,
+        b: LIST,
+        out: LIST,
+        rule: "beta·self + alpha·(batch1@batch2), self broadcast one way (bf16 does not mix)",
+    },
+    Entry {
+        ops: "Addmv",
+        a: LIST,
+        b: LIST,
+        out: LIST,
+        rule: "beta·self + alpha·(mat@vec); bf16 mixes (promoted to f32)",
     },
 ];

@@ -31,7 +31,9 @@ use super::add_diff::{
 use crate::dtype::DType::{self, *};
 use crate::error::Error;
 use crate::executor::Executor;
-use crate::ops::matmul::{addmm, batch_matmul, inplace_addmm, matmul, mm};
+use crate::ops::matmul::{
+    addmm, addmv, baddbmm, batch_matmul, inplace_addmm, inplace_baddbmm, matmul, mm,
+};
 use crate::tensor::TensorDesc;
 
 // ---------------------------------------------------------------------------------------
@@ -89,7 +91,7 @@ fn encode(d: DType, x: f64) -> [u8; 8] {
     out
 }
 
-fn fval(v: V) -> f64 {
+pub(super) fn fval(v: V) -> f64 {
     match v {
         V::F(x) => x,
         V::I(i) => i as f64,
@@ -99,7 +101,7 @@ fn fval(v: V) -> f64 {
 }
 
 /// A scalar of dtype `d` holding `x` (exact in `d`).
-fn scal(d: DType, x: f64) -> Sc {
+pub(super) fn scal(d: DType, x: f64) -> Sc {
     let mut bytes = [0u8; 16];
     bytes[..8].copy_from_slice(&encode(d, x));
     Sc { dtype: d, bytes }
@@ -135,42 +137,46 @@ fn prec(d: DType) -> (i32, f64) {
 // ---------------------------------------------------------------------------------------
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-enum Op {
+pub(super) enum Op {
     Mm,
     Bmm,
     Matmul,
     Addmm,
     InplaceAddmm,
+    /// Tested in baddbmm_diff.rs: `a` is batch1 / mat, `b` batch2 / vec.
+    Baddbmm,
+    InplaceBaddbmm,
+    Addmv,
 }
 
 #[derive(Clone, Debug)]
-struct Case {
-    op: Op,
+pub(super) struct Case {
+    pub(super) op: Op,
     /// self (Mm, BatchMatMul, Matmul) or mat1 (Addmm).
-    a: View,
+    pub(super) a: View,
     /// mat2.
-    b: View,
+    pub(super) b: View,
     /// Addmm's self, InplaceAddmm's selfRef.
-    bias: Option<View>,
+    pub(super) bias: Option<View>,
     /// out (None: InplaceAddmm writes `bias`).
-    out: Option<View>,
-    alpha: Sc,
-    beta: Sc,
-    cube: i64,
+    pub(super) out: Option<View>,
+    pub(super) alpha: Sc,
+    pub(super) beta: Sc,
+    pub(super) cube: i64,
 }
 
 /// The shape facts of a product by the model.
 #[derive(Clone, Debug)]
-struct Dims {
-    batch: Vec<usize>,
-    m: usize,
-    n: usize,
-    k: usize,
+pub(super) struct Dims {
+    pub(super) batch: Vec<usize>,
+    pub(super) m: usize,
+    pub(super) n: usize,
+    pub(super) k: usize,
     keep_m: bool,
     keep_n: bool,
 }
 impl Dims {
-    fn out_shape(&self) -> Vec<usize> {
+    pub(super) fn out_shape(&self) -> Vec<usize> {
         let mut s = self.batch.clone();
         if self.keep_m {
             s.push(self.m);
@@ -207,7 +213,7 @@ fn bcast(a: &[usize], b: &[usize]) -> Option<Vec<usize>> {
     Some(out)
 }
 
-fn model_dims(op: Op, a: &[usize], b: &[usize]) -> Option<Dims> {
+pub(super) fn model_dims(op: Op, a: &[usize], b: &[usize]) -> Option<Dims> {
     let (ra, rb) = (a.len(), b.len());
     match op {
         Op::Mm | Op::Addmm | Op::InplaceAddmm => {
@@ -220,8 +226,16 @@ fn model_dims(op: Op, a: &[usize], b: &[usize]) -> Option<Dims> {
                 keep_n: true,
             })
         }
-        Op::Bmm => {
-            if ra != 3 || rb != 3 || a[2] != b[1] {
+        Op::Addmv => (ra == 2 && rb == 1 && a[1] == b[0]).then(|| Dims {
+            batch: vec![],
+            m: a[0],
+            n: 1,
+            k: a[1],
+            keep_m: true,
+            keep_n: false,
+        }),
+        Op::Bmm | Op::Baddbmm | Op::InplaceBaddbmm => {
+            if ra != 3 || rb != 3 || a[2] != b[1] || (op == Op::InplaceBaddbmm && a[0] != b[0]) {
                 return None;
             }
             Some(Dims {
@@ -283,7 +297,10 @@ impl Case {
         }
     }
     fn has_bias(&self) -> bool {
-        matches!(self.op, Op::Addmm | Op::InplaceAddmm)
+        matches!(
+            self.op,
+            Op::Addmm | Op::InplaceAddmm | Op::Baddbmm | Op::InplaceBaddbmm | Op::Addmv
+        )
     }
     fn alpha(&self) -> f64 {
         if self.has_bias() {
@@ -327,7 +344,13 @@ fn at(v: &View, idx: &[usize]) -> usize {
 /// A view of `shape`: row-major, last two dims swapped, or any dim order; sometimes padded
 /// (a slice of a bigger storage), sometimes offset; inputs sometimes have an expanded
 /// (stride 0) dim.
-fn gen_view(rng: &mut Rng, shape: &[usize], dtype: DType, storage: usize, input: bool) -> View {
+pub(super) fn gen_view(
+    rng: &mut Rng,
+    shape: &[usize],
+    dtype: DType,
+    storage: usize,
+    input: bool,
+) -> View {
     let r = shape.len();
     let mut order: Vec<usize> = (0..r).collect();
     match rng.below(10) {
@@ -378,7 +401,7 @@ fn gen_out_view(rng: &mut Rng, shape: &[usize], storage: usize) -> View {
     gen_view(rng, shape, od, storage, false)
 }
 
-fn contig(shape: &[usize], dtype: DType, storage: usize) -> View {
+pub(super) fn contig(shape: &[usize], dtype: DType, storage: usize) -> View {
     View::contiguous(shape, dtype, storage)
 }
 
@@ -388,9 +411,9 @@ fn contig(shape: &[usize], dtype: DType, storage: usize) -> View {
 
 /// What a run did.
 #[derive(Debug, Default)]
-struct Outcome {
-    workspace: u64,
-    elements: usize,
+pub(super) struct Outcome {
+    pub(super) workspace: u64,
+    pub(super) elements: usize,
 }
 
 fn storage_bytes(case: &Case, s: usize) -> usize {
@@ -433,21 +456,41 @@ fn build(case: &Case, bufs: &[Buf]) -> crate::Result<Executor> {
         Op::Mm => mm(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
         Op::Bmm => batch_matmul(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
         Op::Matmul => matmul(&a, &b, &d(case.out.as_ref().unwrap())?, case.cube),
-        Op::Addmm => addmm(
+        // Addmm and Baddbmm (and their in-place forms) take the same arguments.
+        Op::Addmm | Op::Baddbmm => {
+            let f = if case.op == Op::Addmm { addmm } else { baddbmm };
+            f(
+                &d(case.bias.as_ref().unwrap())?,
+                &a,
+                &b,
+                &beta,
+                &alpha,
+                &d(case.out.as_ref().unwrap())?,
+                case.cube,
+            )
+        }
+        Op::InplaceAddmm | Op::InplaceBaddbmm => {
+            let f = if case.op == Op::InplaceAddmm {
+                inplace_addmm
+            } else {
+                inplace_baddbmm
+            };
+            f(
+                &d(case.bias.as_ref().unwrap())?,
+                &a,
+                &b,
+                &beta,
+                &alpha,
+                case.cube,
+            )
+        }
+        Op::Addmv => addmv(
             &d(case.bias.as_ref().unwrap())?,
             &a,
             &b,
-            &beta,
             &alpha,
+            &beta,
             &d(case.out.as_ref().unwrap())?,
-            case.cube,
-        ),
-        Op::InplaceAddmm => inplace_addmm(
-            &d(case.bias.as_ref().unwrap())?,
-            &a,
-            &b,
-            &beta,
-            &alpha,
             case.cube,
         ),
     }
@@ -494,32 +537,23 @@ fn reference(
     let mut want = alpha * sum;
     let mut s = alpha.abs() * abs;
     if beta != 0.0 {
+        // self broadcasts one way to the result: right-aligned, size-1 dims repeated.
         let bv = case.bias.as_ref().unwrap();
-        let c = match bv.shape.len() {
-            1 => read(
-                bv,
-                bv.offset
-                    + if bv.shape[0] == 1 {
-                        0
-                    } else {
-                        j * bv.strides[0]
-                    },
-            ),
-            _ => read(
-                bv,
-                bv.offset
-                    + if bv.shape[0] == 1 {
-                        0
-                    } else {
-                        i * bv.strides[0]
-                    }
-                    + if bv.shape[1] == 1 {
-                        0
-                    } else {
-                        j * bv.strides[1]
-                    },
-            ),
-        };
+        let mut oidx = bi.to_vec();
+        if dims.keep_m {
+            oidx.push(i);
+        }
+        if dims.keep_n {
+            oidx.push(j);
+        }
+        let lead = oidx.len() - bv.shape.len();
+        let mut e = bv.offset;
+        for (d, (&len, &st)) in bv.shape.iter().zip(&bv.strides).enumerate() {
+            if len != 1 {
+                e += oidx[lead + d] * st;
+            }
+        }
+        let c = read(bv, e);
         want += beta * c;
         s += (beta * c).abs();
     }
@@ -571,7 +605,9 @@ fn run_case(case: &Case, rng: &mut Rng) -> Result<Outcome, String> {
     drop(exec);
 
     let dims = case.dims();
-    if dims.out_shape() != out.shape {
+    let full = dims.out_shape();
+    let drop = full.len().saturating_sub(out.shape.len());
+    if full[drop..] != out.shape[..] || full[..drop].iter().any(|&d| d != 1) {
         return Err(report(format!(
             "test bug: out shape {:?} vs model {:?}",
             out.shape,
@@ -593,6 +629,7 @@ fn run_case(case: &Case, rng: &mut Rng) -> Result<Outcome, String> {
                 if dims.keep_n {
                     oidx.push(j);
                 }
+                let oidx = oidx[drop..].to_vec();
                 let e = at(out, &oidx) * osz;
                 let got = fval(decode(out.dtype, &bufs[out.storage].bytes()[e..e + osz]));
                 let (want, s) = reference(case, &dims, &before, &bi, i, j);
@@ -628,7 +665,7 @@ fn run_case(case: &Case, rng: &mut Rng) -> Result<Outcome, String> {
     })
 }
 
-fn must(case: &Case, rng: &mut Rng) -> Outcome {
+pub(super) fn must(case: &Case, rng: &mut Rng) -> Outcome {
     match run_case(case, rng) {
         Ok(o) => o,
         Err(e) => panic!("{e}"),
@@ -700,7 +737,7 @@ fn gen_scalar(rng: &mut Rng, zero_pct: u64) -> Sc {
     }
 }
 
-fn new_case(op: Op, a: View, b: View, bias: Option<View>, out: Option<View>) -> Case {
+pub(super) fn new_case(op: Op, a: View, b: View, bias: Option<View>, out: Option<View>) -> Case {
     Case {
         op,
         a,
@@ -714,14 +751,23 @@ fn new_case(op: Op, a: View, b: View, bias: Option<View>, out: Option<View>) -> 
 }
 
 /// A random valid case of `op`. Inputs and out each get their own storage.
-fn gen_case(rng: &mut Rng, op: Op) -> Case {
-    let (da, db) = gen_in_dtypes(rng);
+pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
+    let (da, db) = if op == Op::Addmv && rng.pct(30) {
+        // Addmv promotes: bf16 mixes with f16 and f32 there.
+        (rng.pick(&FLOATS), rng.pick(&FLOATS))
+    } else {
+        gen_in_dtypes(rng)
+    };
     let (a_shape, b_shape): (Vec<usize>, Vec<usize>) = match op {
         Op::Mm | Op::Addmm | Op::InplaceAddmm => {
             let (m, k, n) = (small(rng), small(rng), small(rng));
             (vec![m, k], vec![k, n])
         }
-        Op::Bmm => {
+        Op::Addmv => {
+            let (m, k) = (small(rng), small(rng));
+            (vec![m, k], vec![k])
+        }
+        Op::Bmm | Op::Baddbmm | Op::InplaceBaddbmm => {
             let (m, k, n) = (small(rng), small(rng), small(rng));
             let bt = if rng.pct(5) {
                 0
@@ -729,6 +775,7 @@ fn gen_case(rng: &mut Rng, op: Op) -> Case {
                 1 + rng.below(4) as usize
             };
             let (ba, bb) = match rng.below(4) {
+                _ if op == Op::InplaceBaddbmm => (bt, bt),
                 0 => (1, bt),
                 1 => (bt, 1),
                 _ => (bt, bt),
@@ -816,12 +863,77 @@ fn gen_case(rng: &mut Rng, op: Op) -> Case {
             case.alpha = gen_scalar(rng, 5);
             case.beta = gen_scalar(rng, 25);
         }
+        Op::Baddbmm => {
+            let os = dims.out_shape();
+            let (b, n) = (os[0], dims.n);
+            // Every shape broadcasting one way to (b,m,n); an empty product needs an empty self.
+            let shapes: [Vec<usize>; 10] = [
+                vec![1],
+                vec![n],
+                vec![1, n],
+                vec![m, 1],
+                vec![m, n],
+                vec![1, 1, 1],
+                vec![b, 1, n],
+                vec![1, m, n],
+                vec![b, m, 1],
+                vec![b, m, n],
+            ];
+            let bias_shape = if os.contains(&0) {
+                os.clone()
+            } else {
+                shapes[rng.below(10) as usize].clone()
+            };
+            let bd = gen_bias_dtype(rng, da, db);
+            case.bias = Some(gen_view(rng, &bias_shape, bd, 2, true));
+            case.out = Some(gen_out_view(rng, &os, 3));
+            case.alpha = gen_bool_or_scalar(rng, 5);
+            case.beta = gen_bool_or_scalar(rng, 25);
+        }
+        Op::InplaceBaddbmm => {
+            let os = dims.out_shape();
+            let shape = if os[0] == 1 && rng.pct(40) {
+                os[1..].to_vec()
+            } else {
+                os
+            };
+            let sd = gen_bias_dtype(rng, da, db);
+            case.bias = Some(gen_view(rng, &shape, sd, 2, false));
+            case.alpha = gen_bool_or_scalar(rng, 5);
+            case.beta = gen_bool_or_scalar(rng, 25);
+        }
+        Op::Addmv => {
+            case.alpha = gen_scalar(rng, 5);
+            case.beta = gen_scalar(rng, 25);
+            // A size-1 self broadcasts only when alpha is not 0.
+            let alpha0 = fval(case.alpha.value()) == 0.0;
+            let bias_shape = match rng.below(4) {
+                0 => vec![],
+                1 if !alpha0 => vec![1],
+                _ => vec![m],
+            };
+            let bd = rng.pick(&FLOATS);
+            case.bias = Some(gen_view(rng, &bias_shape, bd, 2, true));
+            case.out = Some(gen_out_view(rng, &dims.out_shape(), 3));
+        }
         _ => case.out = Some(gen_out_view(rng, &dims.out_shape(), 2)),
     }
     case
 }
 
-fn run_random(seed: u64, op: Op, count: usize) -> usize {
+/// Baddbmm's beta and alpha may also be bool.
+fn gen_bool_or_scalar(rng: &mut Rng, zero_pct: u64) -> Sc {
+    if rng.pct(10) {
+        let b = rng.pct(50);
+        return Sc {
+            dtype: Bool,
+            bytes: [b as u8; 16],
+        };
+    }
+    gen_scalar(rng, zero_pct)
+}
+
+pub(super) fn run_random(seed: u64, op: Op, count: usize) -> usize {
     let mut rng = Rng::new(seed);
     let mut elements = 0;
     for _ in 0..count {
@@ -1583,9 +1695,9 @@ fn large_and_many_batches() {
 // ---------------------------------------------------------------------------------------
 
 /// Contiguous descriptors over real (zeroed) storages, kept alive while the test runs.
-struct Pool(Vec<Buf>);
+pub(super) struct Pool(pub(super) Vec<Buf>);
 impl Pool {
-    fn t(&mut self, shape: &[usize], d: DType) -> TensorDesc {
+    pub(super) fn t(&mut self, shape: &[usize], d: DType) -> TensorDesc {
         let v = contig(shape, d, 0);
         let b = Buf::new(need_elems(&v).max(1) * size(d) + 16);
         let t = desc(&v, &b).unwrap();
@@ -1594,7 +1706,7 @@ impl Pool {
     }
 }
 
-fn invalid(r: crate::Result<Executor>, what: &str) -> String {
+pub(super) fn invalid(r: crate::Result<Executor>, what: &str) -> String {
     match r {
         Err(Error::Invalid(m)) => m,
         Err(e) => panic!("{what}: expected an invalid-parameter error, got {e:?}"),
@@ -1602,13 +1714,13 @@ fn invalid(r: crate::Result<Executor>, what: &str) -> String {
     }
 }
 
-fn assert_ok(r: crate::Result<Executor>, what: &str) {
+pub(super) fn assert_ok(r: crate::Result<Executor>, what: &str) {
     if let Err(e) = r {
         panic!("{what}: expected success, got {e}");
     }
 }
 
-fn sh(s: &[usize]) -> String {
+pub(super) fn sh(s: &[usize]) -> String {
     format!("{s:?}")
 }
 
@@ -1635,6 +1747,7 @@ fn k_mismatch_names_both_shapes() {
             Op::Matmul => matmul(&ta, &tb, &out, 0),
             Op::Addmm => addmm(&p.t(&[5], F32), &ta, &tb, &one, &one, &out, 0),
             Op::InplaceAddmm => inplace_addmm(&out, &ta, &tb, &one, &one, 0),
+            _ => unreachable!(),
         };
         let m = invalid(r, &format!("{op:?} {a:?}@{b:?}"));
         assert!(

@@ -9,10 +9,12 @@
 pub mod abs;
 pub mod add;
 pub mod addmm;
+pub mod addmv;
 pub mod amax;
 pub mod amin;
 pub mod argmax;
 pub mod argmin;
+pub mod baddbmm;
 pub mod batch_matmul;
 pub mod bitwise_and_scalar;
 pub mod bitwise_and_tensor;
