@@ -242,7 +242,13 @@ impl Plan {
         let mut seen = 0usize;
         let mut nan_at: Option<usize> = None;
         let float = self.acc == DType::F64;
+        let direct = matches!(how, Reduce::Sum | Reduce::Mean) && self.direct_float();
         self.for_runs(base, |off, stride, len| {
+            if direct && stride == 1 {
+                // SAFETY: the run lies inside the input view.
+                sum_f += unsafe { self.direct_sum(src, off, len) };
+                return;
+            }
             let mut done = 0;
             while done < len {
                 let n = CHUNK.min(len - done);
@@ -343,44 +349,23 @@ impl Plan {
         let mid = region + align_up(CHUNK * 16);
         let vals = region + 2 * align_up(CHUNK * 16);
         let len = self.count;
-        // SAFETY: `vals` holds `count` f64 values (sized in phase 1).
-        let v = unsafe { std::slice::from_raw_parts_mut(vals as *mut f64, len) };
         let mut at = 0;
         self.for_runs(base, |off, stride, n_run| {
             let mut done = 0;
             while done < n_run {
                 let n = CHUNK.min(n_run - done);
-                // SAFETY: within the view; buffers sized in phase 1.
-                unsafe {
-                    self.read(src, off + done as isize * stride, stride, n, buf, mid);
-                    v[at..at + n].copy_from_slice(std::slice::from_raw_parts(buf as *const f64, n));
-                }
+                // SAFETY: within the view; `vals` holds `count` f64 values (sized in phase 1).
+                unsafe { self.read(src, off + done as isize * stride, stride, n, vals + at * 8, mid) };
                 at += n;
                 done += n;
             }
         });
+        // SAFETY: `vals` holds `count` f64 values (sized in phase 1), all written just above.
+        let v = unsafe { std::slice::from_raw_parts_mut(vals as *mut f64, len) };
         // Stable: subtract the max; a NaN anywhere makes the slice NaN.
-        let max = v.iter().fold(f64::NEG_INFINITY, |m, &x| {
-            if x.is_nan() || m.is_nan() {
-                f64::NAN
-            } else {
-                m.max(x)
-            }
-        });
+        let max = lane_max(v);
         let shift = if max.is_infinite() { 0.0 } else { max };
-        match how {
-            Slice::Softmax => {
-                // Each exponential once, kept in place, then normalised.
-                v.iter_mut().for_each(|x| *x = exp(*x - shift));
-                let sum = lane_sum(v);
-                v.iter_mut().for_each(|x| *x /= sum);
-            }
-            Slice::LogSoftmax => {
-                let sum: f64 = lane_sum_map(v, |x| exp(x - shift));
-                let log_sum = sum.ln();
-                v.iter_mut().for_each(|x| *x = *x - shift - log_sum)
-            }
-        }
+        slice_kernel(v, shift, how);
         let p = (dst as isize + out_base * self.out_dtype.size() as isize) as *mut u8;
         let out_step = self.slice_out_stride * self.out_dtype.size() as isize;
         // SAFETY: the slice lies inside the output view; `buf` holds CHUNK values of any dtype.
@@ -427,6 +412,27 @@ impl Plan {
 }
 
 impl Plan {
+    /// f32 or f64 values summed straight from memory in f64: converting them through a
+    /// buffer first would change nothing (f32 -> f64 is exact) but cost a pass.
+    fn direct_float(&self) -> bool {
+        self.acc == DType::F64
+            && matches!(self.in_dtype, DType::F32 | DType::F64)
+            && (self.value == self.in_dtype || self.value == DType::F64)
+    }
+
+    /// Sum in f64 of `len` contiguous f32/f64 input elements at element offset `off`.
+    unsafe fn direct_sum(&self, src: usize, off: isize, len: usize) -> f64 {
+        let p = (src as isize + off * self.in_dtype.size() as isize) as usize;
+        // SAFETY: the caller passes a run inside the input view.
+        unsafe {
+            if self.in_dtype == DType::F32 {
+                lane_sum_f32(std::slice::from_raw_parts(p as *const f32, len))
+            } else {
+                lane_sum(std::slice::from_raw_parts(p as *const f64, len))
+            }
+        }
+    }
+
     /// Column layout: sums one block of up to CHUNK outputs along the contiguous kept dim,
     /// adding each reduced position's row segment into accumulators (no strided gathers,
     /// every input byte read once, in order).
@@ -451,7 +457,17 @@ impl Plan {
         // phase 1 (CHUNK elements of up to 16 bytes each).
         unsafe {
             std::ptr::write_bytes(accs as *mut u8, 0, n * self.acc.size());
+            let direct = self.direct_float();
             for_each_offset(&self.reduced, ib, |off| {
+                if direct {
+                    let p = src + off as usize * self.in_dtype.size();
+                    if self.in_dtype == DType::F32 {
+                        add_widened(accs, p as *const f32, n);
+                    } else {
+                        add_into::<f64>(accs, p, n);
+                    }
+                    return;
+                }
                 self.read(src, off, 1, n, buf, mid);
                 match self.acc {
                     DType::F64 => add_into::<f64>(accs, buf, n),
@@ -573,11 +589,58 @@ unsafe fn add_into<T: Copy + std::ops::AddAssign>(acc: usize, x: usize, n: usize
     a.iter_mut().zip(b).for_each(|(a, &b)| *a += b);
 }
 
+/// `acc[i] += x[i] as f64` over n values.
+unsafe fn add_widened(acc: usize, x: *const f32, n: usize) {
+    // SAFETY: the caller passes n valid values at each address, not overlapping.
+    let (a, b) = unsafe { (std::slice::from_raw_parts_mut(acc as *mut f64, n), std::slice::from_raw_parts(x, n)) };
+    a.iter_mut().zip(b).for_each(|(a, &b)| *a += f64::from(b));
+}
+
+/// Sum of f32 values in f64, in LANES interleaved partial sums.
+fn lane_sum_f32(v: &[f32]) -> f64 {
+    let mut acc = [0.0f64; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for j in 0..LANES {
+            acc[j] += f64::from(c[j]);
+        }
+    }
+    for (j, &x) in tail.iter().enumerate() {
+        acc[j] += f64::from(x);
+    }
+    acc.iter().sum()
+}
+
+/// The largest value, or NaN if any is NaN, in lanes that vectorise.
+fn lane_max(v: &[f64]) -> f64 {
+    let mut m = [f64::NEG_INFINITY; LANES];
+    let mut nan = [false; LANES];
+    let chunks = v.chunks_exact(LANES);
+    let tail = chunks.remainder();
+    for c in chunks {
+        for j in 0..LANES {
+            m[j] = if c[j] > m[j] { c[j] } else { m[j] };
+            nan[j] |= c[j].is_nan();
+        }
+    }
+    for (j, &x) in tail.iter().enumerate() {
+        m[j] = if x > m[j] { x } else { m[j] };
+        nan[j] |= x.is_nan();
+    }
+    if nan.iter().any(|&b| b) {
+        f64::NAN
+    } else {
+        m.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))
+    }
+}
+
 /// Lanes of independent partial sums: the adds vectorise and pipeline, and the order (hence
 /// the result) is fixed for a given length.
 const LANES: usize = 8;
 
 /// Sum of `v` in f64 over LANES interleaved partial sums.
+#[inline(always)]
 fn lane_sum(v: &[f64]) -> f64 {
     lane_sum_map(v, |x| x)
 }
@@ -618,9 +681,10 @@ fn wrapping_lane_sum(v: &[i64]) -> i64 {
 /// e^x in f64 without a library call, so a loop of them vectorises: x = k·ln2 + r with
 /// |r| <= ln2/2, e^r by its Taylor series to degree 13 (truncation error below 2^-60),
 /// scaled by 2^k in two steps so that subnormal results come out right. Within 2 ulp of
-/// the correctly rounded value; NaN stays NaN, e^-inf = 0, e^+inf = inf.
+/// the correctly rounded value; NaN stays NaN, e^-inf = 0, e^+inf = inf. `FMA` fuses the
+/// polynomial's steps (for a caller compiled with the fma feature; slower elsewhere).
 #[inline(always)]
-pub(crate) fn exp(x: f64) -> f64 {
+fn exp_with<const FMA: bool>(x: f64) -> f64 {
     const INV_LN2: f64 = std::f64::consts::LOG2_E;
     const LN2_HI: f64 = 6.931_471_803_691_238_164_90e-1;
     const LN2_LO: f64 = 1.908_214_929_270_587_700_02e-10;
@@ -628,7 +692,7 @@ pub(crate) fn exp(x: f64) -> f64 {
     let xc = x.clamp(-746.0, 710.0);
     let kf = (xc * INV_LN2 + ROUND) - ROUND;
     let r = (xc - kf * LN2_HI) - kf * LN2_LO;
-    let mut p = 1.0 / 6_227_020_800.0; // 1/13!
+    let mut p: f64 = 1.0 / 6_227_020_800.0; // 1/13!
     for c in [
         1.0 / 479_001_600.0,
         1.0 / 39_916_800.0,
@@ -644,11 +708,13 @@ pub(crate) fn exp(x: f64) -> f64 {
         1.0,
         1.0,
     ] {
-        p = p * r + c;
+        p = if FMA { p.mul_add(r, c) } else { p * r + c };
     }
-    let k = kf as i64;
-    let k1 = k >> 1;
-    let k2 = k - k1;
+    // k from the rounded value's low mantissa bits (no float->int conversion, which has no
+    // packed form before AVX-512), biased positive so that halving is a logical shift.
+    let kb = (xc * INV_LN2 + ROUND).to_bits() as i64 - ROUND.to_bits() as i64 + 2048;
+    let k1 = (kb as u64 >> 1) as i64 - 1024;
+    let k2 = kb - 2048 - k1;
     let scale = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
     let y = p * scale(k1) * scale(k2);
     if x.is_nan() {
@@ -659,6 +725,47 @@ pub(crate) fn exp(x: f64) -> f64 {
         0.0
     } else {
         y
+    }
+}
+
+/// e^x (see `exp_with`), unfused.
+#[cfg(test)]
+fn exp(x: f64) -> f64 {
+    exp_with::<false>(x)
+}
+
+/// Softmax / LogSoftmax of one slice in place, given its max (`shift`): each exponential is
+/// computed once. Runs with AVX2+FMA where the CPU has them (4 lanes and fused steps).
+fn slice_kernel(v: &mut [f64], shift: f64, how: Slice) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { slice_kernel_avx2(v, shift, how) };
+        }
+    }
+    slice_kernel_with::<false>(v, shift, how)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn slice_kernel_avx2(v: &mut [f64], shift: f64, how: Slice) {
+    slice_kernel_with::<true>(v, shift, how)
+}
+
+#[inline(always)]
+fn slice_kernel_with<const FMA: bool>(v: &mut [f64], shift: f64, how: Slice) {
+    match how {
+        Slice::Softmax => {
+            v.iter_mut().for_each(|x| *x = exp_with::<FMA>(*x - shift));
+            let sum = lane_sum(v);
+            v.iter_mut().for_each(|x| *x /= sum);
+        }
+        Slice::LogSoftmax => {
+            let sum: f64 = lane_sum_map(v, |x| exp_with::<FMA>(x - shift));
+            let log_sum = sum.ln();
+            v.iter_mut().for_each(|x| *x = *x - shift - log_sum)
+        }
     }
 }
 
@@ -765,6 +872,16 @@ mod tests {
             x += 0.0137;
         }
         assert!(worst <= 2, "worst error {worst} ulp");
+        let mut v: Vec<f64> = (0..1000).map(|i| i as f64 * 0.731 - 300.0).collect();
+        let w: Vec<f64> = v.iter().map(|&x| exp(x)).collect();
+        let mut fused = v.clone();
+        slice_kernel(&mut fused, 0.0, Slice::Softmax);
+        let sum: f64 = w.iter().sum();
+        for (f, e) in fused.iter().zip(&w) {
+            assert!((f - e / sum).abs() <= 1e-15 * (e / sum) + 1e-300, "{f} vs {}", e / sum);
+        }
+        slice_kernel(&mut v, 0.0, Slice::LogSoftmax);
+        assert!((v[999] - (999.0 * 0.731 - 300.0 - sum.ln())).abs() < 1e-12);
         assert!(exp(f64::NAN).is_nan());
         assert_eq!(exp(f64::NEG_INFINITY), 0.0);
         assert_eq!(exp(f64::INFINITY), f64::INFINITY);
