@@ -33,6 +33,9 @@ pub const MAX_RANK: usize = 8;
 const CHUNK: usize = 1024;
 /// Rows shorter than this are processed in chunks that span rows (all operands buffered).
 const SHORT_ROW: usize = 64;
+/// Tiles of the tiled traversal: rows taken together, and elements of each row per step.
+const TILE_ROWS: usize = 32;
+const TILE_COLS: usize = 128;
 /// Fewest elements worth a task of their own.
 const GRAIN: usize = 32 * 1024;
 /// Work of at most this many output elements runs on the calling thread when its stream is
@@ -161,6 +164,8 @@ pub struct Plan {
     ops: SmallVec<[Operand; MAX_OPERANDS]>, // inputs, then the output last
     copies: Vec<Copy>,
     flat: bool,
+    /// Rows are processed in tiles (see `run_range`).
+    tiled: bool,
     tasks: usize,
     task_bytes: usize,
     copies_bytes: usize,
@@ -373,6 +378,15 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     }
     let mut shape_arr = [1usize; MAX_RANK];
     shape_arr[..rank].copy_from_slice(&dims);
+    // An input that steps far along the rows but little across them: traverse in tiles.
+    let tiled = !flat
+        && rank >= 2
+        && ops[..n_ops - 1].iter().any(|op: &Operand| {
+            !op.uniform
+                && !matches!(op.base, Base::Const(_))
+                && op.strides[rank - 1].unsigned_abs() >= 16
+                && op.strides[rank - 2].unsigned_abs() < op.strides[rank - 1].unsigned_abs()
+        });
     let needed = copies_bytes + tasks * task_bytes;
     let workspace = if needed == 0 {
         0
@@ -387,6 +401,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         ops,
         copies,
         flat,
+        tiled,
         tasks,
         task_bytes,
         copies_bytes,
@@ -574,11 +589,12 @@ impl Ctx<'_> {
             return;
         }
         let all_direct = plan.ops.iter().all(|op| op.direct || !streamed(op));
-        plan.for_segments(s, e, |_, offs, seg| {
-            let step = if all_direct { seg } else { CHUNK };
-            let mut p = 0;
-            while p < seg {
-                let n = step.min(seg - p);
+        // Elements [from, to) of the row segment at `offs`.
+        let mut part = |offs: &[isize; MAX_OPERANDS], from: usize, to: usize| {
+            let step = if all_direct { to - from } else { CHUNK };
+            let mut p = from;
+            while p < to {
+                let n = step.min(to - p);
                 for (k, op) in plan.ops[..n_in].iter().enumerate() {
                     if !streamed(op) {
                         continue;
@@ -606,7 +622,38 @@ impl Ctx<'_> {
                 }
                 p += n;
             }
+        };
+        if !plan.tiled {
+            plan.for_segments(s, e, |_, offs, seg| part(offs, 0, seg));
+            return;
+        }
+        // Tiled: an input read across rows (a transposed view) touches a new cache line and
+        // page per element of a row; taking TILE_ROWS rows a column block at a time reuses
+        // each line for the rows it holds while the block's lines and pages stay cached.
+        let mut rows = [([0isize; MAX_OPERANDS], 0usize); TILE_ROWS];
+        let mut n_rows = 0;
+        let mut flush = |rows: &[([isize; MAX_OPERANDS], usize)]| {
+            let widest = rows.iter().map(|r| r.1).max().unwrap_or(0);
+            let mut from = 0;
+            while from < widest {
+                let to = (from + TILE_COLS).min(widest);
+                for (offs, len) in rows {
+                    if from < *len {
+                        part(offs, from, to.min(*len));
+                    }
+                }
+                from = to;
+            }
+        };
+        plan.for_segments(s, e, |_, offs, seg| {
+            rows[n_rows] = (*offs, seg);
+            n_rows += 1;
+            if n_rows == TILE_ROWS {
+                flush(&rows);
+                n_rows = 0;
+            }
         });
+        flush(&rows[..n_rows]);
     }
 }
 

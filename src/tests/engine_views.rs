@@ -1027,3 +1027,41 @@ fn refused_random_cases_write_nothing() {
         refused += 1;
     }
 }
+
+/// The tiled traversal (an input read across rows, as a transposed view is): partial tiles
+/// at both edges, several tiles per task, batches of transposed matrices, buffered dtypes
+/// and a transposed output, against the model.
+#[test]
+fn transposed_inputs_take_the_tiled_traversal_exactly() {
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[33, 300], &[1, 0]),
+        (&[100, 129], &[1, 0]),
+        (&[257, 40], &[1, 0]),
+        (&[5, 40, 70], &[0, 2, 1]),
+        (&[3, 64, 17], &[2, 1, 0]),
+    ];
+    for (i, &(shape, order)) in cases.iter().enumerate() {
+        for (a, b, o) in [
+            (DType::F32, DType::F32, DType::F32),
+            (DType::F16, DType::F32, DType::F32),
+            (DType::S32, DType::S64, DType::S64),
+            (DType::BF16, DType::BF16, DType::F32),
+        ] {
+            let case = add_case(
+                permuted(shape, order, a, 0),
+                c(shape, b, 1),
+                one(o),
+                c(shape, o, 2),
+            );
+            check(&case, 900 + i as u64);
+            // The same with the output transposed too and the other input contiguous.
+            let case = add_case(
+                c(shape, a, 0),
+                permuted(shape, order, b, 1),
+                one(o),
+                permuted(shape, order, o, 2),
+            );
+            check(&case, 950 + i as u64);
+        }
+    }
+}
