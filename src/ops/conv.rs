@@ -63,14 +63,11 @@ impl V5 {
         let r = t.rank();
         let mut shape = [1usize; 5];
         let mut strides = [0isize; 5];
-        for i in 0..2.min(r) {
-            shape[i] = t.shape[i];
-            strides[i] = t.strides[i];
-        }
-        for i in 2..r {
-            shape[5 - r + i] = t.shape[i];
-            strides[5 - r + i] = t.strides[i];
-        }
+        let lead = r.min(2);
+        shape[..lead].copy_from_slice(&t.shape[..lead]);
+        strides[..lead].copy_from_slice(&t.strides[..lead]);
+        shape[5 - (r - lead)..].copy_from_slice(&t.shape[lead..]);
+        strides[5 - (r - lead)..].copy_from_slice(&t.strides[lead..]);
         V5 {
             binding,
             dtype: t.dtype,
@@ -857,7 +854,7 @@ pub fn convolution(
             weight.shape
         );
         crate::ensure!(
-            cin % groups == 0,
+            cin.is_multiple_of(groups),
             "groups {groups} does not divide input's channels {cin}"
         );
         (cin / groups, weight.shape[1])
@@ -869,7 +866,7 @@ pub fn convolution(
             weight.shape[1]
         );
         crate::ensure!(
-            weight.shape[0] % groups == 0,
+            weight.shape[0].is_multiple_of(groups),
             "groups {groups} does not divide weight's output channels {} (weight {:?})",
             weight.shape[0],
             weight.shape
