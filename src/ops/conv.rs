@@ -46,6 +46,9 @@ use crate::tensor::TensorDesc;
 use DType::*;
 const LIST: &[DType] = &[F32, F16, BF16];
 const F: usize = 4; // size of f32
+/// Bytes of im2col columns built before the GEMM consumes them (small in tests, so that
+/// their cases go through several blocks).
+const COL_BLOCK: usize = if cfg!(test) { 1024 } else { 384 * 1024 };
 
 /// A tensor seen as 5 dims (N, C, D, H, W) — or (O, I, D, H, W) for weights — with size-1
 /// spatial dims inserted in front of 1-D/2-D ones.
@@ -192,6 +195,16 @@ impl Geom {
     fn pointwise(&self) -> bool {
         !self.transposed && self.kk() == 1 && self.stride == [1; 3] && self.input == self.out
     }
+    /// Output rows (od, oh) per im2col block: the block's columns stay in a core's L2
+    /// cache between im2col and the GEMM that reads them.
+    fn block_rows(&self) -> usize {
+        let rows = self.out[0] * self.out[1];
+        if self.pointwise() {
+            return rows.max(1);
+        }
+        let per_row = self.cin_g * self.kk() * self.out[2] * F;
+        (COL_BLOCK / per_row.max(1)).clamp(1, rows.max(1))
+    }
     /// (m, n, k) of one item's GEMM.
     fn gemm_dims(&self) -> (usize, usize, usize) {
         if self.transposed {
@@ -277,7 +290,7 @@ impl Conv {
         } else if g.pointwise() {
             None
         } else {
-            Some(sub(g.cin_g * g.kk() * g.pout() * F))
+            Some(sub(g.cin_g * g.kk() * g.block_rows() * g.out[2] * F))
         };
         let yout = direct_out.is_none().then(|| sub(g.cout_g * g.pout() * F));
         let items = g.n * g.groups;
@@ -362,11 +375,11 @@ impl Conv {
         }
     }
 
-    /// im2col of one group: col[(c, kd, kh, kw), (od, oh, ow)].
-    unsafe fn im2col(&self, src: Src, col: *mut f32) {
+    /// im2col of one group for a block of output rows (od, oh): col[(c, kd, kh, kw), (row, ow)].
+    unsafe fn im2col(&self, src: Src, col: *mut f32, rows: std::ops::Range<usize>) {
         let g = &self.g;
-        let [od_n, oh_n, ow_n] = g.out;
-        let p = g.pout();
+        let [_, oh_n, ow_n] = g.out;
+        let p = rows.len() * ow_n;
         let s = src.s;
         let mut row = 0usize;
         for c in 0..g.cin_g {
@@ -382,37 +395,32 @@ impl Conv {
                             let offh = (kh * g.dil[1]) as isize - g.pad[1] as isize;
                             let offw = (kw * g.dil[2]) as isize - g.pad[2] as isize;
                             let (w_lo, w_hi) = valid(ow_n, g.stride[2], offw, g.input[2]);
-                            for od in 0..od_n {
+                            for (j, orow) in rows.clone().enumerate() {
+                                let (od, oh) = (orow / oh_n, orow % oh_n);
                                 let id = (od * g.stride[0]) as isize + offd;
-                                for oh in 0..oh_n {
-                                    let ih = (oh * g.stride[1]) as isize + offh;
-                                    let dst = r.add((od * oh_n + oh) * ow_n);
-                                    if id < 0
-                                        || id >= g.input[0] as isize
-                                        || ih < 0
-                                        || ih >= g.input[1] as isize
-                                    {
-                                        std::ptr::write_bytes(dst, 0, ow_n);
-                                        continue;
-                                    }
-                                    std::ptr::write_bytes(dst, 0, w_lo);
-                                    std::ptr::write_bytes(dst.add(w_hi), 0, ow_n - w_hi);
-                                    let line = (src.addr as *const f32)
-                                        .offset(c as isize * s[0] + id * s[1] + ih * s[2]);
-                                    let step = g.stride[2] as isize * s[3];
-                                    let mut q =
-                                        line.offset(((w_lo * g.stride[2]) as isize + offw) * s[3]);
-                                    if step == 1 {
-                                        std::ptr::copy_nonoverlapping(
-                                            q,
-                                            dst.add(w_lo),
-                                            w_hi - w_lo,
-                                        );
-                                    } else {
-                                        for ow in w_lo..w_hi {
-                                            *dst.add(ow) = *q;
-                                            q = q.offset(step);
-                                        }
+                                let ih = (oh * g.stride[1]) as isize + offh;
+                                let dst = r.add(j * ow_n);
+                                if id < 0
+                                    || id >= g.input[0] as isize
+                                    || ih < 0
+                                    || ih >= g.input[1] as isize
+                                {
+                                    std::ptr::write_bytes(dst, 0, ow_n);
+                                    continue;
+                                }
+                                std::ptr::write_bytes(dst, 0, w_lo);
+                                std::ptr::write_bytes(dst.add(w_hi), 0, ow_n - w_hi);
+                                let line = (src.addr as *const f32)
+                                    .offset(c as isize * s[0] + id * s[1] + ih * s[2]);
+                                let step = g.stride[2] as isize * s[3];
+                                let mut q =
+                                    line.offset(((w_lo * g.stride[2]) as isize + offw) * s[3]);
+                                if step == 1 {
+                                    std::ptr::copy_nonoverlapping(q, dst.add(w_lo), w_hi - w_lo);
+                                } else {
+                                    for ow in w_lo..w_hi {
+                                        *dst.add(ow) = *q;
+                                        q = q.offset(step);
                                     }
                                 }
                             }
@@ -511,46 +519,58 @@ impl Conv {
                 self.col2im(col, y);
             } else {
                 let lhs = w.add(grp * g.cout_g * k);
-                let (rhs, rhs_rs, rhs_cs) = match self.col {
-                    Some(off) => {
-                        let col = (region + off) as *mut f32;
-                        self.im2col(src, col);
-                        (col as *const f32, nn as isize, 1)
-                    }
-                    None => (
-                        src.addr as *const f32,
-                        src.s[0],
-                        merged_stride(&g.input, &src.s[1..]).unwrap_or(1),
-                    ),
-                };
                 let (dst, rs, cs) = match self.direct_out {
                     Some(cs) => (Self::at(ov, t.output, n, c0) as *mut f32, ov.strides[1], cs),
                     None => ((region + self.yout.unwrap()) as *mut f32, nn as isize, 1),
                 };
-                if bias.is_some() {
-                    fill_rows(dst, m, nn, rs, cs, bias);
+                let ow = g.out[2];
+                let (rows, block) = (g.out[0] * g.out[1], g.block_rows());
+                for r0 in (0..rows).step_by(block) {
+                    let r1 = (r0 + block).min(rows);
+                    let nb = (r1 - r0) * ow;
+                    let (rhs, rhs_rs, rhs_cs) = match self.col {
+                        Some(off) => {
+                            let col = (region + off) as *mut f32;
+                            self.im2col(src, col, r0..r1);
+                            (col as *const f32, nb as isize, 1)
+                        }
+                        None => {
+                            let cs = merged_stride(&g.input, &src.s[1..]).unwrap_or(1);
+                            (
+                                (src.addr as *const f32).offset((r0 * ow) as isize * cs),
+                                src.s[0],
+                                cs,
+                            )
+                        }
+                    };
+                    let d = dst.offset((r0 * ow) as isize * cs);
+                    if bias.is_some() {
+                        fill_rows(d, m, nb, rs, cs, bias);
+                    }
+                    // Computed as dᵀ (positions × channels) = colᵀ @ Wᵀ: the long dim is the
+                    // GEMM's m, as in a matrix product of (N·H·W, K) @ (K, Cout).
+                    gemm::gemm::<f32>(
+                        nb,
+                        m,
+                        k,
+                        d,
+                        rs,
+                        cs,
+                        bias.is_some(),
+                        rhs,
+                        rhs_rs,
+                        rhs_cs,
+                        lhs,
+                        k as isize,
+                        1,
+                        1.0,
+                        1.0,
+                        false,
+                        false,
+                        false,
+                        par,
+                    );
                 }
-                gemm::gemm::<f32>(
-                    m,
-                    nn,
-                    k,
-                    dst,
-                    cs,
-                    rs,
-                    bias.is_some(),
-                    lhs,
-                    1,
-                    k as isize,
-                    rhs,
-                    rhs_cs,
-                    rhs_rs,
-                    1.0,
-                    1.0,
-                    false,
-                    false,
-                    false,
-                    par,
-                );
             }
             if let Some(off) = self.yout {
                 let shape = [1, g.cout_g, g.out[0], g.out[1], g.out[2]];
