@@ -11,22 +11,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_common.h"
+
 #include "acl/acl.h"
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_mm.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void *dev_filled(size_t n)
 {
@@ -60,6 +50,22 @@ static double time_it(run_fn fn, void *ctx, aclrtStream stream)
     return t[REPS / 2];
 }
 
+/* After phase 1 returned `st`: allocates the workspace, runs `run`, synchronizes; 0 on success. */
+static int phase2(aclnnStatus st, aclnnStatus (*run)(void *, uint64_t, aclOpExecutor *, aclrtStream), uint64_t ws,
+                  aclOpExecutor *e, aclrtStream stream)
+{
+    if (st != ACLNN_SUCCESS) {
+        fprintf(stderr, "%s\n", aclGetRecentErrMsg());
+        return 1;
+    }
+    void *w = NULL;
+    if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+    int rc = run(w, ws, e, stream) != ACLNN_SUCCESS || aclrtSynchronizeStream(stream) != ACL_SUCCESS;
+    if (rc != 0) fprintf(stderr, "%s\n", aclGetRecentErrMsg());
+    if (w != NULL) aclrtFree(w);
+    return rc;
+}
+
 typedef struct {
     aclTensor *x, *w, *b, *y;
     aclIntArray *stride, *pad, *dil, *opad;
@@ -70,16 +76,9 @@ static int run_conv(void *ctx, aclrtStream stream)
     Conv *c = ctx;
     uint64_t ws = 0;
     aclOpExecutor *e = NULL;
-    if (aclnnConvolutionGetWorkspaceSize(c->x, c->w, c->b, c->stride, c->pad, c->dil, false, c->opad, 1, c->y, 1, &ws,
-                                         &e) != ACLNN_SUCCESS) {
-        fprintf(stderr, "%s\n", aclGetRecentErrMsg());
-        return 1;
-    }
-    void *w = NULL;
-    if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-    int rc = aclnnConvolution(w, ws, e, stream) != ACLNN_SUCCESS || aclrtSynchronizeStream(stream) != ACL_SUCCESS;
-    if (w != NULL) aclrtFree(w);
-    return rc;
+    aclnnStatus st = aclnnConvolutionGetWorkspaceSize(c->x, c->w, c->b, c->stride, c->pad, c->dil, false, c->opad, 1,
+                                                      c->y, 1, &ws, &e);
+    return phase2(st, aclnnConvolution, ws, e, stream);
 }
 
 typedef struct {
@@ -91,15 +90,8 @@ static int run_mm(void *ctx, aclrtStream stream)
     Mm *m = ctx;
     uint64_t ws = 0;
     aclOpExecutor *e = NULL;
-    if (aclnnMmGetWorkspaceSize(m->a, m->b, m->o, 1, &ws, &e) != ACLNN_SUCCESS) {
-        fprintf(stderr, "%s\n", aclGetRecentErrMsg());
-        return 1;
-    }
-    void *w = NULL;
-    if (ws > 0) aclrtMalloc(&w, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-    int rc = aclnnMm(w, ws, e, stream) != ACLNN_SUCCESS || aclrtSynchronizeStream(stream) != ACL_SUCCESS;
-    if (w != NULL) aclrtFree(w);
-    return rc;
+    aclnnStatus st = aclnnMmGetWorkspaceSize(m->a, m->b, m->o, 1, &ws, &e);
+    return phase2(st, aclnnMm, ws, e, stream);
 }
 
 static int bench(const char *name, int64_t n, int64_t cin, int64_t cout, int64_t hw, int64_t k, aclrtStream stream)

@@ -92,27 +92,28 @@ static void ref_conv(const Geo *g, const double *x, const double *w, const doubl
                                                           : w[((gg * cout_g + co) * cin_g + ci) * K + kl];
                                 const double *xc = x + (n * cin + gg * cin_g + ci) * Q;
                                 double *yc = y + (n * cout + gg * cout_g + co) * P;
-                                if (!g->transposed) {
-                                    for (int64_t a = 0; a < o[0]; a++)
-                                        for (int64_t bb = 0; bb < o[1]; bb++)
-                                            for (int64_t c = 0; c < o[2]; c++) {
-                                                int64_t i0 = a * s[0] - p[0] + kd * d[0], i1 = bb * s[1] - p[1] + kh * d[1],
-                                                        i2 = c * s[2] - p[2] + kw * d[2];
-                                                if (i0 < 0 || i0 >= in[0] || i1 < 0 || i1 >= in[1] || i2 < 0 || i2 >= in[2])
-                                                    continue;
-                                                yc[(a * o[1] + bb) * o[2] + c] += wv * xc[(i0 * in[1] + i1) * in[2] + i2];
+                                /* Walk the positions of one side (forward: output; transposed:
+                                 * input); the other side's position is pos * stride - pad + k * dil. */
+                                const int64_t *walk = g->transposed ? in : o, *other = g->transposed ? o : in;
+                                int64_t kk[3] = {kd, kh, kw};
+                                int64_t pos[3];
+                                for (pos[0] = 0; pos[0] < walk[0]; pos[0]++)
+                                    for (pos[1] = 0; pos[1] < walk[1]; pos[1]++)
+                                        for (pos[2] = 0; pos[2] < walk[2]; pos[2]++) {
+                                            int64_t at[3];
+                                            bool inside = true;
+                                            for (int i = 0; i < 3; i++) {
+                                                at[i] = pos[i] * s[i] - p[i] + kk[i] * d[i];
+                                                inside = inside && at[i] >= 0 && at[i] < other[i];
                                             }
-                                } else {
-                                    for (int64_t a = 0; a < in[0]; a++)
-                                        for (int64_t bb = 0; bb < in[1]; bb++)
-                                            for (int64_t c = 0; c < in[2]; c++) {
-                                                int64_t o0 = a * s[0] - p[0] + kd * d[0], o1 = bb * s[1] - p[1] + kh * d[1],
-                                                        o2 = c * s[2] - p[2] + kw * d[2];
-                                                if (o0 < 0 || o0 >= o[0] || o1 < 0 || o1 >= o[1] || o2 < 0 || o2 >= o[2])
-                                                    continue;
-                                                yc[(o0 * o[1] + o1) * o[2] + o2] += wv * xc[(a * in[1] + bb) * in[2] + c];
-                                            }
-                                }
+                                            if (!inside) continue;
+                                            int64_t lw = (pos[0] * walk[1] + pos[1]) * walk[2] + pos[2];
+                                            int64_t lo = (at[0] * other[1] + at[1]) * other[2] + at[2];
+                                            if (g->transposed)
+                                                yc[lo] += wv * xc[lw];
+                                            else
+                                                yc[lw] += wv * xc[lo];
+                                        }
                             }
 }
 
@@ -128,6 +129,23 @@ static aclnnStatus conv_ws(const Geo *g, const aclTensor *x, const aclTensor *w,
     aclDestroyIntArray(d);
     aclDestroyIntArray(op);
     return st;
+}
+
+/* Channels-last strides of an N, C, spatial... shape (C innermost, then W, H, D, N). */
+static void cl_strides(const int64_t *shape, size_t r, int64_t *st)
+{
+    int64_t acc = 1;
+    st[1] = acc, acc *= shape[1];
+    for (size_t i = r - 1; i >= 2; i--) st[i] = acc, acc *= shape[i];
+    st[0] = acc;
+}
+
+/* Storage position of the row-major element `l` of `shape` laid out with strides `st`. */
+static int64_t strided_pos(const int64_t *shape, const int64_t *st, size_t r, int64_t l)
+{
+    int64_t pos = 0;
+    for (size_t i = r; i-- > 0;) pos += (l % shape[i]) * st[i], l /= shape[i];
+    return pos;
 }
 
 static double *seq(int64_t n, int64_t mul, int64_t mod, int64_t shift)
@@ -152,37 +170,20 @@ static void conv_case(const char *what, const Geo *g, aclDataType dx, aclDataTyp
     DevTensor Y = mkc(dy, g->y, r, NULL);
     if (channels_last) {
         /* The same values laid out N, spatial..., C: a permuted view in NCHW order. */
-        int64_t st[5], acc = 1;
-        st[1] = acc, acc *= g->x[1];
-        for (size_t i = r - 1; i >= 2; i--) st[i] = acc, acc *= g->x[i];
-        st[0] = acc;
+        int64_t st[5], yst[5];
+        cl_strides(g->x, r, st);
+        cl_strides(g->y, r, yst);
         double *perm = dbl(nx);
-        int64_t idx[5] = {0};
-        for (int64_t l = 0; l < nx; l++) {
-            int64_t rem = l, pos = 0;
-            for (size_t i = r; i-- > 0;) idx[i] = rem % g->x[i], rem /= g->x[i];
-            for (size_t i = 0; i < r; i++) pos += idx[i] * st[i];
-            perm[pos] = xv[l];
-        }
+        for (int64_t l = 0; l < nx; l++) perm[strided_pos(g->x, st, r, l)] = xv[l];
         dev_free(&X);
         X = mkc(dx, g->x, r, perm);
         refmt(&X, g->x, r, g->x, r, st, 0, layout(r));
         free(perm);
-        int64_t yst[5];
-        acc = 1;
-        yst[1] = acc, acc *= g->y[1];
-        for (size_t i = r - 1; i >= 2; i--) yst[i] = acc, acc *= g->y[i];
-        yst[0] = acc;
         refmt(&Y, g->y, r, g->y, r, yst, 0, layout(r));
         RUN2(conv_ws(g, X.tensor, W.tensor, bias ? B.tensor : NULL, Y.tensor, 1, &ews, &eex), aclnnConvolution);
         double *raw = dbl(ny);
         rd(&Y, raw);
-        for (int64_t l = 0; l < ny; l++) {
-            int64_t rem = l, pos = 0;
-            for (size_t i = r; i-- > 0;) idx[i] = rem % g->y[i], rem /= g->y[i];
-            for (size_t i = 0; i < r; i++) pos += idx[i] * yst[i];
-            got[l] = raw[pos];
-        }
+        for (int64_t l = 0; l < ny; l++) got[l] = raw[strided_pos(g->y, yst, r, l)];
         free(raw);
     } else {
         RUN2(conv_ws(g, X.tensor, W.tensor, bias ? B.tensor : NULL, Y.tensor, 0, &ews, &eex), aclnnConvolution);

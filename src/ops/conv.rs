@@ -205,6 +205,23 @@ impl Geom {
         let per_row = self.cin_g * self.kk() * self.out[2] * F;
         (COL_BLOCK / per_row.max(1)).clamp(1, rows.max(1))
     }
+    /// Calls `f(row, channel, off)` for every (channel, kd, kh, kw) row of a col matrix, in
+    /// order, where off = k·dilation − padding per spatial dim.
+    fn kernel_rows(&self, channels: usize, mut f: impl FnMut(usize, usize, [isize; 3])) {
+        let mut row = 0;
+        for c in 0..channels {
+            for kd in 0..self.k[0] {
+                for kh in 0..self.k[1] {
+                    for kw in 0..self.k[2] {
+                        let off =
+                            |i: usize, k: usize| (k * self.dil[i]) as isize - self.pad[i] as isize;
+                        f(row, c, [off(0, kd), off(1, kh), off(2, kw)]);
+                        row += 1;
+                    }
+                }
+            }
+        }
+    }
     /// (m, n, k) of one item's GEMM.
     fn gemm_dims(&self) -> (usize, usize, usize) {
         if self.transposed {
@@ -381,54 +398,37 @@ impl Conv {
         let [_, oh_n, ow_n] = g.out;
         let p = rows.len() * ow_n;
         let s = src.s;
-        let mut row = 0usize;
-        for c in 0..g.cin_g {
-            for kd in 0..g.k[0] {
-                for kh in 0..g.k[1] {
-                    for kw in 0..g.k[2] {
-                        // SAFETY: col holds cin_g*kk rows of p f32; src reads stay in
-                        // range by the valid() bounds.
-                        unsafe {
-                            let r = col.add(row * p);
-                            row += 1;
-                            let offd = (kd * g.dil[0]) as isize - g.pad[0] as isize;
-                            let offh = (kh * g.dil[1]) as isize - g.pad[1] as isize;
-                            let offw = (kw * g.dil[2]) as isize - g.pad[2] as isize;
-                            let (w_lo, w_hi) = valid(ow_n, g.stride[2], offw, g.input[2]);
-                            for (j, orow) in rows.clone().enumerate() {
-                                let (od, oh) = (orow / oh_n, orow % oh_n);
-                                let id = (od * g.stride[0]) as isize + offd;
-                                let ih = (oh * g.stride[1]) as isize + offh;
-                                let dst = r.add(j * ow_n);
-                                if id < 0
-                                    || id >= g.input[0] as isize
-                                    || ih < 0
-                                    || ih >= g.input[1] as isize
-                                {
-                                    std::ptr::write_bytes(dst, 0, ow_n);
-                                    continue;
-                                }
-                                std::ptr::write_bytes(dst, 0, w_lo);
-                                std::ptr::write_bytes(dst.add(w_hi), 0, ow_n - w_hi);
-                                let line = (src.addr as *const f32)
-                                    .offset(c as isize * s[0] + id * s[1] + ih * s[2]);
-                                let step = g.stride[2] as isize * s[3];
-                                let mut q =
-                                    line.offset(((w_lo * g.stride[2]) as isize + offw) * s[3]);
-                                if step == 1 {
-                                    std::ptr::copy_nonoverlapping(q, dst.add(w_lo), w_hi - w_lo);
-                                } else {
-                                    for ow in w_lo..w_hi {
-                                        *dst.add(ow) = *q;
-                                        q = q.offset(step);
-                                    }
-                                }
-                            }
+        g.kernel_rows(g.cin_g, |row, c, [offd, offh, offw]| {
+            let (w_lo, w_hi) = valid(ow_n, g.stride[2], offw, g.input[2]);
+            for (j, orow) in rows.clone().enumerate() {
+                let (od, oh) = (orow / oh_n, orow % oh_n);
+                let id = (od * g.stride[0]) as isize + offd;
+                let ih = (oh * g.stride[1]) as isize + offh;
+                // SAFETY: col holds cin_g*kk rows of p f32; src reads stay in range by the
+                // valid() bounds and the id/ih checks.
+                unsafe {
+                    let dst = col.add(row * p + j * ow_n);
+                    if id < 0 || id >= g.input[0] as isize || ih < 0 || ih >= g.input[1] as isize {
+                        std::ptr::write_bytes(dst, 0, ow_n);
+                        continue;
+                    }
+                    std::ptr::write_bytes(dst, 0, w_lo);
+                    std::ptr::write_bytes(dst.add(w_hi), 0, ow_n - w_hi);
+                    let line =
+                        (src.addr as *const f32).offset(c as isize * s[0] + id * s[1] + ih * s[2]);
+                    let step = g.stride[2] as isize * s[3];
+                    let mut q = line.offset(((w_lo * g.stride[2]) as isize + offw) * s[3]);
+                    if step == 1 {
+                        std::ptr::copy_nonoverlapping(q, dst.add(w_lo), w_hi - w_lo);
+                    } else {
+                        for ow in w_lo..w_hi {
+                            *dst.add(ow) = *q;
+                            q = q.offset(step);
                         }
                     }
                 }
             }
-        }
+        });
     }
 
     /// col2im of one group: y[co, o] += col[(co, kd, kh, kw), (id, ih, iw)].
@@ -437,40 +437,27 @@ impl Conv {
         let [id_n, ih_n, iw_n] = g.input;
         let [od_n, oh_n, ow_n] = g.out;
         let pin = g.pin();
-        let mut row = 0usize;
-        for co in 0..g.cout_g {
-            let yc = co * g.pout();
-            for kd in 0..g.k[0] {
-                for kh in 0..g.k[1] {
-                    for kw in 0..g.k[2] {
-                        // SAFETY: y holds cout_g*pout f32 and col cout_g*kk rows of pin;
-                        // every index is bounded by valid().
-                        unsafe {
-                            let r = col.add(row * pin);
-                            row += 1;
-                            let offd = (kd * g.dil[0]) as isize - g.pad[0] as isize;
-                            let offh = (kh * g.dil[1]) as isize - g.pad[1] as isize;
-                            let offw = (kw * g.dil[2]) as isize - g.pad[2] as isize;
-                            let (d_lo, d_hi) = valid(id_n, g.stride[0], offd, od_n);
-                            let (h_lo, h_hi) = valid(ih_n, g.stride[1], offh, oh_n);
-                            let (w_lo, w_hi) = valid(iw_n, g.stride[2], offw, ow_n);
-                            for id in d_lo..d_hi {
-                                let od = ((id * g.stride[0]) as isize + offd) as usize;
-                                for ih in h_lo..h_hi {
-                                    let oh = ((ih * g.stride[1]) as isize + offh) as usize;
-                                    let src = r.add((id * ih_n + ih) * iw_n);
-                                    let dst = y.add(yc + (od * oh_n + oh) * ow_n);
-                                    for iw in w_lo..w_hi {
-                                        let ow = ((iw * g.stride[2]) as isize + offw) as usize;
-                                        *dst.add(ow) += *src.add(iw);
-                                    }
-                                }
-                            }
+        g.kernel_rows(g.cout_g, |row, co, [offd, offh, offw]| {
+            let (d_lo, d_hi) = valid(id_n, g.stride[0], offd, od_n);
+            let (h_lo, h_hi) = valid(ih_n, g.stride[1], offh, oh_n);
+            let (w_lo, w_hi) = valid(iw_n, g.stride[2], offw, ow_n);
+            for id in d_lo..d_hi {
+                let od = ((id * g.stride[0]) as isize + offd) as usize;
+                for ih in h_lo..h_hi {
+                    let oh = ((ih * g.stride[1]) as isize + offh) as usize;
+                    // SAFETY: y holds cout_g*pout f32 and col cout_g*kk rows of pin; every
+                    // index is bounded by valid().
+                    unsafe {
+                        let src = col.add(row * pin + (id * ih_n + ih) * iw_n);
+                        let dst = y.add(co * g.pout() + (od * oh_n + oh) * ow_n);
+                        for iw in w_lo..w_hi {
+                            let ow = ((iw * g.stride[2]) as isize + offw) as usize;
+                            *dst.add(ow) += *src.add(iw);
                         }
                     }
                 }
             }
-        }
+        });
     }
 
     /// One (batch, group) item.
@@ -634,11 +621,8 @@ impl Work for Conv {
 
     fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
         self.check(t)?;
-        let base = if self.workspace > 0 {
-            ws.addr.div_ceil(ALIGN) * ALIGN
-        } else {
-            0
-        };
+        // A non-empty convolution always has a workspace (the f32 weight, at least).
+        let base = align_up(ws.addr);
         let tensors = Tensors {
             input: t.addr(0)?,
             output: t.addr(3)?,

@@ -16,7 +16,8 @@
 //! smallest subnormal: an f32 sum in any order (≈ 2·γ_K, u = 2^-24), then one rounding
 //! into out's dtype.
 
-use super::add_diff::{decode, pow2, round_float, run_exec, Buf, Rng, View, V};
+use super::add_diff::{decode, desc_in, pow2, round_float, run_exec, size, Buf, Rng, View, V};
+use super::matmul_diff::{at, need_elems};
 use crate::dtype::DType::{self, *};
 use crate::error::Error;
 use crate::executor::Executor;
@@ -34,13 +35,6 @@ fn layout(rank: usize) -> i32 {
         3 => NCL,
         4 => NCHW,
         _ => NCDHW,
-    }
-}
-
-fn size(d: DType) -> usize {
-    match d {
-        F16 | BF16 => 2,
-        _ => 4,
     }
 }
 
@@ -66,43 +60,6 @@ fn prec(d: DType) -> (i32, f64) {
         BF16 => (8, pow2(-133)),
         _ => (24, pow2(-149)),
     }
-}
-
-fn desc_fmt(v: &View, b: &Buf, format: i32) -> crate::Result<TensorDesc> {
-    let shape: Vec<i64> = v.shape.iter().map(|&d| d as i64).collect();
-    let strides: Vec<i64> = v.strides.iter().map(|&d| d as i64).collect();
-    let elems = b.bytes().len() / size(v.dtype);
-    TensorDesc::new(
-        &shape,
-        v.dtype as i32,
-        Some(&strides),
-        v.offset as i64,
-        format,
-        &[elems as i64],
-        b.addr(),
-    )
-}
-
-fn need_elems(v: &View) -> usize {
-    if v.numel() == 0 {
-        return v.offset + 1;
-    }
-    v.offset
-        + v.shape
-            .iter()
-            .zip(&v.strides)
-            .map(|(d, s)| (d - 1) * s)
-            .sum::<usize>()
-        + 1
-}
-
-fn at(v: &View, idx: &[usize]) -> usize {
-    v.offset
-        + idx
-            .iter()
-            .zip(&v.strides)
-            .map(|(i, s)| i * s)
-            .sum::<usize>()
 }
 
 /// A view of `shape`: row-major, or a random dim order (channels-last among them), sometimes
@@ -188,9 +145,9 @@ impl Case {
 }
 
 fn build(case: &Case, bufs: &[Buf]) -> crate::Result<Executor> {
-    let d = |v: &View| desc_fmt(v, &bufs[v.storage], layout(v.shape.len()));
+    let d = |v: &View| desc_in(v, &bufs[v.storage], layout(v.shape.len()));
     let bias = match &case.bias {
-        Some(b) => Some(desc_fmt(b, &bufs[b.storage], ND)?),
+        Some(b) => Some(desc_in(b, &bufs[b.storage], ND)?),
         None => None,
     };
     convolution(
@@ -650,31 +607,42 @@ fn contig(shape: &[usize], d: DType, storage: usize) -> View {
     View::contiguous(shape, d, storage)
 }
 
-#[allow(clippy::too_many_arguments)]
-fn simple(
-    x: &[usize],
-    w: &[usize],
-    bias: bool,
-    y: &[usize],
-    stride: &[i64],
-    padding: &[i64],
-    dilation: &[i64],
-    transposed: bool,
-    op: &[i64],
-    groups: usize,
-) -> Case {
+/// An f32 case with contiguous tensors (input, weight, output in storages 0, 1, 3): stride
+/// 1, no padding, dilation 1, groups 1, no bias, not transposed, until changed.
+fn simple(x: &[usize], w: &[usize], y: &[usize]) -> Case {
+    let sp = x.len() - 2;
     Case {
         input: contig(x, F32, 0),
         weight: contig(w, F32, 1),
-        bias: bias.then(|| contig(&[y[1]], F32, 2)),
+        bias: None,
         output: contig(y, F32, 3),
-        stride: stride.to_vec(),
-        padding: padding.to_vec(),
-        dilation: dilation.to_vec(),
-        transposed,
-        out_pad: op.to_vec(),
-        groups,
+        stride: vec![1; sp],
+        padding: vec![0; sp],
+        dilation: vec![1; sp],
+        transposed: false,
+        out_pad: vec![0; sp],
+        groups: 1,
         cube: 1,
+    }
+}
+
+impl Case {
+    fn with_bias(mut self) -> Case {
+        self.bias = Some(contig(&[self.output.shape[1]], F32, 2));
+        self
+    }
+    fn attrs(mut self, stride: &[i64], padding: &[i64], dilation: &[i64]) -> Case {
+        (self.stride, self.padding, self.dilation) =
+            (stride.to_vec(), padding.to_vec(), dilation.to_vec());
+        self
+    }
+    fn groups(mut self, g: usize) -> Case {
+        self.groups = g;
+        self
+    }
+    fn transposed(mut self, out_pad: &[i64]) -> Case {
+        (self.transposed, self.out_pad) = (true, out_pad.to_vec());
+        self
     }
 }
 
@@ -684,90 +652,26 @@ fn simple(
 fn conv_larger_shapes() {
     let mut rng = Rng::new(77);
     let list = [
-        simple(
-            &[1, 16, 20, 20],
-            &[32, 16, 3, 3],
-            true,
-            &[1, 32, 20, 20],
-            &[1, 1],
-            &[1, 1],
-            &[1, 1],
-            false,
-            &[0, 0],
-            1,
-        ),
-        simple(
-            &[4, 8, 12, 12],
-            &[8, 8, 3, 3],
-            false,
-            &[4, 8, 6, 6],
-            &[2, 2],
-            &[1, 1],
-            &[1, 1],
-            false,
-            &[0, 0],
-            1,
-        ),
-        simple(
-            &[2, 64, 10, 10],
-            &[32, 64, 1, 1],
-            true,
-            &[2, 32, 10, 10],
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            false,
-            &[0, 0],
-            1,
-        ),
-        simple(
-            &[1, 64, 9, 9],
-            &[64, 1, 3, 3],
-            true,
-            &[1, 64, 9, 9],
-            &[1, 1],
-            &[1, 1],
-            &[1, 1],
-            false,
-            &[0, 0],
-            64,
-        ),
-        simple(
-            &[1, 32, 9, 9],
-            &[32, 16, 4, 4],
-            true,
-            &[1, 16, 18, 18],
-            &[2, 2],
-            &[1, 1],
-            &[1, 1],
-            true,
-            &[0, 0],
-            1,
-        ),
-        simple(
-            &[2, 8, 5, 6, 7],
-            &[8, 8, 3, 3, 3],
-            true,
-            &[2, 8, 5, 6, 7],
-            &[1, 1, 1],
-            &[1, 1, 1],
-            &[1, 1, 1],
-            false,
-            &[0, 0, 0],
-            1,
-        ),
-        simple(
-            &[3, 6, 40],
-            &[12, 3, 5],
-            true,
-            &[3, 12, 20],
-            &[2],
-            &[2],
-            &[1],
-            false,
-            &[0],
-            2,
-        ),
+        simple(&[1, 16, 20, 20], &[32, 16, 3, 3], &[1, 32, 20, 20])
+            .with_bias()
+            .attrs(&[1, 1], &[1, 1], &[1, 1]),
+        simple(&[4, 8, 12, 12], &[8, 8, 3, 3], &[4, 8, 6, 6]).attrs(&[2, 2], &[1, 1], &[1, 1]),
+        simple(&[2, 64, 10, 10], &[32, 64, 1, 1], &[2, 32, 10, 10]).with_bias(),
+        simple(&[1, 64, 9, 9], &[64, 1, 3, 3], &[1, 64, 9, 9])
+            .with_bias()
+            .attrs(&[1, 1], &[1, 1], &[1, 1])
+            .groups(64),
+        simple(&[1, 32, 9, 9], &[32, 16, 4, 4], &[1, 16, 18, 18])
+            .with_bias()
+            .attrs(&[2, 2], &[1, 1], &[1, 1])
+            .transposed(&[0, 0]),
+        simple(&[2, 8, 5, 6, 7], &[8, 8, 3, 3, 3], &[2, 8, 5, 6, 7])
+            .with_bias()
+            .attrs(&[1, 1, 1], &[1, 1, 1], &[1, 1, 1]),
+        simple(&[3, 6, 40], &[12, 3, 5], &[3, 12, 20])
+            .with_bias()
+            .attrs(&[2], &[2], &[1])
+            .groups(2),
     ];
     for case in &list {
         must(case, &mut rng);
@@ -842,18 +746,9 @@ fn half_inputs_accumulate_in_f32() {
 fn output_overlapping_input() {
     let mut rng = Rng::new(5);
     for (k, pad) in [(1usize, 0i64), (3, 1)] {
-        let mut case = simple(
-            &[2, 4, 5, 5],
-            &[4, 4, k, k],
-            true,
-            &[2, 4, 5, 5],
-            &[1, 1],
-            &[pad, pad],
-            &[1, 1],
-            false,
-            &[0, 0],
-            1,
-        );
+        let mut case = simple(&[2, 4, 5, 5], &[4, 4, k, k], &[2, 4, 5, 5])
+            .with_bias()
+            .attrs(&[1, 1], &[pad, pad], &[1, 1]);
         case.output.storage = 0;
         must(&case, &mut rng);
         // f16, output over the input's storage shifted by 7 elements.
@@ -864,18 +759,7 @@ fn output_overlapping_input() {
         must(&case, &mut rng);
     }
     // Transposed, output over the input's storage at an offset.
-    let mut case = simple(
-        &[1, 2, 4],
-        &[2, 2, 3],
-        false,
-        &[1, 2, 6],
-        &[1],
-        &[0],
-        &[1],
-        true,
-        &[0],
-        1,
-    );
+    let mut case = simple(&[1, 2, 4], &[2, 2, 3], &[1, 2, 6]).transposed(&[0]);
     case.output.storage = 0;
     case.output.offset = 3;
     must(&case, &mut rng);
@@ -884,69 +768,18 @@ fn output_overlapping_input() {
 #[test]
 fn empty_outputs_succeed_and_write_nothing() {
     let mut rng = Rng::new(6);
-    // N = 0.
-    must(
-        &simple(
-            &[0, 2, 5, 5],
-            &[3, 2, 3, 3],
-            true,
-            &[0, 3, 3, 3],
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            false,
-            &[0, 0],
-            1,
-        ),
-        &mut rng,
-    );
-    // Cout = 0.
-    must(
-        &simple(
-            &[1, 2, 5],
-            &[0, 2, 3],
-            false,
-            &[1, 0, 3],
-            &[1],
-            &[0],
-            &[1],
-            false,
-            &[0],
-            1,
-        ),
-        &mut rng,
-    );
-    // Cin = 0 with N = 0; transposed N = 0.
-    must(
-        &simple(
-            &[0, 0, 5],
-            &[3, 0, 3],
-            false,
-            &[0, 3, 3],
-            &[1],
-            &[0],
-            &[1],
-            false,
-            &[0],
-            1,
-        ),
-        &mut rng,
-    );
-    must(
-        &simple(
-            &[0, 2, 4],
-            &[2, 3, 3],
-            true,
-            &[0, 3, 6],
-            &[1],
-            &[0],
-            &[1],
-            true,
-            &[0],
-            1,
-        ),
-        &mut rng,
-    );
+    let cases = [
+        // N = 0.
+        simple(&[0, 2, 5, 5], &[3, 2, 3, 3], &[0, 3, 3, 3]).with_bias(),
+        // Cout = 0.
+        simple(&[1, 2, 5], &[0, 2, 3], &[1, 0, 3]),
+        // Cin = 0 with N = 0; transposed N = 0.
+        simple(&[0, 0, 5], &[3, 0, 3], &[0, 3, 3]),
+        simple(&[0, 2, 4], &[2, 3, 3], &[0, 3, 6]).transposed(&[0]),
+    ];
+    for case in &cases {
+        must(case, &mut rng);
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -959,7 +792,7 @@ impl Pool {
     fn t(&mut self, shape: &[usize], d: DType, format: i32) -> TensorDesc {
         let v = contig(shape, d, 0);
         let b = Buf::new(need_elems(&v) * size(d) + 16);
-        let t = desc_fmt(&v, &b, format).unwrap();
+        let t = desc_in(&v, &b, format).unwrap();
         self.0.push(b);
         t
     }

@@ -301,7 +301,7 @@ impl Case {
     }
 }
 
-fn need_elems(v: &View) -> usize {
+pub(super) fn need_elems(v: &View) -> usize {
     if v.numel() == 0 {
         return v.offset;
     }
@@ -315,7 +315,7 @@ fn need_elems(v: &View) -> usize {
 }
 
 /// Element index (in its storage) of element `idx` of `v` (its own indices).
-fn at(v: &View, idx: &[usize]) -> usize {
+pub(super) fn at(v: &View, idx: &[usize]) -> usize {
     v.offset
         + idx
             .iter()
