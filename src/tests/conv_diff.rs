@@ -62,49 +62,30 @@ fn prec(d: DType) -> (i32, f64) {
     }
 }
 
-/// A view of `shape`: row-major, or a random dim order (channels-last among them), sometimes
-/// padded and offset; inputs sometimes have a stride-0 (expanded) dim.
+/// A view of `shape`: as matmul_diff's (any dim order, padded, offset, inputs sometimes
+/// expanded), or an N, spatial..., C (channels-last) layout.
 fn gen_view(rng: &mut Rng, shape: &[usize], dtype: DType, storage: usize, input: bool) -> View {
-    let r = shape.len();
-    let mut order: Vec<usize> = (0..r).collect();
-    match rng.below(10) {
-        0..=4 => {}
-        5..=6 if r >= 3 => {
-            // channels last: N, spatial..., C
-            order = std::iter::once(0)
-                .chain(2..r)
-                .chain(std::iter::once(1))
-                .collect();
-        }
-        _ => {
-            for i in (1..r).rev() {
-                let j = rng.below(i as u64 + 1) as usize;
-                order.swap(i, j);
-            }
-        }
+    if shape.len() >= 3 && rng.pct(20) {
+        return channels_last(&View::contiguous(shape, dtype, storage));
     }
-    let padded = rng.pct(30);
-    let mut strides = vec![0usize; r];
-    let mut acc = 1usize;
-    for &d in order.iter().rev() {
+    super::matmul_diff::gen_view(rng, shape, dtype, storage, input)
+}
+
+/// `v` with dense channels-last strides: C innermost, then the spatial dims, N outermost.
+fn channels_last(v: &View) -> View {
+    let r = v.shape.len();
+    let mut strides = vec![0; r];
+    let mut acc = 1;
+    for d in std::iter::once(1)
+        .chain((2..r).rev())
+        .chain(std::iter::once(0))
+    {
         strides[d] = acc;
-        let extra = if padded { rng.below(3) as usize } else { 0 };
-        acc *= shape[d].max(1) + extra;
-    }
-    if input && rng.pct(8) {
-        let d = rng.below(r as u64) as usize;
-        strides[d] = 0;
+        acc *= v.shape[d].max(1);
     }
     View {
-        shape: shape.to_vec(),
         strides,
-        offset: if rng.pct(30) {
-            rng.below(5) as usize
-        } else {
-            0
-        },
-        dtype,
-        storage,
+        ..v.clone()
     }
 }
 
@@ -177,7 +158,12 @@ fn next(idx: &mut [usize], shape: &[usize]) -> bool {
     false
 }
 
-/// (want, S, K) for every output element, in row-major order of output's shape.
+/// (want, S, K) for every output element, in row-major order of output's shape: K counts
+/// the products that land on the element (and the bias).
+///
+/// Every product x[n, ci, i] · w[.., k] of a group lands on the output position o with
+/// o = q·stride − pb + k·dilation inside the other side, where (q, o) is (output, input
+/// position) for a forward convolution and (input, output position) for a transposed one.
 fn reference(case: &Case, mem: &[Vec<u8>]) -> Vec<(f64, f64, usize)> {
     let read = |v: &View, idx: &[usize]| -> f64 {
         let e = at(v, idx) * size(v.dtype);
@@ -185,104 +171,64 @@ fn reference(case: &Case, mem: &[Vec<u8>]) -> Vec<(f64, f64, usize)> {
     };
     let (x, w, y) = (&case.input, &case.weight, &case.output);
     let sp = case.sp();
-    let ysp = &y.shape[2..];
     let ynum: usize = y.shape.iter().product();
     let mut acc = vec![(0.0f64, 0.0f64, 0usize); ynum];
-    let lin = |idx: &[usize]| -> usize {
-        let mut l = 0;
-        for (i, &d) in idx.iter().zip(&y.shape) {
-            l = l * d + i;
-        }
-        l
-    };
-    let g = case.groups;
-    let ksz = &w.shape[2..];
     if ynum == 0 {
         return acc;
     }
-    if !case.transposed {
-        let (cout, cin_g) = (w.shape[0], w.shape[1]);
-        let cout_g = cout / g;
-        let mut yi = vec![0usize; y.shape.len()];
-        loop {
-            let (n, co) = (yi[0], yi[1]);
-            let grp = co / cout_g;
-            let mut e = (0.0, 0.0, 0);
-            for c in 0..cin_g {
-                let mut ki = vec![0usize; sp];
-                loop {
-                    let mut xi = vec![n, grp * cin_g + c];
-                    let mut inside = true;
-                    for i in 0..sp {
-                        let pos = (yi[2 + i] * case.stride[i] as usize
-                            + ki[i] * case.dilation[i] as usize)
-                            as isize
-                            - case.pad(i).0 as isize;
-                        if pos < 0 || pos >= x.shape[2 + i] as isize {
-                            inside = false;
-                        }
-                        xi.push(pos.max(0) as usize);
-                    }
-                    if inside {
-                        let mut wi = vec![co, c];
-                        wi.extend(&ki);
-                        let t = read(x, &xi) * read(w, &wi);
-                        e.0 += t;
-                        e.1 += t.abs();
-                    }
-                    e.2 += 1;
-                    if !next(&mut ki, ksz) {
-                        break;
-                    }
-                }
-            }
-            acc[lin(&yi)] = e;
-            if !next(&mut yi, &y.shape) {
-                break;
-            }
-        }
+    let lin = |idx: &[usize]| idx.iter().zip(&y.shape).fold(0, |l, (i, d)| l * d + i);
+    let g = case.groups;
+    let (cin_g, cout_g) = (x.shape[1] / g, y.shape[1] / g);
+    // The walked side's spatial shape and the other side's.
+    let (walk, other) = if case.transposed {
+        (&x.shape[2..], &y.shape[2..])
     } else {
-        let (cin, cout_g) = (w.shape[0], w.shape[1]);
-        let cin_g = cin / g;
-        let mut xi = vec![0usize; x.shape.len()];
-        'outer: loop {
-            if x.shape.iter().product::<usize>() == 0 {
-                break;
-            }
-            let (n, ci) = (xi[0], xi[1]);
-            let grp = ci / cin_g;
-            let xv = read(x, &xi);
-            for co in 0..cout_g {
-                let mut ki = vec![0usize; sp];
-                loop {
-                    let mut yidx = vec![n, grp * cout_g + co];
-                    let mut inside = true;
-                    for i in 0..sp {
-                        let pos = (xi[2 + i] * case.stride[i] as usize
-                            + ki[i] * case.dilation[i] as usize)
-                            as isize
-                            - case.pad(i).0 as isize;
-                        if pos < 0 || pos >= ysp[i] as isize {
-                            inside = false;
+        (&y.shape[2..], &x.shape[2..])
+    };
+    let ksz = &w.shape[2..];
+    for n in 0..x.shape[0] {
+        for grp in 0..g {
+            for ci in 0..cin_g {
+                for co in 0..cout_g {
+                    let (cia, coa) = (grp * cin_g + ci, grp * cout_g + co);
+                    let mut k = vec![0usize; sp];
+                    loop {
+                        let mut wi = if case.transposed {
+                            vec![cia, co]
+                        } else {
+                            vec![coa, ci]
+                        };
+                        wi.extend(&k);
+                        let wv = read(w, &wi);
+                        let mut q = vec![0usize; sp];
+                        while walk.iter().all(|&d| d > 0) {
+                            let o: Vec<isize> = (0..sp)
+                                .map(|i| {
+                                    (q[i] * case.stride[i] as usize
+                                        + k[i] * case.dilation[i] as usize)
+                                        as isize
+                                        - case.pad(i).0 as isize
+                                })
+                                .collect();
+                            if o.iter().zip(other).all(|(&p, &d)| p >= 0 && p < d as isize) {
+                                let o: Vec<usize> = o.iter().map(|&p| p as usize).collect();
+                                let (xs, ys) = if case.transposed { (&q, &o) } else { (&o, &q) };
+                                let xv = read(x, &[&[n, cia][..], xs].concat());
+                                let e = &mut acc[lin(&[&[n, coa][..], ys].concat())];
+                                let t = xv * wv;
+                                e.0 += t;
+                                e.1 += t.abs();
+                                e.2 += 1;
+                            }
+                            if !next(&mut q, walk) {
+                                break;
+                            }
                         }
-                        yidx.push(pos.max(0) as usize);
-                    }
-                    if inside {
-                        let mut wi = vec![ci, co];
-                        wi.extend(&ki);
-                        let t = xv * read(w, &wi);
-                        let e = &mut acc[lin(&yidx)];
-                        e.0 += t;
-                        e.1 += t.abs();
-                        e.2 += 1;
-                    }
-                    if !next(&mut ki, ksz) {
-                        break;
+                        if !next(&mut k, ksz) {
+                            break;
+                        }
                     }
                 }
-            }
-            if !next(&mut xi, &x.shape) {
-                break 'outer;
             }
         }
     }
@@ -677,24 +623,8 @@ fn conv_larger_shapes() {
         must(case, &mut rng);
         // The same with channels-last input and output, and an f16 output.
         let mut c = case.clone();
-        let r = c.input.shape.len();
-        let cl = |v: &View| {
-            let mut strides = vec![0; r];
-            let mut acc = 1;
-            for d in std::iter::once(1)
-                .chain((2..r).rev())
-                .chain(std::iter::once(0))
-            {
-                strides[d] = acc;
-                acc *= v.shape[d];
-            }
-            View {
-                strides,
-                ..v.clone()
-            }
-        };
-        c.input = cl(&c.input);
-        c.output = cl(&c.output);
+        c.input = channels_last(&c.input);
+        c.output = channels_last(&c.output);
         must(&c, &mut rng);
         if !c.transposed {
             c.output.dtype = F16;
@@ -786,6 +716,70 @@ fn empty_outputs_succeed_and_write_nothing() {
 // Errors
 // ---------------------------------------------------------------------------------------
 
+/// The attributes of a case: stride, padding, dilation; outputPadding zeros, not transposed,
+/// groups 1 and cubeMathType 0 until changed.
+struct Attrs {
+    stride: Vec<i64>,
+    padding: Vec<i64>,
+    dilation: Vec<i64>,
+    out_pad: Vec<i64>,
+    transposed: bool,
+    groups: i64,
+    cube: i64,
+}
+
+fn attrs(stride: &[i64], padding: &[i64], dilation: &[i64]) -> Attrs {
+    Attrs {
+        stride: stride.to_vec(),
+        padding: padding.to_vec(),
+        dilation: dilation.to_vec(),
+        out_pad: vec![0; stride.len()],
+        transposed: false,
+        groups: 1,
+        cube: 0,
+    }
+}
+
+impl Attrs {
+    fn op(mut self, out_pad: &[i64]) -> Attrs {
+        self.out_pad = out_pad.to_vec();
+        self
+    }
+    fn tr(self, out_pad: &[i64]) -> Attrs {
+        Attrs {
+            transposed: true,
+            ..self.op(out_pad)
+        }
+    }
+    fn g(self, groups: i64) -> Attrs {
+        Attrs { groups, ..self }
+    }
+    fn cube(self, cube: i64) -> Attrs {
+        Attrs { cube, ..self }
+    }
+    fn on(
+        &self,
+        x: &TensorDesc,
+        w: &TensorDesc,
+        b: Option<&TensorDesc>,
+        y: &TensorDesc,
+    ) -> crate::Result<Executor> {
+        convolution(
+            x,
+            w,
+            b,
+            &self.stride,
+            &self.padding,
+            &self.dilation,
+            self.transposed,
+            &self.out_pad,
+            self.groups,
+            y,
+            self.cube,
+        )
+    }
+}
+
 /// Tensors over real storage for error cases.
 struct Pool(Vec<Buf>);
 impl Pool {
@@ -836,22 +830,10 @@ fn base(p: &mut Pool) -> Base {
 fn conv2d(
     x: &TensorDesc,
     w: &TensorDesc,
-    bias: Option<&TensorDesc>,
+    b: Option<&TensorDesc>,
     y: &TensorDesc,
 ) -> crate::Result<Executor> {
-    convolution(
-        x,
-        w,
-        bias,
-        &[1, 1],
-        &[1, 1],
-        &[1, 1],
-        false,
-        &[0, 0],
-        2,
-        y,
-        1,
-    )
+    attrs(&[1, 1], &[1, 1], &[1, 1]).g(2).cube(1).on(x, w, b, y)
 }
 
 #[test]
@@ -893,19 +875,7 @@ fn format_errors() {
     // 1-D with NCHW, 3-D with NCHW.
     let x1 = p.t(&[1, 4, 6], F32, ND);
     invalid(
-        convolution(
-            &x1,
-            &p.c(&[4, 4, 3], F32),
-            None,
-            &[1],
-            &[0],
-            &[1],
-            false,
-            &[0],
-            1,
-            &p.c(&[1, 4, 4], F32),
-            0,
-        ),
+        attrs(&[1], &[0], &[1]).on(&x1, &p.c(&[4, 4, 3], F32), None, &p.c(&[1, 4, 4], F32)),
         "ND 1-D input",
         &["input", "ACL_FORMAT_NCL"],
     );
@@ -966,37 +936,19 @@ fn rank_and_dtype_errors() {
     let (xt, wt) = (p.c(&[1, 4, 3, 3], F32), p.c(&[4, 2, 3, 3], F32));
     let yt16 = p.c(&[1, 4, 5, 5], F16);
     invalid(
-        convolution(
-            &xt,
-            &wt,
-            None,
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            true,
-            &[0, 0],
-            2,
-            &yt16,
-            0,
-        ),
+        attrs(&[1, 1], &[0, 0], &[1, 1])
+            .tr(&[0, 0])
+            .g(2)
+            .on(&xt, &wt, None, &yt16),
         "transposed output dtype",
         &["output", "transposed"],
     );
     let yt = p.c(&[1, 4, 5, 5], F32);
-    convolution(
-        &xt,
-        &wt,
-        None,
-        &[1, 1],
-        &[0, 0],
-        &[1, 1],
-        true,
-        &[0, 0],
-        2,
-        &yt,
-        0,
-    )
-    .unwrap();
+    attrs(&[1, 1], &[0, 0], &[1, 1])
+        .tr(&[0, 0])
+        .g(2)
+        .on(&xt, &wt, None, &yt)
+        .unwrap();
 }
 
 #[test]
@@ -1004,7 +956,7 @@ fn attribute_errors() {
     let mut p = Pool(vec![]);
     let b = base(&mut p);
     let run = |s: &[i64], pad: &[i64], d: &[i64], g: i64| {
-        convolution(&b.x, &b.w, None, s, pad, d, false, &[0, 0], g, &b.y, 0)
+        attrs(s, pad, d).g(g).on(&b.x, &b.w, None, &b.y)
     };
     invalid(
         run(&[1], &[1, 1], &[1, 1], 2),
@@ -1041,52 +993,24 @@ fn attribute_errors() {
     }
     // 4-value padding gives a different output shape: [top, bottom, left, right].
     let y = p.c(&[1, 8, 7, 5], F32);
-    convolution(
-        &b.x,
-        &b.w,
-        None,
-        &[1, 1],
-        &[1, 2, 0, 1],
-        &[1, 1],
-        false,
-        &[0, 0],
-        2,
-        &y,
-        0,
-    )
-    .unwrap();
+    attrs(&[1, 1], &[1, 2, 0, 1], &[1, 1])
+        .g(2)
+        .on(&b.x, &b.w, None, &y)
+        .unwrap();
     // cubeMathType 0..4.
     for c in 0..=4 {
-        convolution(
-            &b.x,
-            &b.w,
-            None,
-            &[1, 1],
-            &[1, 1],
-            &[1, 1],
-            false,
-            &[0, 0],
-            2,
-            &b.y,
-            c,
-        )
-        .unwrap();
+        attrs(&[1, 1], &[1, 1], &[1, 1])
+            .g(2)
+            .cube(c)
+            .on(&b.x, &b.w, None, &b.y)
+            .unwrap();
     }
     for c in [-1, 5, 127] {
         invalid(
-            convolution(
-                &b.x,
-                &b.w,
-                None,
-                &[1, 1],
-                &[1, 1],
-                &[1, 1],
-                false,
-                &[0, 0],
-                2,
-                &b.y,
-                c,
-            ),
+            attrs(&[1, 1], &[1, 1], &[1, 1])
+                .g(2)
+                .cube(c)
+                .on(&b.x, &b.w, None, &b.y),
             "cubeMathType",
             &["cubeMathType"],
         );
@@ -1094,61 +1018,26 @@ fn attribute_errors() {
     // conv1d: padding 1 or 2 values; transposed conv1d 1 only.
     let (x1, w1) = (p.c(&[1, 2, 6], F32), p.c(&[2, 2, 3], F32));
     let y1 = p.c(&[1, 2, 5], F32);
-    convolution(&x1, &w1, None, &[1], &[1, 0], &[1], false, &[0], 1, &y1, 0).unwrap();
+    attrs(&[1], &[1, 0], &[1]).on(&x1, &w1, None, &y1).unwrap();
     invalid(
-        convolution(
-            &x1,
-            &w1,
-            None,
-            &[1],
-            &[1, 0, 0],
-            &[1],
-            false,
-            &[0],
-            1,
-            &y1,
-            0,
-        ),
+        attrs(&[1], &[1, 0, 0], &[1]).on(&x1, &w1, None, &y1),
         "conv1d padding 3",
         &["padding"],
     );
     let yt1 = p.c(&[1, 2, 7], F32);
     invalid(
-        convolution(&x1, &w1, None, &[1], &[1, 0], &[1], true, &[0], 1, &yt1, 0),
+        attrs(&[1], &[1, 0], &[1]).tr(&[0]).on(&x1, &w1, None, &yt1),
         "transposed conv1d padding 2",
         &["padding", "transposed"],
     );
     // conv3d: 3 values.
     let (x3, w3) = (p.c(&[1, 1, 4, 4, 4], F32), p.c(&[1, 1, 3, 3, 3], F32));
     let y3 = p.c(&[1, 1, 4, 4, 4], F32);
-    convolution(
-        &x3,
-        &w3,
-        None,
-        &[1, 1, 1],
-        &[1, 1, 1],
-        &[1, 1, 1],
-        false,
-        &[0, 0, 0],
-        1,
-        &y3,
-        0,
-    )
-    .unwrap();
+    attrs(&[1, 1, 1], &[1, 1, 1], &[1, 1, 1])
+        .on(&x3, &w3, None, &y3)
+        .unwrap();
     invalid(
-        convolution(
-            &x3,
-            &w3,
-            None,
-            &[1, 1, 1],
-            &[1, 1],
-            &[1, 1, 1],
-            false,
-            &[0, 0, 0],
-            1,
-            &y3,
-            0,
-        ),
+        attrs(&[1, 1, 1], &[1, 1], &[1, 1, 1]).on(&x3, &w3, None, &y3),
         "conv3d padding 2",
         &["padding", "3"],
     );
@@ -1160,91 +1049,44 @@ fn output_padding_rules() {
     let (x, w) = (p.c(&[1, 2, 4], F32), p.c(&[2, 3, 3], F32));
     // stride 2, dilation 1: outputPadding 0 or 1.
     for (op, len) in [(0, 9), (1, 10)] {
-        convolution(
-            &x,
-            &w,
-            None,
-            &[2],
-            &[0],
-            &[1],
-            true,
-            &[op],
-            1,
-            &p.c(&[1, 3, len], F32),
-            0,
-        )
-        .unwrap();
+        attrs(&[2], &[0], &[1])
+            .tr(&[op])
+            .on(&x, &w, None, &p.c(&[1, 3, len], F32))
+            .unwrap();
     }
     invalid(
-        convolution(
-            &x,
-            &w,
-            None,
-            &[2],
-            &[0],
-            &[1],
-            true,
-            &[2],
-            1,
-            &p.c(&[1, 3, 11], F32),
-            0,
-        ),
+        attrs(&[2], &[0], &[1])
+            .tr(&[2])
+            .on(&x, &w, None, &p.c(&[1, 3, 11], F32)),
         "op = stride",
         &["outputPadding", "stride"],
     );
     invalid(
-        convolution(
-            &x,
-            &w,
-            None,
-            &[2],
-            &[0],
-            &[1],
-            true,
-            &[-1],
-            1,
-            &p.c(&[1, 3, 8], F32),
-            0,
-        ),
+        attrs(&[2], &[0], &[1])
+            .tr(&[-1])
+            .on(&x, &w, None, &p.c(&[1, 3, 8], F32)),
         "op < 0",
         &["outputPadding"],
     );
     invalid(
-        convolution(
-            &x,
-            &w,
-            None,
-            &[2],
-            &[0],
-            &[1],
-            true,
-            &[0, 0],
-            1,
-            &p.c(&[1, 3, 9], F32),
-            0,
-        ),
+        attrs(&[2], &[0], &[1])
+            .tr(&[0, 0])
+            .on(&x, &w, None, &p.c(&[1, 3, 9], F32)),
         "op length",
         &["outputPadding"],
     );
     // stride 1, dilation 3: outputPadding up to 2 (smaller than the dilation).
-    convolution(
-        &x,
-        &w,
-        None,
-        &[1],
-        &[0],
-        &[3],
-        true,
-        &[2],
-        1,
-        &p.c(&[1, 3, 12], F32),
-        0,
-    )
-    .unwrap();
+    attrs(&[1], &[0], &[3])
+        .tr(&[2])
+        .on(&x, &w, None, &p.c(&[1, 3, 12], F32))
+        .unwrap();
     // Not looked at when not transposed.
     let y = p.c(&[1, 2, 2], F32);
     let wf = p.c(&[2, 2, 3], F32);
-    convolution(&x, &wf, None, &[1], &[0], &[1], false, &[7, 7, 7], 1, &y, 0).unwrap();
+    attrs(&[1], &[0], &[1])
+        .op(&[7, 7, 7])
+        .on(&x, &wf, None, &y)
+        .unwrap();
 }
 
 #[test]
@@ -1284,36 +1126,16 @@ fn shape_errors() {
     // Padded input smaller than the dilated kernel.
     let x = p.c(&[1, 4, 2, 2], F32);
     invalid(
-        convolution(
-            &x,
-            &b.w,
-            None,
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            false,
-            &[0, 0],
-            2,
-            &b.y,
-            0,
-        ),
+        attrs(&[1, 1], &[0, 0], &[1, 1])
+            .g(2)
+            .on(&x, &b.w, None, &b.y),
         "kernel larger than the padded input",
         &["padded input", "dilated kernel"],
     );
     invalid(
-        convolution(
-            &b.x,
-            &b.w,
-            None,
-            &[1, 1],
-            &[0, 0],
-            &[4, 4],
-            false,
-            &[0, 0],
-            2,
-            &b.y,
-            0,
-        ),
+        attrs(&[1, 1], &[0, 0], &[4, 4])
+            .g(2)
+            .on(&b.x, &b.w, None, &b.y),
         "dilated kernel larger",
         &["dilated kernel", "9"],
     );
@@ -1325,75 +1147,34 @@ fn shape_errors() {
     let yt = p.c(&[1, 4, 5, 5], F32);
     let bt = p.t(&[2], F32, ND);
     invalid(
-        convolution(
-            &xt,
-            &wt,
-            Some(&bt),
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            true,
-            &[0, 0],
-            2,
-            &yt,
-            0,
-        ),
+        attrs(&[1, 1], &[0, 0], &[1, 1])
+            .tr(&[0, 0])
+            .g(2)
+            .on(&xt, &wt, Some(&bt), &yt),
         "transposed bias",
         &["bias", "[4]", "weight.shape[1]"],
     );
     let wt_bad = p.c(&[3, 2, 3, 3], F32);
     invalid(
-        convolution(
-            &xt,
-            &wt_bad,
-            None,
-            &[1, 1],
-            &[0, 0],
-            &[1, 1],
-            true,
-            &[0, 0],
-            1,
-            &yt,
-            0,
-        ),
+        attrs(&[1, 1], &[0, 0], &[1, 1])
+            .tr(&[0, 0])
+            .on(&xt, &wt_bad, None, &yt),
         "transposed weight",
         &["weight", "Cin"],
     );
     // Transposed output size < 1.
     let (x1, w1) = (p.c(&[1, 1, 1], F32), p.c(&[1, 1, 1], F32));
     invalid(
-        convolution(
-            &x1,
-            &w1,
-            None,
-            &[1],
-            &[1],
-            &[1],
-            true,
-            &[0],
-            1,
-            &p.c(&[1, 1, 1], F32),
-            0,
-        ),
+        attrs(&[1], &[1], &[1])
+            .tr(&[0])
+            .on(&x1, &w1, None, &p.c(&[1, 1, 1], F32)),
         "transposed size",
         &["must be >= 1"],
     );
     // Empty input channels with a non-empty output.
     let (xe, we) = (p.c(&[1, 0, 5], F32), p.c(&[2, 0, 3], F32));
     invalid(
-        convolution(
-            &xe,
-            &we,
-            None,
-            &[1],
-            &[0],
-            &[1],
-            false,
-            &[0],
-            1,
-            &p.c(&[1, 2, 3], F32),
-            0,
-        ),
+        attrs(&[1], &[0], &[1]).on(&xe, &we, None, &p.c(&[1, 2, 3], F32)),
         "empty Cin",
         &["dim of 0", "not empty"],
     );

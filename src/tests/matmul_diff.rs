@@ -327,7 +327,13 @@ pub(super) fn at(v: &View, idx: &[usize]) -> usize {
 /// A view of `shape`: row-major, last two dims swapped, or any dim order; sometimes padded
 /// (a slice of a bigger storage), sometimes offset; inputs sometimes have an expanded
 /// (stride 0) dim.
-fn gen_view(rng: &mut Rng, shape: &[usize], dtype: DType, storage: usize, input: bool) -> View {
+pub(super) fn gen_view(
+    rng: &mut Rng,
+    shape: &[usize],
+    dtype: DType,
+    storage: usize,
+    input: bool,
+) -> View {
     let r = shape.len();
     let mut order: Vec<usize> = (0..r).collect();
     match rng.below(10) {
