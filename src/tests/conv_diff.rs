@@ -17,7 +17,7 @@
 //! into out's dtype.
 
 use super::add_diff::{decode, desc_in, pow2, round_float, run_exec, size, Buf, Rng, View, V};
-use super::matmul_diff::{at, need_elems};
+use super::matmul_diff::{at, bytes_for, need_elems};
 use crate::dtype::DType::{self, *};
 use crate::error::Error;
 use crate::executor::Executor;
@@ -267,16 +267,6 @@ fn gen_val(rng: &mut Rng, d: DType) -> f64 {
     }
 }
 
-fn storage_bytes(case: &Case, s: usize) -> usize {
-    case.views()
-        .iter()
-        .filter(|v| v.storage == s)
-        .map(|v| need_elems(v) * size(v.dtype))
-        .max()
-        .unwrap_or(0)
-        + 16
-}
-
 fn fill(v: &View, rng: &mut Rng, bufs: &mut [Buf]) {
     let sz = size(v.dtype);
     if v.numel() == 0 {
@@ -298,7 +288,7 @@ fn run_case(case: &Case, rng: &mut Rng) -> Result<usize, String> {
     let report = |what: String| format!("{what}\n  case: {case:?}");
     let n_st = case.views().iter().map(|v| v.storage + 1).max().unwrap();
     let mut bufs: Vec<Buf> = (0..n_st)
-        .map(|s| Buf::new(storage_bytes(case, s)))
+        .map(|s| Buf::new(bytes_for(&case.views(), s)))
         .collect();
     for b in bufs.iter_mut() {
         for x in b.bytes_mut() {
@@ -527,26 +517,25 @@ fn gen_case(rng: &mut Rng, transposed: bool) -> Case {
     }
 }
 
-#[test]
-fn conv_random_forward() {
-    let mut rng = Rng::new(0xC0DE);
+/// `count` random valid cases; checks that they covered enough output elements.
+fn run_random(seed: u64, transposed: bool, count: usize) {
+    let mut rng = Rng::new(seed);
     let mut elems = 0;
-    for _ in 0..400 {
-        let case = gen_case(&mut rng, false);
+    for _ in 0..count {
+        let case = gen_case(&mut rng, transposed);
         elems += must(&case, &mut rng);
     }
     assert!(elems > 10_000, "only {elems} elements checked");
 }
 
 #[test]
+fn conv_random_forward() {
+    run_random(0xC0DE, false, 400);
+}
+
+#[test]
 fn conv_random_transposed() {
-    let mut rng = Rng::new(0x7C0D);
-    let mut elems = 0;
-    for _ in 0..300 {
-        let case = gen_case(&mut rng, true);
-        elems += must(&case, &mut rng);
-    }
-    assert!(elems > 10_000, "only {elems} elements checked");
+    run_random(0x7C0D, true, 300);
 }
 
 fn contig(shape: &[usize], d: DType, storage: usize) -> View {

@@ -400,7 +400,12 @@ struct Outcome {
 }
 
 fn storage_bytes(case: &Case, s: usize) -> usize {
-    case.views()
+    bytes_for(&case.views(), s)
+}
+
+/// Bytes storage `s` needs for every view of `views` over it (plus slack).
+pub(super) fn bytes_for(views: &[&View], s: usize) -> usize {
+    views
         .iter()
         .filter(|v| v.storage == s)
         .map(|v| need_elems(v) * size(v.dtype))
