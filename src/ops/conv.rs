@@ -27,11 +27,13 @@
 //!   converted to f32 in the workspace, accumulated in f32 and rounded once into output.
 //!
 //! Computation: per (batch, group) item, forward convolution is `W_g @ im2col(x)` and
-//! transposed convolution `col2im(W_gᵀ @ x)` (accumulating), with the `gemm` crate. All
-//! temporaries (the f32 weight and bias, per-task input/col/output buffers, and a copy of
-//! the input when it overlaps the output) live in the workspace sized in phase 1. Items run
-//! in parallel on the library's pool, or one after another with a multi-threaded GEMM when
-//! there are fewer items than threads.
+//! transposed convolution `col2im(W_gᵀ @ x)` (accumulating), with the `gemm` crate. The
+//! forward im2col is built in blocks of output rows small enough to stay in a core's L2
+//! cache until the GEMM has read them (a 1x1, stride-1, unpadded kernel reads the input
+//! directly). All temporaries (the f32 weight and bias, per-task input/col/output buffers,
+//! and a copy of the input when it overlaps the output) live in the workspace sized in
+//! phase 1. The (item, block) units run in parallel on the library's pool, or one after
+//! another with a multi-threaded GEMM when there are fewer units than threads.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
@@ -205,6 +207,22 @@ impl Geom {
         let per_row = self.cin_g * self.kk() * self.out[2] * F;
         (COL_BLOCK / per_row.max(1)).clamp(1, rows.max(1))
     }
+    /// Row blocks per item (a transposed convolution's item is one block).
+    fn blocks(&self) -> usize {
+        if self.transposed {
+            1
+        } else {
+            (self.out[0] * self.out[1]).div_ceil(self.block_rows())
+        }
+    }
+    /// Positions (columns of the GEMM) of a full block.
+    fn block_len(&self) -> usize {
+        if self.transposed {
+            self.pout()
+        } else {
+            self.block_rows() * self.out[2]
+        }
+    }
     /// Calls `f(row, channel, off)` for every (channel, kd, kh, kw) row of a col matrix, in
     /// order, where off = k·dilation − padding per spatial dim.
     fn kernel_rows(&self, channels: usize, mut f: impl FnMut(usize, usize, [isize; 3])) {
@@ -309,13 +327,15 @@ impl Conv {
         } else {
             Some(sub(g.cin_g * g.kk() * g.block_rows() * g.out[2] * F))
         };
-        let yout = direct_out.is_none().then(|| sub(g.cout_g * g.pout() * F));
-        let items = g.n * g.groups;
+        let yout = direct_out
+            .is_none()
+            .then(|| sub(g.cout_g * g.block_len() * F));
+        let units = g.n * g.groups * g.blocks();
         let threads = pool().current_num_threads().max(1);
         let (m, n, k) = g.gemm_dims();
-        let small = m * n * k < 64 * 64 * 64;
-        let (tasks, gemm_threads) = if items >= threads || small || threads == 1 {
-            (items.min(threads).max(1), 1)
+        let small = m * n.min(g.block_len()) * k < 64 * 64 * 64;
+        let (tasks, gemm_threads) = if units >= threads || small || threads == 1 {
+            (units.min(threads).max(1), 1)
         } else {
             (1, threads)
         };
@@ -350,7 +370,15 @@ impl Conv {
     }
 
     /// The input of item (n, grp) as f32, converting it into `xin` when needed.
-    unsafe fn source(&self, in_addr: usize, base: usize, task: usize, n: usize, grp: usize) -> Src {
+    unsafe fn source(
+        &self,
+        in_addr: usize,
+        base: usize,
+        task: usize,
+        n: usize,
+        grp: usize,
+        fresh: bool,
+    ) -> Src {
         let g = &self.g;
         let c0 = grp * g.cin_g;
         let iv = &self.input;
@@ -376,7 +404,7 @@ impl Conv {
                 let dst = base + self.tasks_off + task * self.task_bytes + off;
                 let shape = [1, g.cin_g, g.input[0], g.input[1], g.input[2]];
                 // SAFETY: the slice lies inside input's view; xin holds cin_g*pin f32.
-                unsafe {
+                if fresh {
                     copy5(
                         Self::at(iv, in_addr, n, c0),
                         iv.dtype,
@@ -386,7 +414,7 @@ impl Conv {
                         dense(shape),
                         shape,
                     )
-                };
+                }
                 dense_src(dst)
             }
         }
@@ -460,14 +488,17 @@ impl Conv {
         });
     }
 
-    /// One (batch, group) item.
-    unsafe fn item(&self, t: &Tensors, task: usize, n: usize, grp: usize, par: gemm::Parallelism) {
+    /// One unit: a (batch, group) item's block of output rows (a transposed item is one
+    /// block). `fresh`: the task's xin does not hold this item's input yet.
+    unsafe fn unit(&self, t: &Tensors, task: usize, u: usize, fresh: bool, par: gemm::Parallelism) {
         let g = &self.g;
+        let (item, blk) = (u / g.blocks(), u % g.blocks());
+        let (n, grp) = (item / g.groups, item % g.groups);
         let region = t.base + self.tasks_off + task * self.task_bytes;
         // SAFETY (whole body): every address was validated in phase 1 (views inside their
         // storage) or lies in the workspace phase 1 sized.
         unsafe {
-            let src = self.source(t.input, t.base, task, n, grp);
+            let src = self.source(t.input, t.base, task, n, grp, fresh);
             let (m, nn, k) = g.gemm_dims();
             let w = (t.base + self.w_off) as *const f32;
             let bias = self
@@ -475,7 +506,7 @@ impl Conv {
                 .map(|_| (t.base + self.b_off) as *const f32)
                 .map(|b| b.add(grp * g.cout_g));
             let ov = &self.output;
-            let c0 = grp * g.cout_g;
+            let out_at = Self::at(ov, t.output, n, grp * g.cout_g);
             if g.transposed {
                 let col = (region + self.col.unwrap()) as *mut f32;
                 let lhs = w.add(grp * g.cin_g * m);
@@ -501,75 +532,96 @@ impl Conv {
                     false,
                     par,
                 );
-                let y = (region + self.yout.unwrap()) as *mut f32;
-                fill_rows(y, g.cout_g, g.pout(), g.pout() as isize, 1, bias);
-                self.col2im(col, y);
-            } else {
-                let lhs = w.add(grp * g.cout_g * k);
-                let (dst, rs, cs) = match self.direct_out {
-                    Some(cs) => (Self::at(ov, t.output, n, c0) as *mut f32, ov.strides[1], cs),
-                    None => ((region + self.yout.unwrap()) as *mut f32, nn as isize, 1),
-                };
-                let ow = g.out[2];
-                let (rows, block) = (g.out[0] * g.out[1], g.block_rows());
-                for r0 in (0..rows).step_by(block) {
-                    let r1 = (r0 + block).min(rows);
-                    let nb = (r1 - r0) * ow;
-                    let (rhs, rhs_rs, rhs_cs) = match self.col {
-                        Some(off) => {
-                            let col = (region + off) as *mut f32;
-                            self.im2col(src, col, r0..r1);
-                            (col as *const f32, nb as isize, 1)
-                        }
-                        None => {
-                            let cs = merged_stride(&g.input, &src.s[1..]).unwrap_or(1);
-                            (
-                                (src.addr as *const f32).offset((r0 * ow) as isize * cs),
-                                src.s[0],
-                                cs,
-                            )
-                        }
-                    };
-                    let d = dst.offset((r0 * ow) as isize * cs);
-                    if bias.is_some() {
-                        fill_rows(d, m, nb, rs, cs, bias);
-                    }
-                    // Computed as dᵀ (positions × channels) = colᵀ @ Wᵀ: the long dim is the
-                    // GEMM's m, as in a matrix product of (N·H·W, K) @ (K, Cout).
-                    gemm::gemm::<f32>(
-                        nb,
-                        m,
-                        k,
-                        d,
-                        rs,
-                        cs,
-                        bias.is_some(),
-                        rhs,
-                        rhs_rs,
-                        rhs_cs,
-                        lhs,
-                        k as isize,
-                        1,
-                        1.0,
-                        1.0,
-                        false,
-                        false,
-                        false,
-                        par,
-                    );
-                }
-            }
-            if let Some(off) = self.yout {
-                let shape = [1, g.cout_g, g.out[0], g.out[1], g.out[2]];
-                copy5(
-                    region + off,
-                    F32,
-                    dense(shape),
-                    Self::at(ov, t.output, n, c0),
-                    ov.dtype,
-                    ov.strides,
-                    shape,
+                let y = region + self.yout.unwrap();
+                fill_rows(
+                    y as *mut f32,
+                    g.cout_g,
+                    g.pout(),
+                    g.pout() as isize,
+                    1,
+                    bias,
                 );
+                self.col2im(col, y as *mut f32);
+                let shape = [1, g.cout_g, g.out[0], g.out[1], g.out[2]];
+                copy5(y, F32, dense(shape), out_at, ov.dtype, ov.strides, shape);
+                return;
+            }
+            let lhs = w.add(grp * g.cout_g * k);
+            let ow = g.out[2];
+            let rows = g.out[0] * g.out[1];
+            let r0 = blk * g.block_rows();
+            let r1 = (r0 + g.block_rows()).min(rows);
+            let nb = (r1 - r0) * ow;
+            let (rhs, rhs_rs, rhs_cs) = match self.col {
+                Some(off) => {
+                    let col = (region + off) as *mut f32;
+                    self.im2col(src, col, r0..r1);
+                    (col as *const f32, nb as isize, 1)
+                }
+                None => {
+                    let cs = merged_stride(&g.input, &src.s[1..]).unwrap_or(1);
+                    (
+                        (src.addr as *const f32).offset((r0 * ow) as isize * cs),
+                        src.s[0],
+                        cs,
+                    )
+                }
+            };
+            // The block's (channels × positions) destination: output itself, or yout.
+            let (d, rs, cs) = match self.direct_out {
+                Some(cs) => (
+                    (out_at as *mut f32).offset((r0 * ow) as isize * cs),
+                    ov.strides[1],
+                    cs,
+                ),
+                None => ((region + self.yout.unwrap()) as *mut f32, nb as isize, 1),
+            };
+            if bias.is_some() {
+                fill_rows(d, m, nb, rs, cs, bias);
+            }
+            // Computed as dᵀ (positions × channels) = colᵀ @ Wᵀ: the long dim is the GEMM's
+            // m, as in a matrix product of (N·H·W, K) @ (K, Cout).
+            gemm::gemm::<f32>(
+                nb,
+                m,
+                k,
+                d,
+                rs,
+                cs,
+                bias.is_some(),
+                rhs,
+                rhs_rs,
+                rhs_cs,
+                lhs,
+                k as isize,
+                1,
+                1.0,
+                1.0,
+                false,
+                false,
+                false,
+                par,
+            );
+            if self.direct_out.is_none() {
+                // yout's rows (co, block row, ow) go to output rows (co, od, oh, ow).
+                let osz = ov.dtype.size() as isize;
+                for co in 0..m {
+                    for (j, r) in (r0..r1).enumerate() {
+                        let (od, oh) = (r / g.out[1], r % g.out[1]);
+                        let o = co as isize * ov.strides[1]
+                            + od as isize * ov.strides[2]
+                            + oh as isize * ov.strides[3];
+                        convert::run(
+                            d.add(co * nb + j * ow) as *const u8,
+                            F32,
+                            1,
+                            (out_at as isize + o * osz) as *mut u8,
+                            ov.dtype,
+                            ov.strides[4],
+                            ow,
+                        );
+                    }
+                }
             }
         }
     }
@@ -651,12 +703,14 @@ impl Work for Conv {
         if let Some(off) = self.staged_input {
             stage(&self.input, off)?;
         }
-        let items = self.g.n * self.g.groups;
-        let run_items = |task: usize, range: std::ops::Range<usize>, par: gemm::Parallelism| {
-            for i in range {
-                // SAFETY: see Conv::item; tasks use disjoint workspace regions and write
+        let units = self.g.n * self.g.groups * self.g.blocks();
+        let run_units = |task: usize, range: std::ops::Range<usize>, par: gemm::Parallelism| {
+            let blocks = self.g.blocks();
+            for u in range.clone() {
+                let fresh = u == range.start || u / blocks != (u - 1) / blocks;
+                // SAFETY: see Conv::unit; tasks use disjoint workspace regions and write
                 // disjoint output elements.
-                unsafe { self.item(&tensors, task, i / self.g.groups, i % self.g.groups, par) };
+                unsafe { self.unit(&tensors, task, u, fresh, par) };
             }
         };
         pool().install(|| {
@@ -666,14 +720,14 @@ impl Work for Conv {
                 } else {
                     gemm::Parallelism::None
                 };
-                run_items(0, 0..items, par);
+                run_units(0, 0..units, par);
             } else {
                 use rayon::prelude::*;
                 let tasks = self.tasks;
                 (0..tasks).into_par_iter().for_each(|task| {
-                    run_items(
+                    run_units(
                         task,
-                        task * items / tasks..(task + 1) * items / tasks,
+                        task * units / tasks..(task + 1) * units / tasks,
                         gemm::Parallelism::None,
                     )
                 });
