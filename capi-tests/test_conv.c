@@ -211,6 +211,10 @@ static void test_conv2d(void)
     conv_case("conv2d f16", &g, H, H, true, false);
     conv_case("conv2d bf16", &g, BF, BF, true, true);
     conv_case("conv2d f32 into f16", &g, F, H, true, false);
+    /* Wide enough for several im2col blocks (each a few output rows). */
+    Geo wide = {2, {1, 64, 8, 64}, {4, 64, 3, 3}, {1, 4, 8, 64}, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 2, 1, false};
+    conv_case("conv2d in several blocks", &wide, F, F, true, false);
+    conv_case("conv2d in several blocks into f16", &wide, F, H, true, true);
     /* Asymmetric padding [top, bottom, left, right], dilation 2. */
     Geo a = {2, {1, 2, 6, 6}, {3, 2, 3, 2}, {1, 3, 5, 7}, {1, 1}, {2, 2}, {0, 0}, {0, 3, 1, 2}, 4, 1, false};
     conv_case("conv2d asymmetric padding", &a, F, F, true, false);
