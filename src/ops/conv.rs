@@ -274,7 +274,7 @@ struct Conv {
     col: Option<usize>,
     yout: Option<usize>,
     tasks: usize,
-    /// GEMM threads when items run one after another.
+    /// GEMM threads when units run one after another.
     gemm_threads: usize,
     /// The GEMM writes output directly (f32, spatial dims collapsible, forward).
     direct_out: Option<isize>,
@@ -663,7 +663,14 @@ impl Work for Conv {
     /// A repeatable executor re-addressed so that output now overlaps the input it reads in
     /// place is refused (it would be read after being written).
     fn check(&self, t: &Bindings) -> Result<()> {
-        if self.staged_input.is_none() && overlaps(&t.view(0)?, &t.view(3)?) {
+        // By reference: phase 2 allocates nothing outside the workspace.
+        let view = |i: usize| t.tensors.get(i).and_then(|v| v.as_ref());
+        let (Some(input), Some(output)) = (view(0), view(3)) else {
+            return Err(crate::error::Error::Internal(
+                "convolution bindings are missing".into(),
+            ));
+        };
+        if self.staged_input.is_none() && overlaps(input, output) {
             crate::bail!(
                 "input now overlaps output, which it did not when the executor was planned; plan again"
             );
