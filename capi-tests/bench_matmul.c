@@ -9,21 +9,11 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_common.h"
+
 #include "acl/acl.h"
 #include "aclnnop/aclnn_matmul.h"
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 int main(int argc, char **argv)
 {

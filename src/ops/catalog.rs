@@ -31,6 +31,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::math::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,
+        super::conv::CATALOG,
         super::prelu::CATALOG,
         super::reduce::CATALOG,
     ]

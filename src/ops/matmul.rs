@@ -69,7 +69,7 @@ struct Plan {
     workspace: u64,
 }
 
-fn check_cube_math_type(t: i64) -> Result<()> {
+pub(crate) fn check_cube_math_type(t: i64) -> Result<()> {
     crate::ensure!(
         (0..=4).contains(&t),
         "cubeMathType {t} is not one of 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 (USE_FP16), 3 (USE_HF32), 4 (USE_FP32_ADD)"
@@ -82,7 +82,7 @@ fn check_input(name: &str, t: &TensorDesc) -> Result<()> {
 }
 
 /// The computation dtype: f64 if either is f64, else f32; bf16 does not mix with f16/f32.
-fn computation(a: (&str, DType), b: (&str, DType)) -> Result<(DType, DType)> {
+pub(crate) fn computation(a: (&str, DType), b: (&str, DType)) -> Result<(DType, DType)> {
     let mixes_bf16 = (a.1 == BF16) != (b.1 == BF16) && a.1 != F64 && b.1 != F64;
     crate::ensure!(
         !mixes_bf16,

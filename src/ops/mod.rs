@@ -7,6 +7,7 @@ pub mod bitwise;
 pub mod catalog;
 pub mod clamp;
 pub mod compare;
+pub mod conv;
 pub mod copy;
 pub mod div;
 pub mod elementwise;

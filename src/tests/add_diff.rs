@@ -1239,6 +1239,11 @@ pub(super) fn run_exec(exec: &Executor) -> crate::Result<()> {
 }
 
 pub(super) fn desc(v: &View, storage: &Buf) -> crate::Result<TensorDesc> {
+    desc_in(v, storage, 2)
+}
+
+/// `desc` with an aclFormat other than ND.
+pub(super) fn desc_in(v: &View, storage: &Buf, format: i32) -> crate::Result<TensorDesc> {
     let shape: Vec<i64> = v.shape.iter().map(|&d| d as i64).collect();
     let strides: Vec<i64> = v.strides.iter().map(|&d| d as i64).collect();
     let elems = storage.len / size(v.dtype);
@@ -1247,7 +1252,7 @@ pub(super) fn desc(v: &View, storage: &Buf) -> crate::Result<TensorDesc> {
         v.dtype as i32,
         Some(&strides),
         v.offset as i64,
-        2,
+        format,
         &[elems as i64],
         storage.addr(),
     )

@@ -318,7 +318,7 @@ impl Case {
     }
 }
 
-fn need_elems(v: &View) -> usize {
+pub(super) fn need_elems(v: &View) -> usize {
     if v.numel() == 0 {
         return v.offset;
     }
@@ -332,7 +332,7 @@ fn need_elems(v: &View) -> usize {
 }
 
 /// Element index (in its storage) of element `idx` of `v` (its own indices).
-fn at(v: &View, idx: &[usize]) -> usize {
+pub(super) fn at(v: &View, idx: &[usize]) -> usize {
     v.offset
         + idx
             .iter()
@@ -417,7 +417,12 @@ pub(super) struct Outcome {
 }
 
 fn storage_bytes(case: &Case, s: usize) -> usize {
-    case.views()
+    bytes_for(&case.views(), s)
+}
+
+/// Bytes storage `s` needs for every view of `views` over it (plus slack).
+pub(super) fn bytes_for(views: &[&View], s: usize) -> usize {
+    views
         .iter()
         .filter(|v| v.storage == s)
         .map(|v| need_elems(v) * size(v.dtype))

@@ -3,6 +3,7 @@
 mod add_diff;
 mod baddbmm_diff;
 mod cast_matrix;
+mod conv_diff;
 mod engine_views;
 mod matmul_diff;
 mod ops_capi_diff;

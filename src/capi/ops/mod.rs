@@ -26,6 +26,7 @@ pub mod bitwise_xor_tensor;
 pub mod cast;
 pub mod ceil;
 pub mod clamp;
+pub mod convolution;
 pub mod copy;
 pub mod cos;
 pub mod div;
@@ -106,6 +107,17 @@ pub(crate) unsafe fn scalar(p: *const aclScalar, name: &'static str) -> Result<S
 /// A required int-array argument (its values are copied).
 pub(crate) unsafe fn int_array(p: *const aclIntArray, name: &'static str) -> Result<Vec<i64>> {
     Ok(unsafe { handle::borrow(p, name)? }.values.clone())
+}
+
+/// An optional tensor argument (NULL is None).
+pub(crate) unsafe fn opt_tensor<'a>(
+    p: *const aclTensor,
+    name: &'static str,
+) -> Result<Option<&'a TensorDesc>> {
+    if p.is_null() {
+        return Ok(None);
+    }
+    Ok(Some(unsafe { tensor(p, name)? }))
 }
 
 /// An optional scalar argument (NULL is None).
