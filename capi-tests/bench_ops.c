@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "acl/acl.h"
+#include "bench_common.h"
 #include "aclnnop/aclnn_add.h"
 #include "aclnnop/aclnn_copy.h"
 #include "aclnnop/aclnn_gt_tensor.h"
@@ -32,19 +33,6 @@
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_s_where.h"
 #include "aclnnop/aclnn_softmax.h"
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 static void die(const char *what)
 {
@@ -216,7 +204,7 @@ static double time_case(Case *c)
         for (long i = 0; i < loops; i++) run_case(c);
         t[r] = (now() - t0) / (double)loops;
     }
-    qsort(t, (size_t)reps, sizeof t[0], cmp_double);
+    qsort(t, (size_t)reps, sizeof t[0], cmp);
     return t[reps / 2];
 }
 
