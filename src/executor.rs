@@ -95,17 +95,6 @@ impl Work for Nothing {
     }
 }
 
-/// Sequential work items (an operator that is several engine passes).
-pub struct Sequence(pub Vec<Box<dyn Work>>);
-impl Work for Sequence {
-    fn workspace_size(&self) -> u64 {
-        self.0.iter().map(|w| w.workspace_size()).max().unwrap_or(0)
-    }
-    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
-        self.0.iter().try_for_each(|w| w.run(t, ws))
-    }
-}
-
 pub struct Executor {
     /// The phase-2 function this executor belongs to ("aclnnAdd").
     pub api: &'static str,
