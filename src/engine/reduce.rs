@@ -598,29 +598,6 @@ unsafe fn add_into<T: Copy + std::ops::AddAssign>(acc: usize, x: usize, n: usize
     a.iter_mut().zip(b).for_each(|(a, &b)| *a += b);
 }
 
-/// Runs `$body` compiled for AVX2 when the CPU has it (4 f64 lanes per instruction, and
-/// f32 -> f64 conversions straight from memory), else for the baseline x86-64.
-macro_rules! with_avx2 {
-    ($name:ident($($arg:ident: $ty:ty),*) -> $ret:ty $body:block) => {
-        fn $name($($arg: $ty),*) -> $ret {
-            #[inline(always)]
-            fn body($($arg: $ty),*) -> $ret $body
-            #[cfg(target_arch = "x86_64")]
-            {
-                #[target_feature(enable = "avx2")]
-                unsafe fn avx2($($arg: $ty),*) -> $ret {
-                    body($($arg),*)
-                }
-                if std::arch::is_x86_feature_detected!("avx2") {
-                    // SAFETY: the CPU has the feature the function is compiled for.
-                    return unsafe { avx2($($arg),*) };
-                }
-            }
-            body($($arg),*)
-        }
-    };
-}
-
 // acc[i] += x[i] as f64.
 with_avx2!(add_widened(acc: &mut [f64], x: &[f32]) -> () {
     acc.iter_mut().zip(x).for_each(|(a, &b)| *a += f64::from(b));
