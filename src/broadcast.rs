@@ -5,10 +5,11 @@ use crate::dtype::DType;
 use crate::error::Result;
 
 /// The broadcast shape of named shapes, or an error naming both shapes and the dim.
-pub fn broadcast_shapes(shapes: &[(&str, &[usize])]) -> Result<Vec<usize>> {
+pub fn broadcast_shapes(shapes: &[(&str, &[usize])]) -> Result<crate::tensor::Dims> {
     let rank = shapes.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
-    let mut out = vec![1usize; rank];
-    let mut owner: Vec<usize> = vec![0; rank]; // which operand set each dim (for messages)
+    let mut out: crate::tensor::Dims = smallvec::smallvec![1usize; rank];
+    // Which operand set each dim (for messages).
+    let mut owner: crate::tensor::Dims = smallvec::smallvec![0; rank];
     for (k, (_, s)) in shapes.iter().enumerate() {
         for (i, &d) in s.iter().enumerate() {
             let j = rank - s.len() + i;
@@ -91,7 +92,7 @@ pub fn check_device_axis_limit(
     if lifted || !device_limits_axes(dtype) || inputs.len() < 2 {
         return Ok(());
     }
-    let shapes: Vec<&[usize]> = inputs.iter().map(|(_, s)| *s).collect();
+    let shapes: smallvec::SmallVec<[&[usize]; 4]> = inputs.iter().map(|(_, s)| *s).collect();
     let n = merged_axes(&shapes, out);
     if n >= 6 {
         let list: Vec<String> = inputs.iter().map(|(k, s)| format!("{k} {s:?}")).collect();

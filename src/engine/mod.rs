@@ -253,7 +253,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         spec.out_name,
         out.rank()
     );
-    let shape = out.shape.clone();
+    let shape = &out.shape[..];
     let total = out.numel();
 
     // Operands with their strides over the full output shape.
@@ -320,7 +320,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
 
     // Axes: drop size 1, order by the output's stride (largest outermost), merge.
     let mut axes: Dims = (0..shape.len()).filter(|&j| shape[j] != 1).collect();
-    let out_strides = &full.last().map(|f| f.3.clone()).unwrap_or_default();
+    let out_strides = &out.strides[..];
     axes.sort_by_key(|&j| std::cmp::Reverse(out_strides[j]));
     let mut dims = Dims::new();
     let mut strides: SmallVec<[Strides; MAX_OPERANDS]> = smallvec::smallvec![Strides::new(); full.len()];

@@ -588,7 +588,7 @@ pub fn batch_matmul(
     if mat2.shape[1] != k {
         return Err(k_mismatch(self_, mat2, "self", "mat2"));
     }
-    let batch = broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?;
+    let batch = broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?.to_vec();
     check_out("out", out, &[batch[0], m, n], p)?;
     let s = [mat_strides(self_), mat_strides(mat2)];
     product(
@@ -643,7 +643,7 @@ pub fn matmul(
     }
     let ba = &self_.shape[..ra.saturating_sub(2)];
     let bb = &mat2.shape[..rb.saturating_sub(2)];
-    let batch = broadcast_shapes(&[("self batch", ba), ("mat2 batch", bb)])?;
+    let batch = broadcast_shapes(&[("self batch", ba), ("mat2 batch", bb)])?.to_vec();
     let mut shape = batch.clone();
     if ra > 1 {
         shape.push(m);
