@@ -93,7 +93,9 @@ use std::ffi::c_void;
 
 /// A required tensor argument (its description is copied into the executor).
 pub(crate) unsafe fn tensor(p: *const aclTensor, name: &'static str) -> Result<TensorDesc> {
-    Ok(unsafe { handle::borrow(p, name)? }.desc.clone())
+    let desc = unsafe { handle::borrow(p, name)? }.desc.clone();
+    super::misuse::check_tensor(&desc, name)?;
+    Ok(desc)
 }
 
 /// A required scalar argument.
@@ -180,6 +182,7 @@ pub(crate) fn phase2(
             }
         }
         exec.work.check(&exec.bindings)?;
+        let ticket = super::misuse::phase2(api, &exec.bindings, workspace as usize, workspaceSize, needed)?;
         let ws = Workspace {
             addr: workspace as usize,
             size: workspaceSize,
@@ -190,8 +193,8 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        stream.enqueue(Box::new(move || {
+        stream.enqueue(ticket.wrap(api, Box::new(move || {
             work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
-        }))
+        })))
     })
 }
