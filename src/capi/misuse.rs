@@ -49,7 +49,8 @@ fn warn_or_fail(api: &str, code: i32, msg: String) -> Result<()> {
 fn device_range(what: &str, data: usize, lo: usize, hi: usize) -> Result<Option<Allocation>> {
     let host_hint = || {
         format!(
-            "device {} must be allocated with aclrtMalloc ({ALLOW_HOST_ENV}=1 accepts host memory)",
+            "device {} must be allocated with aclrtMalloc (no live aclrtMalloc allocation holds it: host memory, \
+             or device memory already freed; {ALLOW_HOST_ENV}=1 accepts host memory)",
             if what.starts_with("workspace") { "workspaces" } else { "tensors" }
         )
     };

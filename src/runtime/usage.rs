@@ -148,3 +148,55 @@ pub fn conflict(lo: usize, hi: usize, any_use: bool) -> Option<(&'static str, Us
 pub fn pending_count() -> usize {
     pending().as_ref().map_or(0, |m| m.len())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::memory::{allocate, find, release, Space};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn ticket_on(p: *mut u8, write: bool) -> Ticket {
+        let a = find(p as usize).unwrap();
+        Ticket::new("test", vec![Use::of(&a, a.base, a.base + a.size - 1, write)])
+    }
+
+    #[test]
+    fn work_on_freed_memory_is_skipped_and_reported() {
+        let p = allocate(64, Space::Device).unwrap();
+        let ran = Arc::new(AtomicBool::new(false));
+        let r2 = ran.clone();
+        let task = ticket_on(p, true).wrap(
+            "aclnnTest",
+            Box::new(move || {
+                r2.store(true, Ordering::SeqCst);
+                Ok(())
+            }),
+        );
+        // A free that did not wait (a race with the queuing): the task must not run.
+        release(p, Space::Device).unwrap();
+        let err = task().unwrap_err();
+        assert!(err.contains("aclnnTest") && err.contains("freed"), "{err}");
+        assert!(!ran.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn free_waits_for_queued_work_and_conflicts_are_seen() {
+        let p = allocate(64, Space::Device).unwrap();
+        let t = ticket_on(p, true);
+        let base = p as usize;
+        assert!(conflict(base + 8, base + 8, false).is_some_and(|(api, _)| api == "test"));
+        let freed = Arc::new(AtomicBool::new(false));
+        let f2 = freed.clone();
+        let h = std::thread::spawn(move || {
+            free_when_unused(base, || release(base as *mut u8, Space::Device).unwrap());
+            f2.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(!freed.load(Ordering::SeqCst), "aclrtFree did not wait for the queued work");
+        drop(t);
+        h.join().unwrap();
+        assert!(freed.load(Ordering::SeqCst));
+        assert!(conflict(base + 8, base + 8, false).is_none());
+    }
+}
