@@ -4,6 +4,7 @@ mod add_diff;
 mod cast_matrix;
 mod engine_views;
 mod matmul_diff;
+mod miri;
 mod ops_capi_diff;
 mod reduce_diff;
 mod rules_convert;
