@@ -14,7 +14,7 @@ fn small_enough(n: usize) -> bool {
 
 #[test]
 fn miri_engine_random_views() {
-    let cases = if cfg!(miri) { 40 } else { 400 };
+    let cases = if cfg!(miri) { 16 } else { 400 };
     let mut rng = Rng::new(0x6d69_7269);
     let (mut ran, mut refused) = (0, 0);
     while ran < cases {
