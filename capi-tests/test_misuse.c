@@ -313,29 +313,28 @@ static void rank_over_8(void)
     fix_free(&f);
 }
 
-static void wrong_out_shape(void)
+/* aclnnAdd of the standard operands into `o` (filled with SENTINEL) must be refused; frees `o`. */
+static void add_refused_into(const char *file, int line, const char *cls, DevTensor o, const char *needle)
 {
     Fix f = fix_make();
-    int64_t s[] = {3, 2};
-    DevTensor o = dev_tensor(NULL, ACL_FLOAT, s, 2);
     dev_fill_bytes(&o, SENTINEL);
-    EXPECT("wrong out shape", add1(&f, f.a.tensor, f.b.tensor, f.alpha, o.tensor), ACLNN_ERR_PARAM_INVALID, "out");
+    expect(file, line, cls, add1(&f, f.a.tensor, f.b.tensor, f.alpha, o.tensor), ACLNN_ERR_PARAM_INVALID, needle);
     check_untouched(&o);
     dev_free(&o);
     fix_free(&f);
 }
 
+static void wrong_out_shape(void)
+{
+    int64_t s[] = {3, 2};
+    add_refused_into(__FILE__, __LINE__, "wrong out shape", dev_tensor(NULL, ACL_FLOAT, s, 2), "out");
+}
+
 static void refused_cast(void)
 {
-    Fix f = fix_make();
     int64_t s[] = {2, 3};
-    DevTensor o = dev_tensor(NULL, ACL_INT32, s, 2);
-    dev_fill_bytes(&o, SENTINEL);
-    EXPECT("refused cast to out (f32 result into s32 out)", add1(&f, f.a.tensor, f.b.tensor, f.alpha, o.tensor),
-           ACLNN_ERR_PARAM_INVALID, "out");
-    check_untouched(&o);
-    dev_free(&o);
-    fix_free(&f);
+    add_refused_into(__FILE__, __LINE__, "refused cast to out (f32 result into s32 out)",
+                     dev_tensor(NULL, ACL_INT32, s, 2), "out");
 }
 
 static void refused_promotion(void)
@@ -385,15 +384,9 @@ static void unsupported_format(void)
 
 static void overlapping_out(void)
 {
-    Fix f = fix_make();
     int64_t s[] = {2, 3}, st[] = {0, 1}, storage[] = {3};
-    DevTensor o = dev_view(NULL, ACL_FLOAT, storage, 1, s, 2, st, 0);
-    dev_fill_bytes(&o, SENTINEL);
-    EXPECT("output that overlaps itself (stride 0)", add1(&f, f.a.tensor, f.b.tensor, f.alpha, o.tensor),
-           ACLNN_ERR_PARAM_INVALID, "overlap");
-    check_untouched(&o);
-    dev_free(&o);
-    fix_free(&f);
+    add_refused_into(__FILE__, __LINE__, "output that overlaps itself (stride 0)",
+                     dev_view(NULL, ACL_FLOAT, storage, 1, s, 2, st, 0), "overlap");
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -484,51 +477,49 @@ static void drop_executor(aclOpExecutor *ex)
     CHECK_OK(aclDestroyAclOpExecutor(ex));
 }
 
-static void workspace_too_small(void)
+/*
+ * Phase 2 of an Add that needs a workspace, given `w + shift` and `ws + delta` bytes, where w
+ * holds exactly the ws bytes phase 1 asked for (aclrtMalloc'd, or malloc'd with `host`): it
+ * must be refused; the executor is then destroyed.
+ */
+static void workspace_refused(const char *file, int line, const char *cls, bool host, size_t shift, int64_t delta,
+                              const char *needle)
 {
     Fix f = fix_make();
     DevTensor h;
     uint64_t ws = 0;
     aclOpExecutor *ex = ws_phase1(&f, &h, &ws);
     void *w = NULL;
-    CHECK_OK(aclrtMalloc(&w, (size_t)ws, ACL_MEM_MALLOC_HUGE_FIRST));
-    EXPECT("workspaceSize smaller than phase 1 asked", aclnnAdd(w, ws - 1, ex, g_stream), ACLNN_ERR_PARAM_INVALID,
-           "smaller");
+    if (host)
+        w = malloc((size_t)ws);
+    else
+        CHECK_OK(aclrtMalloc(&w, (size_t)ws, ACL_MEM_MALLOC_HUGE_FIRST));
+    expect(file, line, cls, aclnnAdd((char *)w + shift, (uint64_t)((int64_t)ws + delta), ex, g_stream),
+           ACLNN_ERR_PARAM_INVALID, needle);
     drop_executor(ex);
-    CHECK_OK(aclrtFree(w));
+    if (host)
+        free(w);
+    else
+        CHECK_OK(aclrtFree(w));
     dev_free(&h);
     fix_free(&f);
+}
+
+static void workspace_too_small(void)
+{
+    workspace_refused(__FILE__, __LINE__, "workspaceSize smaller than phase 1 asked", false, 0, -1, "smaller");
 }
 
 static void workspace_past_allocation(void)
 {
-    Fix f = fix_make();
-    DevTensor h;
-    uint64_t ws = 0;
-    aclOpExecutor *ex = ws_phase1(&f, &h, &ws);
-    void *w = NULL;
-    CHECK_OK(aclrtMalloc(&w, (size_t)ws, ACL_MEM_MALLOC_HUGE_FIRST));
-    EXPECT("workspace larger than its allocation", aclnnAdd((char *)w + 8, ws, ex, g_stream),
-           ACLNN_ERR_PARAM_INVALID, "workspace");
-    drop_executor(ex);
-    CHECK_OK(aclrtFree(w));
-    dev_free(&h);
-    fix_free(&f);
+    workspace_refused(__FILE__, __LINE__, "workspace larger than its allocation", false, 8, 0,
+                      "past the end of its aclrtMalloc allocation");
 }
 
 static void workspace_host(void)
 {
-    Fix f = fix_make();
-    DevTensor h;
-    uint64_t ws = 0;
-    aclOpExecutor *ex = ws_phase1(&f, &h, &ws);
-    void *w = malloc((size_t)ws);
-    EXPECT("workspace in host memory", aclnnAdd(w, ws, ex, g_stream), ACLNN_ERR_PARAM_INVALID,
-           "device workspaces must be allocated with aclrtMalloc");
-    drop_executor(ex);
-    free(w);
-    dev_free(&h);
-    fix_free(&f);
+    workspace_refused(__FILE__, __LINE__, "workspace in host memory", true, 0, 0,
+                      "device workspaces must be allocated with aclrtMalloc");
 }
 
 static void workspace_is_a_tensor(void)
