@@ -44,7 +44,11 @@ pub fn device() {
 /// inconsistency) and ACLNN_ERR_INNER_NULLPTR.
 pub fn assert_not_internal(api: &str, status: i32) {
     if status == 561000 || status == 561103 {
-        let msg = unsafe { std::ffi::CStr::from_ptr(aclnn_cpu::capi::runtime::aclGetRecentErrMsg()) };
-        panic!("{api} returned internal error {status}: {}", msg.to_string_lossy());
+        let msg =
+            unsafe { std::ffi::CStr::from_ptr(aclnn_cpu::capi::runtime::aclGetRecentErrMsg()) };
+        panic!(
+            "{api} returned internal error {status}: {}",
+            msg.to_string_lossy()
+        );
     }
 }

@@ -22,20 +22,43 @@ fuzz_target!(|data: &[u8]| {
     let mut b = Bytes(data);
     let rank = (b.u8() % 12) as usize;
     let view = dims(&mut b, rank);
-    let dtype = if b.u8() % 8 == 0 { b.i32() } else { (b.u8() % 36) as i32 };
+    let dtype = if b.u8() % 8 == 0 {
+        b.i32()
+    } else {
+        (b.u8() % 36) as i32
+    };
     let strides = dims(&mut b, rank);
     let contiguous = b.u8() % 4 == 0;
-    let offset = if b.u8() % 8 == 0 { b.i64() } else { (b.u8() % 8) as i64 };
-    let format = if b.u8() % 8 == 0 { b.i32() } else { (b.u8() % 36) as i32 - 1 };
+    let offset = if b.u8() % 8 == 0 {
+        b.i64()
+    } else {
+        (b.u8() % 8) as i64
+    };
+    let format = if b.u8() % 8 == 0 {
+        b.i32()
+    } else {
+        (b.u8() % 36) as i32 - 1
+    };
     let srank = (b.u8() % 4) as usize;
     let storage = dims(&mut b, srank);
-    let stride_ptr = if contiguous { std::ptr::null() } else { strides.as_ptr() };
+    let stride_ptr = if contiguous {
+        std::ptr::null()
+    } else {
+        strides.as_ptr()
+    };
     // The data address is never dereferenced by aclCreateTensor.
     let addr = (b.u8() as usize * 64) as *mut std::ffi::c_void;
     unsafe {
         let t = aclCreateTensor(
-            view.as_ptr(), rank as u64, dtype, stride_ptr, offset, format,
-            storage.as_ptr(), srank as u64, addr,
+            view.as_ptr(),
+            rank as u64,
+            dtype,
+            stride_ptr,
+            offset,
+            format,
+            storage.as_ptr(),
+            srank as u64,
+            addr,
         );
         if t.is_null() {
             return;
@@ -50,8 +73,16 @@ fuzz_target!(|data: &[u8]| {
         // refusal the tensor keeps its old description.
         let rview: Vec<i64> = view.iter().rev().copied().collect();
         let st = aclInitTensor(
-            t, rview.as_ptr(), rank as u64, dtype, std::ptr::null(), offset, format,
-            storage.as_ptr(), srank as u64, addr,
+            t,
+            rview.as_ptr(),
+            rank as u64,
+            dtype,
+            std::ptr::null(),
+            offset,
+            format,
+            storage.as_ptr(),
+            srank as u64,
+            addr,
         );
         if st != 0 {
             assert_eq!(aclGetViewOffset(t, &mut off), 0);

@@ -119,9 +119,11 @@ pub fn phase2(
     if needed > 0 && workspace != 0 {
         let size = usize::try_from(workspace_size)
             .map_err(|_| Error::Invalid(format!("workspaceSize {workspace_size} is too large")))?;
-        let hi = workspace
-            .checked_add(size - 1)
-            .ok_or_else(|| Error::Invalid(format!("workspace {workspace:#x} + workspaceSize {size} overflows")))?;
+        let hi = workspace.checked_add(size - 1).ok_or_else(|| {
+            Error::Invalid(format!(
+                "workspace {workspace:#x} + workspaceSize {size} overflows"
+            ))
+        })?;
         if let Some(a) = device_range("workspace", workspace, workspace, hi)? {
             uses.push(Use::of(&a, workspace, hi, true));
         }
@@ -160,7 +162,13 @@ fn copy_side(which: &str, p: usize, count: usize, write: bool) -> Result<Option<
 /// aclrtMemcpy/aclrtMemset (and their Async forms, `queued`): both sides stay inside their
 /// allocations; a synchronous copy that reads bytes queued work is still writing, or writes
 /// bytes queued work still uses, is reported. `src` is 0 for a memset.
-pub fn copy(api: &'static str, dst: usize, src: usize, count: usize, queued: bool) -> Result<Ticket> {
+pub fn copy(
+    api: &'static str,
+    dst: usize,
+    src: usize,
+    count: usize,
+    queued: bool,
+) -> Result<Ticket> {
     if count == 0 {
         return Ok(Ticket::new(api, Vec::new()));
     }

@@ -158,7 +158,10 @@ mod tests {
 
     fn ticket_on(p: *mut u8, write: bool) -> Ticket {
         let a = find(p as usize).unwrap();
-        Ticket::new("test", vec![Use::of(&a, a.base, a.base + a.size - 1, write)])
+        Ticket::new(
+            "test",
+            vec![Use::of(&a, a.base, a.base + a.size - 1, write)],
+        )
     }
 
     #[test]
@@ -193,7 +196,10 @@ mod tests {
             f2.store(true, Ordering::SeqCst);
         });
         std::thread::sleep(std::time::Duration::from_millis(50));
-        assert!(!freed.load(Ordering::SeqCst), "aclrtFree did not wait for the queued work");
+        assert!(
+            !freed.load(Ordering::SeqCst),
+            "aclrtFree did not wait for the queued work"
+        );
         drop(t);
         h.join().unwrap();
         assert!(freed.load(Ordering::SeqCst));

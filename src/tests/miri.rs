@@ -32,5 +32,8 @@ fn miri_engine_random_views() {
         refused += o.refused as usize;
         ran += 1;
     }
-    assert!(refused < cases, "every case was refused: the engine never ran");
+    assert!(
+        refused < cases,
+        "every case was refused: the engine never ran"
+    );
 }
