@@ -44,14 +44,38 @@ fn warn_or_fail(api: &str, code: i32, msg: String) -> Result<()> {
     Ok(())
 }
 
+/// What a checked range belongs to, for messages (formatted only on error).
+#[derive(Clone, Copy)]
+enum What<'a> {
+    /// A phase-1 tensor argument by name.
+    Tensor(&'a str),
+    /// An executor binding at phase 2.
+    Binding {
+        i: usize,
+        n_inputs: usize,
+    },
+    Workspace,
+}
+
+impl std::fmt::Display for What<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            What::Tensor(name) => write!(f, "tensor '{name}'"),
+            What::Binding { i, n_inputs } if i < n_inputs => write!(f, "tensor input {i}"),
+            What::Binding { i, n_inputs } => write!(f, "tensor output {}", i - n_inputs),
+            What::Workspace => write!(f, "workspace"),
+        }
+    }
+}
+
 /// Bytes [lo, hi] must lie inside the tracked device allocation holding `lo` (host memory
 /// too when allowed). Returns that allocation, or None for allowed host memory.
-fn device_range(what: &str, data: usize, lo: usize, hi: usize) -> Result<Option<Allocation>> {
+fn device_range(what: What, data: usize, lo: usize, hi: usize) -> Result<Option<Allocation>> {
     let host_hint = || {
         format!(
             "device {} must be allocated with aclrtMalloc (no live aclrtMalloc allocation holds it: host memory, \
              or device memory already freed; {ALLOW_HOST_ENV}=1 accepts host memory)",
-            if what.starts_with("workspace") { "workspaces" } else { "tensors" }
+            if matches!(what, What::Workspace) { "workspaces" } else { "tensors" }
         )
     };
     match memory::find(lo) {
@@ -75,20 +99,26 @@ fn device_range(what: &str, data: usize, lo: usize, hi: usize) -> Result<Option<
     }
 }
 
-/// The device memory a tensor's view touches, checked (None: empty, NULL or allowed host).
-fn tensor_use(what: &str, t: &TensorDesc, write: bool) -> Result<Option<Use>> {
+/// The bytes a tensor's view touches and, when tracked, the checked device memory holding
+/// them (None: no bytes, or a NULL address refused elsewhere).
+fn tensor_use(
+    what: What,
+    t: &TensorDesc,
+    write: bool,
+) -> Result<Option<((usize, usize), Option<Use>)>> {
     if t.addr == 0 {
         return Ok(None);
     }
     let Some((lo, hi)) = t.byte_span() else {
         return Ok(None);
     };
-    Ok(device_range(what, t.addr, lo, hi)?.map(|a| Use::of(&a, lo, hi, write)))
+    let u = device_range(what, t.addr, lo, hi)?.map(|a| Use::of(&a, lo, hi, write));
+    Ok(Some(((lo, hi), u)))
 }
 
 /// Phase 1: a tensor argument's data must be device memory holding its whole view.
 pub fn check_tensor(t: &TensorDesc, name: &str) -> Result<()> {
-    tensor_use(&format!("tensor '{name}'"), t, false).map(drop)
+    tensor_use(What::Tensor(name), t, false).map(drop)
 }
 
 /// Phase 2: the executor's (possibly re-pointed) tensors and the workspace, checked; the
@@ -100,23 +130,21 @@ pub fn phase2(
     workspace_size: u64,
     needed: u64,
 ) -> Result<Ticket> {
+    let n_inputs = bindings.n_inputs;
     let mut uses = Vec::with_capacity(bindings.tensors.len() + 1);
-    let mut spans = Vec::with_capacity(bindings.tensors.len());
+    let mut spans = Vec::new();
+    let ws_used = needed > 0 && workspace != 0;
     for (i, t) in bindings.tensors.iter().enumerate() {
         let Some(t) = t else { continue };
-        let which = if i < bindings.n_inputs {
-            format!("tensor input {i}")
-        } else {
-            format!("tensor output {}", i - bindings.n_inputs)
-        };
-        if let Some(u) = tensor_use(&which, t, bindings.outputs.contains(&i))? {
-            uses.push(u);
-        }
-        if let Some(span) = t.byte_span() {
-            spans.push((which, span));
+        let what = What::Binding { i, n_inputs };
+        if let Some((span, u)) = tensor_use(what, t, bindings.outputs.contains(&i))? {
+            uses.extend(u);
+            if ws_used {
+                spans.push((what, span));
+            }
         }
     }
-    if needed > 0 && workspace != 0 {
+    if ws_used {
         let size = usize::try_from(workspace_size)
             .map_err(|_| Error::Invalid(format!("workspaceSize {workspace_size} is too large")))?;
         let hi = workspace.checked_add(size - 1).ok_or_else(|| {
@@ -124,7 +152,7 @@ pub fn phase2(
                 "workspace {workspace:#x} + workspaceSize {size} overflows"
             ))
         })?;
-        if let Some(a) = device_range("workspace", workspace, workspace, hi)? {
+        if let Some(a) = device_range(What::Workspace, workspace, workspace, hi)? {
             uses.push(Use::of(&a, workspace, hi, true));
         }
         let used_hi = workspace + needed as usize - 1;
