@@ -79,6 +79,14 @@ bool errmsg_has(const char *needle);
  */
 bool errmsg_has_shape(const int64_t *dims, size_t n);
 
+/*
+ * aclnn-cpu's test hook (exported, not in the CANN headers): live handles of every kind,
+ * bytes of device memory allocated, queued tasks still holding device memory, misuse
+ * warnings printed so far. Any pointer may be NULL.
+ */
+aclnnStatus aclnnCpuDebugCounts(uint64_t *liveHandles, uint64_t *deviceBytes, uint64_t *pendingTasks,
+                                uint64_t *warnings);
+
 /* ---------------------------------------------------------------- runner */
 
 typedef void (*capi_test_fn)(void);

@@ -291,7 +291,11 @@ static void conversion_matrix(bool copy)
                     bad++;
                 } else {
                     dev_read(&o, got);
-                    for (int64_t k = 0; k < n; k++) {
+                    /* valgrind emulates a 64-bit int -> f32 conversion through f64 (two roundings):
+                       .ci/robust sets ACLNN_TEST_VALGRIND, and those pairs are not compared there */
+                    bool emulated = getenv("ACLNN_TEST_VALGRIND") != NULL && (src == ACL_INT64 || src == ACL_UINT64) &&
+                                    (dst == ACL_FLOAT || dst == ACL_COMPLEX64);
+                    for (int64_t k = 0; k < n && !emulated; k++) {
                         if (same_element(dst, got, want, k)) continue;
                         if (bad++ < 30) {
                             fprintf(stderr, "    %s %s -> %s of ", copy ? "InplaceCopy" : "Cast", dt_name(src),

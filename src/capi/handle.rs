@@ -113,3 +113,8 @@ pub fn destroy<T: Handle>(p: *mut T, name: &'static str) -> Result<()> {
     }
     take(p, name).map(drop)
 }
+
+/// Number of live handles of every kind (leak checks: `aclnnCpuDebugCounts`).
+pub fn live_count() -> usize {
+    live().len()
+}

@@ -327,8 +327,15 @@ fn alloc_for_caller(bytes: usize) -> *mut u8 {
     type NewArray = unsafe extern "C" fn(usize, *const c_void) -> *mut c_void;
     static NEW: std::sync::OnceLock<Option<(NewArray, usize)>> = std::sync::OnceLock::new();
     let new = NEW.get_or_init(|| {
-        // SAFETY: dlsym with RTLD_DEFAULT only looks symbols up.
+        // SAFETY: dlopen with RTLD_NOLOAD only looks a loaded library up (its reference is
+        // dropped again); dlsym with RTLD_DEFAULT only looks symbols up.
         unsafe {
+            // Only a C++ program releases with delete[]: one whose executable links the C++
+            // runtime. (A C program under ASan or valgrind also finds their operator new[]
+            // replacements, and UBSan loads libstdc++: its free() must get malloc'd memory.)
+            if !executable_links_cxx() {
+                return None;
+            }
             let f = libc::dlsym(libc::RTLD_DEFAULT, c"_ZnamRKSt9nothrow_t".as_ptr());
             let tag = libc::dlsym(libc::RTLD_DEFAULT, c"_ZSt7nothrow".as_ptr());
             (!f.is_null() && !tag.is_null()).then(|| {
@@ -345,6 +352,19 @@ fn alloc_for_caller(bytes: usize) -> *mut u8 {
         // SAFETY: plain malloc.
         None => unsafe { libc::malloc(bytes) as *mut u8 },
     }
+}
+
+/// Whether the running executable names the C++ runtime among the libraries it needs (its
+/// dynamic string table, near the start of the file, holds "libstdc++.so" / "libc++.so").
+fn executable_links_cxx() -> bool {
+    use std::io::Read;
+    let mut head = Vec::new();
+    let read = std::fs::File::open("/proc/self/exe")
+        .and_then(|f| f.take(16 << 20).read_to_end(&mut head));
+    read.is_ok()
+        && [&b"libstdc++.so"[..], &b"libc++.so"[..]]
+            .iter()
+            .any(|n| head.windows(n.len()).any(|w| w == *n))
 }
 
 /// Hands an int64 array to C (see `alloc_for_caller`).

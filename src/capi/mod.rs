@@ -8,6 +8,7 @@ pub mod base;
 pub mod guard;
 pub mod handle;
 pub mod meta;
+pub mod misuse;
 pub mod ops;
 pub mod runtime;
 pub mod status;

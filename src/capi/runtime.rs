@@ -5,10 +5,12 @@ use super::arg;
 use super::base::{aclError, aclrtContext, aclrtEvent, aclrtStream};
 use super::guard;
 use super::handle::{self, Handle};
+use super::misuse;
 use crate::error::{acl, Error, Result};
 use crate::runtime::event::Event;
 use crate::runtime::memory::{self, Space};
 use crate::runtime::stream::{self, Stream};
+use crate::runtime::usage;
 use crate::runtime::{self as rt};
 use std::ffi::{c_char, c_void};
 use std::sync::Arc;
@@ -534,10 +536,9 @@ pub unsafe extern "C" fn aclrtMalloc(
 pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
     guard::acl("aclrtFree", || {
         arg::non_null(devPtr, "devPtr")?;
-        if memory::find(devPtr as usize).is_some_and(|a| a.space == Space::Device) {
-            stream::wait_all_idle();
-        }
-        memory::release(devPtr as *mut u8, Space::Device)
+        usage::free_when_unused(devPtr as usize, || {
+            memory::release(devPtr as *mut u8, Space::Device)
+        })
     })
 }
 
@@ -556,7 +557,9 @@ pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize)
 pub extern "C" fn aclrtFreeHost(hostPtr: *mut c_void) -> aclError {
     guard::acl("aclrtFreeHost", || {
         arg::non_null(hostPtr, "hostPtr")?;
-        memory::release(hostPtr as *mut u8, Space::Host)
+        usage::free_when_unused(hostPtr as usize, || {
+            memory::release(hostPtr as *mut u8, Space::Host)
+        })
     })
 }
 
@@ -573,6 +576,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     guard::acl("aclrtMemcpy", || {
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
+        misuse::copy("aclrtMemcpy", dst as usize, src as usize, count, false)?;
         // SAFETY: the caller promises both ranges are valid for `count` bytes.
         unsafe { memory::copy(dst as usize, src as usize, count) };
         Ok(())
@@ -593,11 +597,13 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
         let (d, s) = (dst as usize, src as usize);
-        stream_arg(stream, "stream")?.enqueue(Box::new(move || {
+        let stream = stream_arg(stream, "stream")?;
+        let ticket = misuse::copy("aclrtMemcpyAsync", d, s, count, true)?;
+        stream.enqueue(ticket.wrap("aclrtMemcpyAsync", Box::new(move || {
             // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
             unsafe { memory::copy(d, s, count) };
             Ok(())
-        }))
+        })))
     })
 }
 
@@ -611,6 +617,7 @@ pub unsafe extern "C" fn aclrtMemset(
 ) -> aclError {
     guard::acl("aclrtMemset", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
+        misuse::copy("aclrtMemset", devPtr as usize, 0, count, false)?;
         // SAFETY: the caller promises the range is valid for `count` bytes.
         unsafe { memory::set(devPtr as usize, value, count) };
         Ok(())
@@ -629,11 +636,13 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     guard::acl("aclrtMemsetAsync", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
         let d = devPtr as usize;
-        stream_arg(stream, "stream")?.enqueue(Box::new(move || {
+        let stream = stream_arg(stream, "stream")?;
+        let ticket = misuse::copy("aclrtMemsetAsync", d, 0, count, true)?;
+        stream.enqueue(ticket.wrap("aclrtMemsetAsync", Box::new(move || {
             // SAFETY: the caller keeps the range valid until the stream is synchronized.
             unsafe { memory::set(d, value, count) };
             Ok(())
-        }))
+        })))
     })
 }
 

@@ -22,10 +22,14 @@ pub struct Allocation {
     /// Bytes the caller asked for.
     pub size: usize,
     pub space: Space,
+    /// Unique per allocation (never reused), so memory freed and allocated again at the
+    /// same address is told apart from the allocation queued work was planned with.
+    pub id: u64,
     layout_size: usize,
 }
 
 static ALLOCS: Mutex<BTreeMap<usize, Allocation>> = Mutex::new(BTreeMap::new());
+static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 fn allocs() -> MutexGuard<'static, BTreeMap<usize, Allocation>> {
     ALLOCS.lock().unwrap_or_else(|e| e.into_inner())
@@ -66,6 +70,7 @@ pub fn allocate(size: usize, space: Space) -> Result<*mut u8> {
             base: p as usize,
             size,
             space,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             layout_size,
         },
     );
@@ -111,6 +116,11 @@ pub fn find(addr: usize) -> Option<Allocation> {
     let m = allocs();
     let (_, a) = m.range(..=addr).next_back()?;
     (addr < a.base + a.size).then_some(*a)
+}
+
+/// Whether the allocation `id` made at `base` is still live.
+pub fn is_live(base: usize, id: u64) -> bool {
+    allocs().get(&base).is_some_and(|a| a.id == id)
 }
 
 /// Frees everything (aclFinalize).

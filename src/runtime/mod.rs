@@ -4,6 +4,7 @@
 pub mod event;
 pub mod memory;
 pub mod stream;
+pub mod usage;
 
 use crate::error::{acl, Error, Result};
 use std::sync::{Mutex, MutexGuard};

@@ -6,6 +6,7 @@ mod cast_matrix;
 mod conv_diff;
 mod engine_views;
 mod matmul_diff;
+mod miri;
 mod ops_capi_diff;
 mod reduce_diff;
 mod rules_convert;

@@ -94,9 +94,12 @@ use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use std::ffi::c_void;
 
-/// A required tensor argument, borrowed for the call (an executor keeps its own copy).
+/// A required tensor argument, borrowed for the call (an executor keeps its own copy); its
+/// data must lie in device memory (`misuse::check_tensor`).
 pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, name: &'static str) -> Result<&'a TensorDesc> {
-    Ok(&unsafe { handle::borrow(p, name)? }.desc)
+    let desc = &unsafe { handle::borrow(p, name)? }.desc;
+    super::misuse::check_tensor(desc, name)?;
+    Ok(desc)
 }
 
 /// A required scalar argument.
@@ -194,6 +197,7 @@ pub(crate) fn phase2(
             }
         }
         exec.work.check(&exec.bindings)?;
+        let ticket = super::misuse::phase2(api, &exec.bindings, workspace as usize, workspaceSize, needed)?;
         let ws = Workspace {
             addr: workspace as usize,
             size: workspaceSize,
@@ -204,8 +208,12 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        stream.submit(work.small(), move || {
-            work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
-        })
+        stream.submit(
+            work.small(),
+            ticket.wrap(
+                api,
+                Box::new(move || work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))),
+            ),
+        )
     })
 }

@@ -1,0 +1,208 @@
+//! Which device memory queued work uses. Every task that touches device memory (an
+//! operator's phase 2, aclrtMemcpyAsync, aclrtMemsetAsync) carries a `Ticket` naming the
+//! allocations and byte ranges it reads and writes, from the moment it is queued until it
+//! has run (or was dropped unrun). This gives:
+//! - aclrtFree waits for the queued work that still uses the allocation it frees;
+//! - a task whose memory was freed anyway (a free racing with the queuing) is skipped and
+//!   reports an error at synchronize instead of touching freed memory;
+//! - a synchronous copy that reads bytes queued work has not finished writing (the device
+//!   would read stale data) is reported.
+
+use super::memory::{self, Allocation};
+use super::stream::Task;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+/// One range of one device allocation a task touches: bytes [lo, hi] inclusive.
+#[derive(Clone, Copy, Debug)]
+pub struct Use {
+    pub base: usize,
+    pub id: u64,
+    pub lo: usize,
+    pub hi: usize,
+    pub write: bool,
+}
+
+impl Use {
+    /// The range [lo, hi] of allocation `a`.
+    pub fn of(a: &Allocation, lo: usize, hi: usize, write: bool) -> Use {
+        Use {
+            base: a.base,
+            id: a.id,
+            lo,
+            hi,
+            write,
+        }
+    }
+}
+
+struct Pending {
+    /// The API that queued the task ("aclnnAdd"), for messages.
+    api: &'static str,
+    uses: Vec<Use>,
+}
+
+static PENDING: Mutex<Option<HashMap<u64, Pending>>> = Mutex::new(None);
+static DONE: Condvar = Condvar::new();
+static NEXT: AtomicU64 = AtomicU64::new(1);
+
+fn pending() -> MutexGuard<'static, Option<HashMap<u64, Pending>>> {
+    PENDING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Registration of a queued task's memory; dropping it (the task ran or was discarded)
+/// releases the memory for aclrtFree.
+pub struct Ticket {
+    key: u64,
+    uses: Vec<Use>,
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        if self.uses.is_empty() {
+            return;
+        }
+        if let Some(m) = pending().as_mut() {
+            m.remove(&self.key);
+        }
+        DONE.notify_all();
+    }
+}
+
+impl Ticket {
+    /// Registers `uses` for a task about to be queued by `api`.
+    pub fn new(api: &'static str, uses: Vec<Use>) -> Ticket {
+        let key = NEXT.fetch_add(1, Ordering::Relaxed);
+        if !uses.is_empty() {
+            pending().get_or_insert_with(HashMap::new).insert(
+                key,
+                Pending {
+                    api,
+                    uses: uses.clone(),
+                },
+            );
+        }
+        Ticket { key, uses }
+    }
+
+    /// The first use whose allocation has been freed since the ticket was made.
+    fn freed(&self) -> Option<Use> {
+        self.uses
+            .iter()
+            .find(|u| !memory::is_live(u.base, u.id))
+            .copied()
+    }
+
+    /// `task`, run only if all its memory is still allocated; otherwise it fails (the
+    /// stream reports it at the next synchronize) without touching anything.
+    pub fn wrap(self, api: &'static str, task: Task) -> Task {
+        if self.uses.is_empty() {
+            return task;
+        }
+        Box::new(move || {
+            let ticket = self;
+            if let Some(u) = ticket.freed() {
+                return Err(format!(
+                    "{api}: device memory {:#x} (the aclrtMalloc allocation at {:#x}) was freed with aclrtFree \
+                     before this queued work ran; the work was skipped",
+                    u.lo, u.base
+                ));
+            }
+            let r = task();
+            drop(ticket);
+            r
+        })
+    }
+}
+
+/// aclrtFree / aclrtFreeHost: blocks until no queued task uses the allocation at `base`
+/// any more, then runs `free` while no task can be registered (a task registered after it
+/// finds its memory gone and is skipped: `Ticket::wrap`).
+pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
+    let mut g = pending();
+    while g
+        .as_ref()
+        .is_some_and(|m| m.values().any(|p| p.uses.iter().any(|u| u.base == base)))
+    {
+        g = DONE.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
+    let r = free();
+    drop(g);
+    r
+}
+
+/// A queued, unfinished task that writes (or, with `any_use`, reads or writes) bytes
+/// [lo, hi]: its API name and the overlapping range.
+pub fn conflict(lo: usize, hi: usize, any_use: bool) -> Option<(&'static str, Use)> {
+    let g = pending();
+    g.as_ref()?.values().find_map(|p| {
+        p.uses
+            .iter()
+            .find(|u| (u.write || any_use) && u.lo <= hi && lo <= u.hi)
+            .map(|u| (p.api, *u))
+    })
+}
+
+/// Number of queued, unfinished tasks that use device memory (leak checks).
+pub fn pending_count() -> usize {
+    pending().as_ref().map_or(0, |m| m.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::memory::{allocate, find, release, Space};
+    use std::sync::atomic::AtomicBool;
+    use std::sync::Arc;
+
+    fn ticket_on(p: *mut u8, write: bool) -> Ticket {
+        let a = find(p as usize).unwrap();
+        Ticket::new(
+            "test",
+            vec![Use::of(&a, a.base, a.base + a.size - 1, write)],
+        )
+    }
+
+    #[test]
+    fn work_on_freed_memory_is_skipped_and_reported() {
+        let p = allocate(64, Space::Device).unwrap();
+        let ran = Arc::new(AtomicBool::new(false));
+        let r2 = ran.clone();
+        let task = ticket_on(p, true).wrap(
+            "aclnnTest",
+            Box::new(move || {
+                r2.store(true, Ordering::SeqCst);
+                Ok(())
+            }),
+        );
+        // A free that did not wait (a race with the queuing): the task must not run.
+        release(p, Space::Device).unwrap();
+        let err = task().unwrap_err();
+        assert!(err.contains("aclnnTest") && err.contains("freed"), "{err}");
+        assert!(!ran.load(Ordering::SeqCst));
+    }
+
+    #[test]
+    fn free_waits_for_queued_work_and_conflicts_are_seen() {
+        let p = allocate(64, Space::Device).unwrap();
+        let t = ticket_on(p, true);
+        let base = p as usize;
+        assert!(conflict(base + 8, base + 8, false).is_some_and(|(api, _)| api == "test"));
+        let freed = Arc::new(AtomicBool::new(false));
+        let f2 = freed.clone();
+        let h = std::thread::spawn(move || {
+            free_when_unused(base, || release(base as *mut u8, Space::Device).unwrap());
+            f2.store(true, Ordering::SeqCst);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        assert!(
+            !freed.load(Ordering::SeqCst),
+            "aclrtFree did not wait for the queued work"
+        );
+        drop(t);
+        h.join().unwrap();
+        assert!(freed.load(Ordering::SeqCst));
+        assert!(conflict(base + 8, base + 8, false).is_none());
+    }
+}
