@@ -60,10 +60,10 @@ const SHORT_ROW: usize = 64;
 const TILE_ROWS: usize = 32;
 const TILE_COLS: usize = 128;
 /// Fewest elements worth a task of their own.
-const GRAIN: usize = 32 * 1024;
+const GRAIN: usize = 64 * 1024;
 /// Work of at most this many output elements runs on the calling thread when its stream is
 /// idle (see `Work::small`): a few microseconds, less than waking the stream worker costs.
-const SMALL_WORK: usize = 16 * 1024;
+const SMALL_WORK: usize = 64 * 1024;
 /// Alignment of every buffer the engines carve out of a workspace.
 pub(crate) const ALIGN: usize = 64;
 
