@@ -359,8 +359,8 @@ fn alloc_for_caller(bytes: usize) -> *mut u8 {
 fn executable_links_cxx() -> bool {
     use std::io::Read;
     let mut head = Vec::new();
-    let read = std::fs::File::open("/proc/self/exe")
-        .and_then(|f| f.take(16 << 20).read_to_end(&mut head));
+    let read =
+        std::fs::File::open("/proc/self/exe").and_then(|f| f.take(16 << 20).read_to_end(&mut head));
     read.is_ok()
         && [&b"libstdc++.so"[..], &b"libc++.so"[..]]
             .iter()

@@ -33,8 +33,8 @@ pub unsafe fn run(
 /// Contiguous f16/bf16 <-> f32 runs through `half`'s slice conversions, which use the
 /// CPU's conversion instructions (F16C) where present. Returns false for other pairs.
 unsafe fn half_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize) -> bool {
-    use half::slice::HalfFloatSliceExt;
     use half::f16;
+    use half::slice::HalfFloatSliceExt;
     // SAFETY: the caller guarantees n readable source and n writable destination elements,
     // aligned (tensor addresses are checked against their dtype's alignment).
     unsafe {
@@ -132,7 +132,11 @@ mod tests {
         let mut wide = vec![0f32; all.len()];
         bf16_to_f32(&all, &mut wide);
         for (&b, &f) in all.iter().zip(&wide) {
-            assert_eq!(f.to_bits(), bf16::from_bits(b).to_f32().to_bits(), "{b:#06x}");
+            assert_eq!(
+                f.to_bits(),
+                bf16::from_bits(b).to_f32().to_bits(),
+                "{b:#06x}"
+            );
         }
         let mut probes = Vec::new();
         for &b in &all {

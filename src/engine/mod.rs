@@ -43,9 +43,9 @@ use crate::error::{Error, Result};
 use crate::executor::{Bindings, Work, Workspace};
 use crate::scalar::Scalar;
 use crate::tensor::{contiguous_strides, Dims, Strides, TensorDesc};
-use smallvec::SmallVec;
 pub use kernel::{KernelFn, Params, Src};
 use rayon::prelude::*;
+use smallvec::SmallVec;
 use std::sync::OnceLock;
 
 /// Most operands (inputs + the output) an element-wise operator has.
@@ -203,11 +203,7 @@ pub(crate) fn align_up(n: usize) -> usize {
 }
 
 /// Strides of `view` broadcast to `shape` (0 where stretched or missing).
-pub(crate) fn broadcast_strides(
-    shape: &[usize],
-    vshape: &[usize],
-    vstrides: &[isize],
-) -> Strides {
+pub(crate) fn broadcast_strides(shape: &[usize], vshape: &[usize], vstrides: &[isize]) -> Strides {
     let lead = shape.len() - vshape.len();
     (0..shape.len())
         .map(|j| {
@@ -323,7 +319,8 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     let out_strides = &out.strides[..];
     axes.sort_by_key(|&j| std::cmp::Reverse(out_strides[j]));
     let mut dims = Dims::new();
-    let mut strides: SmallVec<[Strides; MAX_OPERANDS]> = smallvec::smallvec![Strides::new(); full.len()];
+    let mut strides: SmallVec<[Strides; MAX_OPERANDS]> =
+        smallvec::smallvec![Strides::new(); full.len()];
     for &j in &axes {
         let mergeable = !dims.is_empty()
             && full

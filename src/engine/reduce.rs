@@ -322,9 +322,7 @@ impl Plan {
             Reduce::Sum => Wide::Int(sum_i as i128),
             // An integer mean divides the i64 accumulator exactly, truncating toward zero as
             // float->int conversion does (then rounds to the dtype like every result).
-            Reduce::Mean if self.count > 0 => {
-                Wide::Int(sum_i as i128 / self.count as i128)
-            }
+            Reduce::Mean if self.count > 0 => Wide::Int(sum_i as i128 / self.count as i128),
             Reduce::Mean => Wide::Float(f64::NAN),
             // NaN propagates, and is where the first NaN is for the arg forms.
             Reduce::Max | Reduce::Min if float => {
@@ -355,7 +353,16 @@ impl Plan {
             while done < n_run {
                 let n = CHUNK.min(n_run - done);
                 // SAFETY: within the view; `vals` holds `count` f64 values (sized in phase 1).
-                unsafe { self.read(src, off + done as isize * stride, stride, n, vals + at * 8, mid) };
+                unsafe {
+                    self.read(
+                        src,
+                        off + done as isize * stride,
+                        stride,
+                        n,
+                        vals + at * 8,
+                        mid,
+                    )
+                };
                 at += n;
                 done += n;
             }
@@ -477,7 +484,9 @@ impl Plan {
                     _ => {
                         let a = std::slice::from_raw_parts_mut(accs as *mut i64, n);
                         let b = std::slice::from_raw_parts(buf as *const i64, n);
-                        a.iter_mut().zip(b).for_each(|(a, &b)| *a = a.wrapping_add(b));
+                        a.iter_mut()
+                            .zip(b)
+                            .for_each(|(a, &b)| *a = a.wrapping_add(b));
                     }
                 }
             });
@@ -503,7 +512,8 @@ impl Plan {
                         Wide::Int(if mean { v / self.count as i128 } else { v })
                     }
                 };
-                let p = (dst as isize + (ob + j as isize * c.out_stride) * self.out_dtype.size() as isize)
+                let p = (dst as isize
+                    + (ob + j as isize * c.out_stride) * self.out_dtype.size() as isize)
                     as *mut u8;
                 write_wide(round_to(w, self.value), p, self.out_dtype);
             }
@@ -536,14 +546,21 @@ impl Columns {
         }
         // The kept dim read contiguously; worth it when its rows are long enough to stream.
         let k = kept.iter().position(|&(n, si, _)| si == 1 && n >= 16)?;
-        if reduced.iter().any(|&(n, s)| n > 1 && s.unsigned_abs() < kept[k].0) {
+        if reduced
+            .iter()
+            .any(|&(n, s)| n > 1 && s.unsigned_abs() < kept[k].0)
+        {
             return None;
         }
         let mut outer = kept.to_vec();
         let (len, _, out_stride) = outer.remove(k);
         // Long row segments stream best (each is read once, in order): one block per thread
         // when there are no other kept dims to share out, within what stays in L2.
-        let per_thread = if outer.iter().all(|o| o.0 == 1) { len.div_ceil(threads) } else { len };
+        let per_thread = if outer.iter().all(|o| o.0 == 1) {
+            len.div_ceil(threads)
+        } else {
+            len
+        };
         let block = per_thread.clamp(CHUNK, 16 * CHUNK).next_multiple_of(64);
         Some(Columns {
             len,
@@ -746,7 +763,8 @@ fn exp(x: f64) -> f64 {
 fn slice_kernel(v: &mut [f64], shift: f64, how: Slice) {
     #[cfg(target_arch = "x86_64")]
     {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
             // SAFETY: the CPU has the features the function is compiled for.
             return unsafe { slice_kernel_avx2(v, shift, how) };
         }
@@ -885,7 +903,11 @@ mod tests {
         slice_kernel(&mut fused, 0.0, Slice::Softmax);
         let sum: f64 = w.iter().sum();
         for (f, e) in fused.iter().zip(&w) {
-            assert!((f - e / sum).abs() <= 1e-15 * (e / sum) + 1e-300, "{f} vs {}", e / sum);
+            assert!(
+                (f - e / sum).abs() <= 1e-15 * (e / sum) + 1e-300,
+                "{f} vs {}",
+                e / sum
+            );
         }
         slice_kernel(&mut v, 0.0, Slice::LogSoftmax);
         assert!((v[999] - (999.0 * 0.731 - 300.0 - sum.ln())).abs() < 1e-12);

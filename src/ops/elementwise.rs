@@ -134,7 +134,11 @@ pub fn executor(
         for a in args {
             match a {
                 Arg::Tensor(name, t) => {
-                    inputs.push(Input::Tensor { name, binding, view: t });
+                    inputs.push(Input::Tensor {
+                        name,
+                        binding,
+                        view: t,
+                    });
                     binding += 1;
                 }
                 Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),

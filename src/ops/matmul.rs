@@ -588,7 +588,8 @@ pub fn batch_matmul(
     if mat2.shape[1] != k {
         return Err(k_mismatch(self_, mat2, "self", "mat2"));
     }
-    let batch = broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?.to_vec();
+    let batch =
+        broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?.to_vec();
     check_out("out", out, &[batch[0], m, n], p)?;
     let s = [mat_strides(self_), mat_strides(mat2)];
     product(

@@ -425,8 +425,12 @@ mod tests {
             (vec![3, 4, 2, 17], vec![0, 2]),
         ] {
             let n: usize = shape.iter().product();
-            let mut x: Vec<f32> = (0..n).map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 60.0).collect();
-            let mut xi: Vec<i32> = (0..n).map(|i| ((i * 7919) % 2001) as i32 - 1000 + i32::MAX / 4).collect();
+            let mut x: Vec<f32> = (0..n)
+                .map(|i| ((i * 7919) % 1000) as f32 / 7.0 - 60.0)
+                .collect();
+            let mut xi: Vec<i32> = (0..n)
+                .map(|i| ((i * 7919) % 2001) as i32 - 1000 + i32::MAX / 4)
+                .collect();
             let rank = shape.len();
             let reduced: Vec<usize> = dims.iter().map(|&d| d as usize).collect();
             let kept: Vec<usize> = (0..rank).filter(|d| !reduced.contains(d)).collect();
@@ -447,8 +451,15 @@ mod tests {
             }
             let ishape: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
             let oshape: Vec<i64> = kept.iter().map(|&d| shape[d] as i64).collect();
-            let keep_shape: Vec<i64> =
-                (0..rank).map(|d| if reduced.contains(&d) { 1 } else { shape[d] as i64 }).collect();
+            let keep_shape: Vec<i64> = (0..rank)
+                .map(|d| {
+                    if reduced.contains(&d) {
+                        1
+                    } else {
+                        shape[d] as i64
+                    }
+                })
+                .collect();
             let xt = t(&mut x, &ishape);
             let mut sum = vec![0f32; out_n];
             run(super::reduce_sum(&xt, &dims, false, 0, &t(&mut sum, &oshape)).unwrap());
@@ -456,11 +467,17 @@ mod tests {
             run(super::mean(&xt, &dims, true, 0, &t(&mut mean, &keep_shape)).unwrap());
             for o in 0..out_n {
                 assert_eq!(sum[o], want[o] as f32, "{shape:?} {dims:?} sum[{o}]");
-                assert_eq!(mean[o], (want[o] / count as f64) as f32, "{shape:?} {dims:?} mean[{o}]");
+                assert_eq!(
+                    mean[o],
+                    (want[o] / count as f64) as f32,
+                    "{shape:?} {dims:?} mean[{o}]"
+                );
             }
-            let xit = TensorDesc::new(&ishape, 3, None, 0, 2, &ishape, xi.as_mut_ptr() as usize).unwrap();
+            let xit =
+                TensorDesc::new(&ishape, 3, None, 0, 2, &ishape, xi.as_mut_ptr() as usize).unwrap();
             let mut si = vec![0i64; out_n];
-            let st = TensorDesc::new(&oshape, 9, None, 0, 2, &oshape, si.as_mut_ptr() as usize).unwrap();
+            let st =
+                TensorDesc::new(&oshape, 9, None, 0, 2, &oshape, si.as_mut_ptr() as usize).unwrap();
             run(super::reduce_sum(&xit, &dims, false, 9, &st).unwrap());
             assert_eq!(si, want_i, "{shape:?} {dims:?} i32 -> i64 sums");
         }

@@ -197,7 +197,13 @@ pub(crate) fn phase2(
             }
         }
         exec.work.check(&exec.bindings)?;
-        let ticket = super::misuse::phase2(api, &exec.bindings, workspace as usize, workspaceSize, needed)?;
+        let ticket = super::misuse::phase2(
+            api,
+            &exec.bindings,
+            workspace as usize,
+            workspaceSize,
+            needed,
+        )?;
         let ws = Workspace {
             addr: workspace as usize,
             size: workspaceSize,
