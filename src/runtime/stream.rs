@@ -155,11 +155,6 @@ impl Stream {
         }
     }
 
-    /// Waits until every queued task has run, keeping any failure for the next synchronize.
-    pub fn wait_idle(&self) {
-        drop(self.drain());
-    }
-
     /// Runs or waits for every queued task; returns with the state locked and the queue empty.
     fn drain(&self) -> MutexGuard<'_, State> {
         let mut st = lock(&self.state);
@@ -261,14 +256,6 @@ pub fn synchronize_all() -> Result<()> {
         }
     }
     first
-}
-
-/// Waits for every stream without consuming their failures (aclrtFree uses it so no
-/// queued work can touch memory it frees).
-pub fn wait_all_idle() {
-    for s in live_streams() {
-        s.wait_idle();
-    }
 }
 
 /// aclFinalize: drains and stops every stream, including the default one.
