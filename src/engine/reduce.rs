@@ -622,40 +622,18 @@ with_avx2!(add_widened(acc: &mut [f64], x: &[f32]) -> () {
 
 // Sum of f32 values in f64, in 2·LANES interleaved partial sums.
 with_avx2!(lane_sum_f32(v: &[f32]) -> f64 {
-    let mut acc = [0.0f64; 2 * LANES];
-    let chunks = v.chunks_exact(2 * LANES);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for j in 0..2 * LANES {
-            acc[j] += f64::from(c[j]);
-        }
-    }
-    for (j, &x) in tail.iter().enumerate() {
-        acc[j] += f64::from(x);
-    }
-    acc.iter().sum()
+    lanes::<_, _, { 2 * LANES }>(v, 0.0, |a, x| a + f64::from(x)).iter().sum()
 });
 
 /// The largest value, or NaN if any is NaN, in lanes that vectorise.
 fn lane_max(v: &[f64]) -> f64 {
-    let mut m = [f64::NEG_INFINITY; LANES];
-    let mut nan = [false; LANES];
-    let chunks = v.chunks_exact(LANES);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for j in 0..LANES {
-            m[j] = if c[j] > m[j] { c[j] } else { m[j] };
-            nan[j] |= c[j].is_nan();
-        }
-    }
-    for (j, &x) in tail.iter().enumerate() {
-        m[j] = if x > m[j] { x } else { m[j] };
-        nan[j] |= x.is_nan();
-    }
-    if nan.iter().any(|&b| b) {
+    let acc = lanes::<_, _, LANES>(v, (f64::NEG_INFINITY, false), |(m, nan), x| {
+        (if x > m { x } else { m }, nan | x.is_nan())
+    });
+    if acc.iter().any(|a| a.1) {
         f64::NAN
     } else {
-        m.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b))
+        acc.iter().fold(f64::NEG_INFINITY, |a, b| a.max(b.0))
     }
 }
 
@@ -672,34 +650,32 @@ fn lane_sum(v: &[f64]) -> f64 {
 /// Sum of `f(x)` over `v`, in LANES interleaved partial sums.
 #[inline(always)]
 fn lane_sum_map(v: &[f64], f: impl Fn(f64) -> f64) -> f64 {
-    let mut acc = [0.0f64; LANES];
-    let chunks = v.chunks_exact(LANES);
-    let tail = chunks.remainder();
-    for c in chunks {
-        for j in 0..LANES {
-            acc[j] += f(c[j]);
-        }
-    }
-    for (j, &x) in tail.iter().enumerate() {
-        acc[j] += f(x);
-    }
-    acc.iter().sum()
+    lanes::<_, _, LANES>(v, 0.0, |a, x| a + f(x)).iter().sum()
 }
 
 /// Wrapping i64 sum (integer sums wrap as the device's do), in lanes that vectorise.
 fn wrapping_lane_sum(v: &[i64]) -> i64 {
-    let mut acc = [0i64; LANES];
-    let chunks = v.chunks_exact(LANES);
+    lanes::<_, _, LANES>(v, 0i64, |a, x| a.wrapping_add(x))
+        .iter()
+        .fold(0, |a, &b| a.wrapping_add(b))
+}
+
+/// Folds `v` into N interleaved accumulators (element i into lane i mod N): independent
+/// lanes vectorise and pipeline, and the order, hence the result, is fixed for a length.
+#[inline(always)]
+fn lanes<T: Copy, A: Copy, const N: usize>(v: &[T], zero: A, add: impl Fn(A, T) -> A) -> [A; N] {
+    let mut acc = [zero; N];
+    let chunks = v.chunks_exact(N);
     let tail = chunks.remainder();
     for c in chunks {
-        for j in 0..LANES {
-            acc[j] = acc[j].wrapping_add(c[j]);
+        for j in 0..N {
+            acc[j] = add(acc[j], c[j]);
         }
     }
     for (j, &x) in tail.iter().enumerate() {
-        acc[j] = acc[j].wrapping_add(x);
+        acc[j] = add(acc[j], x);
     }
-    acc.iter().fold(0i64, |a, &b| a.wrapping_add(b))
+    acc
 }
 
 /// e^x in f64 without a library call, so a loop of them vectorises: x = k·ln2 + r with
