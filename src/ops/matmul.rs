@@ -535,40 +535,24 @@ pub fn mm(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat2", mat2)?;
-    let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
-    check_cube_math_type(cube_math_type)?;
-    crate::ensure!(
-        self_.rank() == 2 && mat2.rank() == 2,
-        "self {:?} and mat2 {:?} must both be 2-D",
-        self_.shape,
-        mat2.shape
-    );
-    let (m, k, n) = (self_.shape[0], self_.shape[1], mat2.shape[1]);
-    if mat2.shape[0] != k {
-        return Err(k_mismatch(self_, mat2, "self", "mat2"));
-    }
-    check_out("out", out, &[m, n], p)?;
-    let s = [mat_strides(self_), mat_strides(mat2)];
-    product(
-        "aclnnMm",
-        vec![self_.clone(), mat2.clone(), out.clone()],
-        [0, 1],
-        vec![],
-        (m, n, k),
-        s,
-        None,
-        2,
-        c,
-        1.0,
-        0.0,
-        false,
-    )
+    fixed_rank_product("aclnnMm", 2, self_, mat2, out, cube_math_type)
 }
 
 /// aclnnBatchMatMul: (b,m,k) @ (b,k,n), a batch of 1 broadcasting.
 pub fn batch_matmul(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    fixed_rank_product("aclnnBatchMatMul", 3, self_, mat2, out, cube_math_type)
+}
+
+/// Mm (rank 2) and BatchMatMul (rank 3, the batch dim broadcasting from 1): both operands
+/// of exactly `rank` dims.
+fn fixed_rank_product(
+    api: &'static str,
+    rank: usize,
     self_: &TensorDesc,
     mat2: &TensorDesc,
     out: &TensorDesc,
@@ -579,21 +563,23 @@ pub fn batch_matmul(
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     check_cube_math_type(cube_math_type)?;
     crate::ensure!(
-        self_.rank() == 3 && mat2.rank() == 3,
-        "self {:?} and mat2 {:?} must both be 3-D",
+        self_.rank() == rank && mat2.rank() == rank,
+        "self {:?} and mat2 {:?} must both be {rank}-D",
         self_.shape,
         mat2.shape
     );
-    let (m, k, n) = (self_.shape[1], self_.shape[2], mat2.shape[2]);
-    if mat2.shape[1] != k {
+    let b = rank - 2;
+    let (m, k, n) = (self_.shape[b], self_.shape[b + 1], mat2.shape[b + 1]);
+    if mat2.shape[b] != k {
         return Err(k_mismatch(self_, mat2, "self", "mat2"));
     }
     let batch =
-        broadcast_shapes(&[("self", &self_.shape[..1]), ("mat2", &mat2.shape[..1])])?.to_vec();
-    check_out("out", out, &[batch[0], m, n], p)?;
+        broadcast_shapes(&[("self", &self_.shape[..b]), ("mat2", &mat2.shape[..b])])?.to_vec();
+    let out_shape: Vec<usize> = batch.iter().copied().chain([m, n]).collect();
+    check_out("out", out, &out_shape, p)?;
     let s = [mat_strides(self_), mat_strides(mat2)];
     product(
-        "aclnnBatchMatMul",
+        api,
         vec![self_.clone(), mat2.clone(), out.clone()],
         [0, 1],
         batch,
