@@ -31,6 +31,45 @@ pub struct Params {
 /// for `Src::Scalar`); `out` must be valid for `n` writes of the output dtype and aligned.
 pub type KernelFn = unsafe fn(n: usize, ins: &[Src], out: *mut u8, params: &Params);
 
+/// Defines the kernel entry `$name` for operations bounded by `$bound`: the loops of `$body`,
+/// compiled for AVX2 when the CPU has it (8 f32 / 4 f64 or i64 lanes per instruction and packed
+/// widening), else for the baseline x86-64 (SSE2). Only instructions change, never results:
+/// AVX2 does not license fused multiply-adds or other contractions.
+macro_rules! kernel_entry {
+    ($(#[$doc:meta])* $name:ident, $body:ident, $bound:ident) => {
+        $(#[$doc])*
+        pub unsafe fn $name<Op: $bound>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2<Op: $bound>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { $body::<Op>(n, ins, out, params) }
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2; the rest is forwarded from the caller.
+                    return unsafe { avx2::<Op>(n, ins, out, params) };
+                }
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe { $body::<Op>(n, ins, out, params) }
+        }
+    };
+}
+
+kernel_entry!(
+    /// The kernel for a `BinaryOp` (see `KernelFn` for the safety contract).
+    binary, binary_body, BinaryOp
+);
+kernel_entry!(
+    /// The kernel for a `UnaryOp` (see `KernelFn` for the safety contract).
+    unary, unary_body, UnaryOp
+);
+kernel_entry!(
+    /// The kernel for a `TernaryOp` (see `KernelFn` for the safety contract).
+    ternary, ternary_body, TernaryOp
+);
+
 /// A binary element-wise operation on kernel types.
 pub trait BinaryOp: 'static {
     type A: Element;
@@ -45,7 +84,8 @@ pub trait BinaryOp: 'static {
 ///
 /// # Safety
 /// See `KernelFn`.
-pub unsafe fn binary<Op: BinaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+#[inline(always)]
+unsafe fn binary_body<Op: BinaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
     let op = Op::new(params);
     // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
     unsafe {
@@ -204,7 +244,8 @@ pub trait UnaryOp: 'static {
 ///
 /// # Safety
 /// See `KernelFn`.
-pub unsafe fn unary<Op: UnaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+#[inline(always)]
+unsafe fn unary_body<Op: UnaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
     let op = Op::new(params);
     // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
     unsafe {
@@ -250,7 +291,8 @@ unsafe fn at<T: Element>(s: Src, i: usize) -> T {
 ///
 /// # Safety
 /// See `KernelFn`.
-pub unsafe fn ternary<Op: TernaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+#[inline(always)]
+unsafe fn ternary_body<Op: TernaryOp>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
     let op = Op::new(params);
     // SAFETY: the engine passes buffers matching the kernel's dtypes and length.
     unsafe {

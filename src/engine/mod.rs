@@ -198,6 +198,23 @@ pub struct Plan {
     out_binding: usize,
 }
 
+/// Asks the CPU to start loading the cache lines of [addr, addr + bytes): the next chunk of a
+/// gathered input, so memory keeps streaming while the current chunk is converted and computed.
+/// A prefetch never faults, so the range may run past the operand's memory.
+#[inline(always)]
+fn prefetch(addr: usize, bytes: usize) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        let mut a = addr & !63;
+        while a < addr + bytes {
+            // SAFETY: prefetching is a hint; any address is allowed.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(a as *const i8) };
+            a += 64;
+        }
+    }
+}
+
 pub(crate) fn align_up(n: usize) -> usize {
     n.div_ceil(ALIGN) * ALIGN
 }
@@ -624,6 +641,10 @@ impl Ctx<'_> {
                         (true, 0) => Src::Scalar(ptr),
                         (true, _) => Src::Slice(ptr),
                         (false, stride) => {
+                            if stride == 1 {
+                                let size = op.dtype.size();
+                                prefetch(ptr as usize + n * size, CHUNK * size);
+                            }
                             // SAFETY: the run lies within the operand's view.
                             unsafe { self.gather(k, region, ptr, stride, 0, n) };
                             Src::Slice((region + op.buf) as *const u8)
