@@ -255,7 +255,12 @@ mod tests {
             )
         };
         for (&f, h) in probes.iter().zip(&narrow) {
-            assert_eq!(h.to_bits(), f16::from_f32(f).to_bits(), "{:#010x}", f.to_bits());
+            assert_eq!(
+                h.to_bits(),
+                f16::from_f32(f).to_bits(),
+                "{:#010x}",
+                f.to_bits()
+            );
         }
     }
 

@@ -57,8 +57,15 @@ const CHUNK: usize = 1024;
 /// Rows shorter than this are processed in chunks that span rows (all operands buffered).
 const SHORT_ROW: usize = 64;
 /// Tiles of the tiled traversal: rows taken together, and elements of each row per step.
-const TILE_ROWS: usize = 32;
-const TILE_COLS: usize = 128;
+/// An input read across rows is gathered TILE_ROWS elements (one cache line of f32) at a
+/// time along its memory; the other operands stream whole rows of up to TILE_COLS.
+const TILE_ROWS: usize = 16;
+const TILE_COLS: usize = 4096;
+/// Elements from one row of a tile buffer to the next: not a power of two, so a column's
+/// elements (written one per row) fall in different cache sets.
+const TILE_PITCH: usize = TILE_COLS + 64;
+/// How many columns ahead the tile gather prefetches.
+const TILE_PREFETCH: isize = 8;
 /// Fewest elements worth a task of their own.
 const GRAIN: usize = 64 * 1024;
 /// Work of at most this many output elements runs on the calling thread when its stream is
@@ -169,6 +176,9 @@ struct Operand {
     buf: usize,
     /// Offset of its buffer for the `via` dtype.
     via_buf: usize,
+    /// Offset of its tile buffer (TILE_ROWS x TILE_PITCH kernel elements) when the tiled
+    /// traversal gathers it a tile at a time along its memory (an input read across rows).
+    tile_buf: Option<usize>,
 }
 
 /// An input that overlaps the output: copied (as is, contiguous) into the workspace first.
@@ -411,19 +421,27 @@ pub fn plan(spec: Spec) -> Result<Plan> {
             direct: direct && !uniform,
             buf,
             via_buf,
+            tile_buf: None,
         });
     }
     let mut shape_arr = [1usize; MAX_RANK];
     shape_arr[..rank].copy_from_slice(&dims);
     // An input that steps far along the rows but little across them: traverse in tiles.
-    let tiled = !flat
-        && rank >= 2
-        && ops[..n_ops - 1].iter().any(|op: &Operand| {
-            !op.uniform
-                && !matches!(op.base, Base::Const(_))
-                && op.strides[rank - 1].unsigned_abs() >= 16
-                && op.strides[rank - 2].unsigned_abs() < op.strides[rank - 1].unsigned_abs()
-        });
+    let across_rows = |op: &Operand| {
+        !op.uniform
+            && !matches!(op.base, Base::Const(_))
+            && op.strides[rank - 1].unsigned_abs() >= 16
+            && op.strides[rank - 2].unsigned_abs() < op.strides[rank - 1].unsigned_abs()
+    };
+    let tiled = !flat && rank >= 2 && ops[..n_ops - 1].iter().any(across_rows);
+    if tiled {
+        for op in ops[..n_ops - 1].iter_mut() {
+            if across_rows(op) {
+                op.tile_buf = Some(task_bytes);
+                task_bytes += align_up(TILE_ROWS * TILE_PITCH * op.kdtype.size());
+            }
+        }
+    }
     let needed = copies_bytes + tasks * task_bytes;
     let workspace = if needed == 0 {
         0
@@ -529,13 +547,33 @@ impl Ctx<'_> {
         let op = &self.plan.ops[k];
         let dst = (region + op.buf + pos * op.kdtype.size()) as *mut u8;
         // SAFETY: `src` runs within the operand's view; buffers hold CHUNK elements.
+        unsafe { self.gather_to(k, region, src, stride, dst, 1, pos, n) }
+    }
+
+    /// Converts `n` elements of input `k` from `src` (element stride `stride`) to `dst`
+    /// (kernel dtype, element stride `dst_stride`), through element `pos` of its `via`
+    /// buffer when it has one.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn gather_to(
+        &self,
+        k: usize,
+        region: usize,
+        src: *const u8,
+        stride: isize,
+        dst: *mut u8,
+        dst_stride: isize,
+        pos: usize,
+        n: usize,
+    ) {
+        let op = &self.plan.ops[k];
+        // SAFETY: forwarded from the caller; the via buffer holds CHUNK elements.
         unsafe {
             match op.via {
-                None => convert::run(src, op.dtype, stride, dst, op.kdtype, 1, n),
+                None => convert::run(src, op.dtype, stride, dst, op.kdtype, dst_stride, n),
                 Some(v) => {
                     let mid = (region + op.via_buf + pos * v.size()) as *mut u8;
                     convert::run(src, op.dtype, stride, mid, v, 1, n);
-                    convert::run(mid, v, 1, dst, op.kdtype, 1, n);
+                    convert::run(mid, v, 1, dst, op.kdtype, dst_stride, n);
                 }
             }
         }
@@ -626,61 +664,125 @@ impl Ctx<'_> {
             return;
         }
         let all_direct = plan.ops.iter().all(|op| op.direct || !streamed(op));
-        // Elements [from, to) of the row segment at `offs`.
-        let mut part = |offs: &[isize; MAX_OPERANDS], from: usize, to: usize| {
-            let step = if all_direct { to - from } else { CHUNK };
-            let mut p = from;
-            while p < to {
-                let n = step.min(to - p);
-                for (k, op) in plan.ops[..n_in].iter().enumerate() {
-                    if !streamed(op) {
-                        continue;
-                    }
-                    let ptr = self.elem_ptr(k, offs[k] + p as isize * op.strides[inner]);
-                    srcs[k] = match (op.direct, op.strides[inner]) {
-                        (true, 0) => Src::Scalar(ptr),
-                        (true, _) => Src::Slice(ptr),
-                        (false, stride) => {
-                            if stride == 1 {
-                                let size = op.dtype.size();
-                                prefetch(ptr as usize + n * size, CHUNK * size);
-                            }
-                            // SAFETY: the run lies within the operand's view.
-                            unsafe { self.gather(k, region, ptr, stride, 0, n) };
-                            Src::Slice((region + op.buf) as *const u8)
+        // Elements [from, to) of the row segment at `offs`; `tile` = (row r of the current
+        // tile, its first column, which operands were gathered into their tile buffers).
+        let mut part =
+            |offs: &[isize; MAX_OPERANDS],
+             from: usize,
+             to: usize,
+             tile: Option<(usize, usize, &[bool; MAX_OPERANDS])>| {
+                let step = if all_direct { to - from } else { CHUNK };
+                let mut p = from;
+                while p < to {
+                    let n = step.min(to - p);
+                    for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                        if !streamed(op) {
+                            continue;
                         }
-                    };
-                }
-                let at = self.elem_ptr(out_k, offs[out_k] + p as isize * out.strides[inner]);
-                // SAFETY: n elements in each buffer; the run lies within the output view.
-                unsafe {
-                    if out.direct {
-                        kernel(n, &srcs[..n_in], at, params);
-                    } else {
-                        kernel(n, &srcs[..n_in], (region + out.buf) as *mut u8, params);
-                        self.scatter(region, 0, at, out.strides[inner], n);
+                        if let (Some((r, col0, gathered)), Some(tb)) = (tile, op.tile_buf) {
+                            if gathered[k] {
+                                let at = (r * TILE_PITCH + p - col0) * op.kdtype.size();
+                                srcs[k] = Src::Slice((region + tb + at) as *const u8);
+                                continue;
+                            }
+                        }
+                        let ptr = self.elem_ptr(k, offs[k] + p as isize * op.strides[inner]);
+                        srcs[k] = match (op.direct, op.strides[inner]) {
+                            (true, 0) => Src::Scalar(ptr),
+                            (true, _) => Src::Slice(ptr),
+                            (false, stride) => {
+                                if stride == 1 {
+                                    let size = op.dtype.size();
+                                    prefetch(ptr as usize + n * size, CHUNK * size);
+                                }
+                                // SAFETY: the run lies within the operand's view.
+                                unsafe { self.gather(k, region, ptr, stride, 0, n) };
+                                Src::Slice((region + op.buf) as *const u8)
+                            }
+                        };
                     }
+                    let at = self.elem_ptr(out_k, offs[out_k] + p as isize * out.strides[inner]);
+                    // SAFETY: n elements in each buffer; the run lies within the output view.
+                    unsafe {
+                        if out.direct {
+                            kernel(n, &srcs[..n_in], at, params);
+                        } else {
+                            kernel(n, &srcs[..n_in], (region + out.buf) as *mut u8, params);
+                            self.scatter(region, 0, at, out.strides[inner], n);
+                        }
+                    }
+                    p += n;
                 }
-                p += n;
-            }
-        };
+            };
         if !plan.tiled {
-            plan.for_segments(s, e, |_, offs, seg| part(offs, 0, seg));
+            plan.for_segments(s, e, |_, offs, seg| part(offs, 0, seg, None));
             return;
         }
         // Tiled: an input read across rows (a transposed view) touches a new cache line and
-        // page per element of a row; taking TILE_ROWS rows a column block at a time reuses
-        // each line for the rows it holds while the block's lines and pages stay cached.
+        // page per element of a row; taking TILE_ROWS rows a column block at a time uses
+        // each of its lines for all the rows it holds.
         let mut rows = [([0isize; MAX_OPERANDS], 0usize); TILE_ROWS];
         let mut n_rows = 0;
+        // An input read across rows is moreover gathered a tile at a time in the order of
+        // its own memory (down the tile's rows, then across), into a tile buffer the rows then
+        // read contiguously: each of its cache lines is read once, whole, instead of one
+        // element per line per row (at a large power-of-two row pitch every such line falls
+        // in the same cache set, so lines were evicted before their next element was used).
+        // That needs the tile's rows evenly spaced in the input, which holds except where a
+        // tile starts or ends part-way through a row.
         let mut flush = |rows: &[([isize; MAX_OPERANDS], usize)]| {
             let widest = rows.iter().map(|r| r.1).max().unwrap_or(0);
+            let mut gathered = [false; MAX_OPERANDS];
+            if rows.len() > 1 && rows.iter().all(|r| r.1 == widest) {
+                for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                    let step = rows[1].0[k] - rows[0].0[k];
+                    gathered[k] = op.tile_buf.is_some()
+                        && rows
+                            .iter()
+                            .enumerate()
+                            .all(|(r, row)| row.0[k] == rows[0].0[k] + r as isize * step);
+                }
+            }
             let mut from = 0;
             while from < widest {
                 let to = (from + TILE_COLS).min(widest);
-                for (offs, len) in rows {
+                for (k, op) in plan.ops[..n_in].iter().enumerate() {
+                    let Some(tb) = op.tile_buf.filter(|_| gathered[k]) else {
+                        continue;
+                    };
+                    let step = rows[1].0[k] - rows[0].0[k];
+                    let size = op.kdtype.size();
+                    let run_bytes = (rows.len() - 1) * step.unsigned_abs() * op.dtype.size();
+                    for c in from..to {
+                        let src = self.elem_ptr(k, rows[0].0[k] + c as isize * op.strides[inner]);
+                        // Each column's run is in its own part of memory (its own page, for a
+                        // transpose), which no hardware prefetcher predicts: ask for the run
+                        // a few columns ahead.
+                        if step > 0 && run_bytes <= 256 {
+                            let ahead = src as isize
+                                + TILE_PREFETCH * op.strides[inner] * op.dtype.size() as isize;
+                            prefetch(ahead as usize, run_bytes + op.dtype.size());
+                        }
+                        let dst = (region + tb + (c - from) * size) as *mut u8;
+                        // SAFETY: column c of the tile's rows lies within the operand's view;
+                        // the tile buffer holds TILE_ROWS rows of TILE_PITCH elements.
+                        unsafe {
+                            self.gather_to(
+                                k,
+                                region,
+                                src,
+                                step,
+                                dst,
+                                TILE_PITCH as isize,
+                                0,
+                                rows.len(),
+                            )
+                        };
+                    }
+                }
+                for (r, (offs, len)) in rows.iter().enumerate() {
                     if from < *len {
-                        part(offs, from, to.min(*len));
+                        part(offs, from, to.min(*len), Some((r, from, &gathered)));
                     }
                 }
                 from = to;

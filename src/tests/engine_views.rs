@@ -1039,6 +1039,10 @@ fn transposed_inputs_take_the_tiled_traversal_exactly() {
         (&[257, 40], &[1, 0]),
         (&[5, 40, 70], &[0, 2, 1]),
         (&[3, 64, 17], &[2, 1, 0]),
+        // Rows wider than a tile, row counts that are not a multiple of the tile's, and
+        // enough elements for several tasks (a task starting part-way through a row).
+        (&[37, 4500], &[1, 0]),
+        (&[2, 70, 3000], &[0, 2, 1]),
     ];
     for (i, &(shape, order)) in cases.iter().enumerate() {
         for (a, b, o) in [
@@ -1063,5 +1067,32 @@ fn transposed_inputs_take_the_tiled_traversal_exactly() {
             );
             check(&case, 950 + i as u64);
         }
+        // Every element size, a 1-byte input converted to the computation dtype, and one
+        // converted in two steps (u8 -> f16 values -> the f32 kernel).
+        for (a, o) in [
+            (DType::F64, DType::F64),
+            (DType::S8, DType::S8),
+            (DType::U8, DType::S32),
+            (DType::F16, DType::F16),
+            (DType::U8, DType::F16),
+        ] {
+            let case = add_case(
+                permuted(shape, order, a, 0),
+                c(shape, o, 1),
+                one(o),
+                c(shape, o, 2),
+            );
+            check(&case, 980 + i as u64);
+        }
+    }
+    // An input stepping along the rows but repeated down them (row stride 0).
+    for (rows, cols) in [(40, 300), (17, 5000)] {
+        let case = add_case(
+            v(&[rows, cols], &[0, 20], 3, DType::F32, 0),
+            c(&[rows, cols], DType::F32, 1),
+            one(DType::F32),
+            c(&[rows, cols], DType::F32, 2),
+        );
+        check(&case, 999);
     }
 }
