@@ -30,6 +30,42 @@ pub unsafe fn run(
     with_dtype!(sd, S => with_dtype!(dd, D => unsafe { typed::<S, D>(src as *const S, ss, dst as *mut D, ds, n) }))
 }
 
+/// Copies `bytes` bytes from `src` to `dst` (not overlapping) with non-temporal stores where
+/// the CPU has them: the destination's lines are written without first being read into the
+/// caches. The copying thread must call `store_fence` before another thread reads `dst`.
+///
+/// # Safety
+/// Both ranges must be valid and must not overlap.
+pub unsafe fn stream_copy(src: *const u8, dst: *mut u8, bytes: usize) {
+    // SAFETY (whole function): the caller guarantees both ranges.
+    unsafe {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+            let head = ((dst as usize).wrapping_neg() & 15).min(bytes);
+            std::ptr::copy_nonoverlapping(src, dst, head);
+            let mut i = head;
+            while i + 16 <= bytes {
+                let v = _mm_loadu_si128(src.add(i) as *const __m128i);
+                _mm_stream_si128(dst.add(i) as *mut __m128i, v);
+                i += 16;
+            }
+            std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), bytes - i);
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        std::ptr::copy_nonoverlapping(src, dst, bytes);
+    }
+}
+
+/// Orders this thread's earlier non-temporal stores before its later stores.
+pub fn store_fence() {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    // SAFETY: a fence has no memory operands; SSE is part of x86-64.
+    unsafe {
+        std::arch::x86_64::_mm_sfence()
+    };
+}
+
 /// Contiguous f16/bf16 <-> f32 runs through `half`'s slice conversions, which use the
 /// CPU's conversion instructions (F16C) where present. Returns false for other pairs.
 unsafe fn half_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize) -> bool {

@@ -928,6 +928,49 @@ fn outer_broadcast_by_hand() {
     }
 }
 
+/// Outputs large enough for non-temporal stores (>= 16 MiB from small inputs): contiguous
+/// outputs at offsets 0, 3 and 5 elements (unaligned heads and tails of the streamed runs), a
+/// 1-byte and an 8-byte dtype, and one output with a gap between rows (not streamed).
+#[test]
+fn large_broadcast_outputs_written_with_streaming_stores() {
+    let (n, m) = (2051usize, 2053usize);
+    for (k, (dt, offset)) in [(DType::F32, 0), (DType::F32, 3), (DType::S8, 5)]
+        .into_iter()
+        .enumerate()
+    {
+        let (n, m) = if dt == DType::S8 {
+            (4099, 4097)
+        } else {
+            (n, m)
+        };
+        let out = v(&[n, m], &[m, 1], offset, dt, 2);
+        check(
+            &add_case(c(&[n, 1], dt, 0), c(&[1, m], dt, 1), one(dt), out),
+            1100 + k as u64,
+        );
+    }
+    let f64_out = c(&[n, m], DType::F64, 2);
+    check(
+        &add_case(
+            c(&[n, 1], DType::F64, 0),
+            c(&[m], DType::F64, 1),
+            one(DType::F64),
+            f64_out,
+        ),
+        1110,
+    );
+    let gapped = v(&[n, m], &[m + 7, 1], 0, DType::F32, 2);
+    check(
+        &add_case(
+            c(&[n, 1], DType::F32, 0),
+            c(&[1, m], DType::F32, 1),
+            one(DType::F32),
+            gapped,
+        ),
+        1111,
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // Dtype errors (SEMANTICS §4, §5; reference §5.1)
 // ---------------------------------------------------------------------------------------
