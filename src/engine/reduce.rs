@@ -18,6 +18,9 @@ use crate::tensor::TensorDesc;
 use rayon::prelude::*;
 
 const CHUNK: usize = 1024;
+/// Column layout: fewest rows of the outermost reduced dim per group, and most groups.
+const GROUP_ROWS: usize = 256;
+const MAX_GROUPS: usize = 8;
 /// What a reduction computes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Reduce {
@@ -143,7 +146,8 @@ impl Plan {
         let workspace = if tasks == 0 {
             0
         } else {
-            (tasks * task_bytes + ALIGN) as u64
+            let partials = columns.as_ref().map_or(0, |c| c.partials_bytes());
+            (tasks * task_bytes + partials + ALIGN) as u64
         };
         Plan {
             op,
@@ -440,15 +444,11 @@ impl Plan {
         }
     }
 
-    /// Column layout: sums one block of up to CHUNK outputs along the contiguous kept dim,
-    /// adding each reduced position's row segment into accumulators (no strided gathers,
-    /// every input byte read once, in order).
-    unsafe fn column_block(&self, c: &Columns, unit: usize, src: usize, dst: usize, region: usize) {
-        let run = align_up(c.block.max(CHUNK) * 16);
-        let (buf, mid, accs) = (region, region + run, region + 2 * run);
-        let outer = unit / c.blocks;
-        let first = (unit % c.blocks) * c.block;
-        let n = c.block.min(c.len - first);
+    /// Column layout: the first input and output offsets of column block `cb` (an index over
+    /// the other kept dims and the blocks along the contiguous one), and its length.
+    fn column_origin(&self, c: &Columns, cb: usize) -> (isize, isize, usize) {
+        let outer = cb / c.blocks;
+        let first = (cb % c.blocks) * c.block;
         let (mut ib, mut ob) = (self.in_offset as isize, self.out_offset as isize);
         let mut o = outer;
         for &(size, si, so) in c.outer.iter().rev() {
@@ -457,41 +457,80 @@ impl Plan {
             ib += x * si;
             ob += x * so;
         }
-        ib += first as isize;
-        ob += first as isize * c.out_stride;
+        (
+            ib + first as isize,
+            ob + first as isize * c.out_stride,
+            c.block.min(c.len - first),
+        )
+    }
+
+    /// `accs[i] += x[i]` for n accumulators of the plan's accumulation dtype.
+    unsafe fn accumulate(&self, accs: usize, x: usize, n: usize) {
+        // SAFETY: the caller passes n accumulators at each address, not overlapping.
+        unsafe {
+            match self.acc {
+                DType::F64 => add_into::<f64>(accs, x, n),
+                DType::C128 => add_into::<f64>(accs, x, 2 * n),
+                _ => {
+                    let a = std::slice::from_raw_parts_mut(accs as *mut i64, n);
+                    let b = std::slice::from_raw_parts(x as *const i64, n);
+                    a.iter_mut()
+                        .zip(b)
+                        .for_each(|(a, &b)| *a = a.wrapping_add(b));
+                }
+            }
+        }
+    }
+
+    /// Column layout: sums group `group` of the reduced rows (see `Columns::groups`) of
+    /// column block `cb` into `accs`, adding each reduced position's row segment (no strided
+    /// gathers, every input byte read once, in order).
+    unsafe fn column_sums(
+        &self,
+        c: &Columns,
+        cb: usize,
+        group: usize,
+        src: usize,
+        accs: usize,
+        region: usize,
+    ) {
+        let run = align_up(c.block.max(CHUNK) * 16);
+        let (buf, mid) = (region, region + run);
+        let (ib, _, n) = self.column_origin(c, cb);
+        let (rows, row_stride) = self.reduced[0];
+        let direct = self.direct_float();
         // SAFETY (whole body): offsets come from validated views; the buffers were sized in
-        // phase 1 (CHUNK elements of up to 16 bytes each).
+        // phase 1 (a block of elements of up to 16 bytes each).
         unsafe {
             std::ptr::write_bytes(accs as *mut u8, 0, n * self.acc.size());
-            let direct = self.direct_float();
-            for_each_offset(&self.reduced, ib, |off| {
-                if direct {
-                    let p = src + off as usize * self.in_dtype.size();
-                    if self.in_dtype == DType::F32 {
-                        add_widened(
-                            std::slice::from_raw_parts_mut(accs as *mut f64, n),
-                            std::slice::from_raw_parts(p as *const f32, n),
-                        );
-                    } else {
-                        add_into::<f64>(accs, p, n);
+            for r in rows * group / c.groups..rows * (group + 1) / c.groups {
+                for_each_offset(&self.reduced[1..], ib + r as isize * row_stride, |off| {
+                    if direct {
+                        let p = src + off as usize * self.in_dtype.size();
+                        if self.in_dtype == DType::F32 {
+                            add_widened(
+                                std::slice::from_raw_parts_mut(accs as *mut f64, n),
+                                std::slice::from_raw_parts(p as *const f32, n),
+                            );
+                        } else {
+                            add_into::<f64>(accs, p, n);
+                        }
+                        return;
                     }
-                    return;
-                }
-                self.read(src, off, 1, n, buf, mid);
-                match self.acc {
-                    DType::F64 => add_into::<f64>(accs, buf, n),
-                    DType::C128 => add_into::<f64>(accs, buf, 2 * n),
-                    _ => {
-                        let a = std::slice::from_raw_parts_mut(accs as *mut i64, n);
-                        let b = std::slice::from_raw_parts(buf as *const i64, n);
-                        a.iter_mut()
-                            .zip(b)
-                            .for_each(|(a, &b)| *a = a.wrapping_add(b));
-                    }
-                }
-            });
-            let mean = matches!(self.op, Op::Reduce(Reduce::Mean));
-            let count = self.count as f64;
+                    self.read(src, off, 1, n, buf, mid);
+                    self.accumulate(accs, buf, n);
+                });
+            }
+        }
+    }
+
+    /// Column layout: writes column block `cb`'s outputs from its sums `accs`.
+    unsafe fn column_finish(&self, c: &Columns, cb: usize, accs: usize, dst: usize) {
+        let (_, ob, n) = self.column_origin(c, cb);
+        let mean = matches!(self.op, Op::Reduce(Reduce::Mean));
+        let count = self.count as f64;
+        // SAFETY: `accs` holds n sums; output offsets come from the validated view.
+        unsafe {
             for j in 0..n {
                 let w = match self.acc {
                     DType::F64 => {
@@ -531,6 +570,11 @@ struct Columns {
     blocks: usize,
     /// The other kept dims: (size, input stride, output stride).
     outer: Vec<(usize, isize, isize)>,
+    /// The outermost reduced dim is summed in this many groups of rows, each into partial
+    /// sums that are then added in group order: every thread streams whole rows, in order,
+    /// instead of a segment of each row. The count depends only on the shape, so results do
+    /// not depend on the number of threads.
+    groups: usize,
 }
 
 impl Columns {
@@ -554,12 +598,14 @@ impl Columns {
         }
         let mut outer = kept.to_vec();
         let (len, _, out_stride) = outer.remove(k);
-        // Long row segments stream best (each is read once, in order): one block per thread
-        // when there are no other kept dims to share out, within what stays in L2.
-        let per_thread = if outer.iter().all(|o| o.0 == 1) {
-            len.div_ceil(threads)
-        } else {
+        let groups = (reduced[0].0 / GROUP_ROWS).clamp(1, MAX_GROUPS);
+        // Long row segments stream best (each is read once, in order): whole rows when row
+        // groups share out the work, else one block per thread when there are no other kept
+        // dims to share out; within what stays in L2 either way.
+        let per_thread = if groups > 1 || outer.iter().any(|o| o.0 > 1) {
             len
+        } else {
+            len.div_ceil(threads)
         };
         let block = per_thread.clamp(CHUNK, 16 * CHUNK).next_multiple_of(64);
         Some(Columns {
@@ -568,11 +614,27 @@ impl Columns {
             block,
             blocks: len.div_ceil(block),
             outer,
+            groups,
         })
     }
 
-    fn units(&self) -> usize {
+    /// Column blocks: the other kept dims times the blocks along the contiguous one.
+    fn column_blocks(&self) -> usize {
         self.outer.iter().map(|o| o.0).product::<usize>() * self.blocks
+    }
+
+    /// Units of work: a group of rows of a column block.
+    fn units(&self) -> usize {
+        self.column_blocks() * self.groups
+    }
+
+    /// Workspace for the groups' partial sums (none with a single group).
+    fn partials_bytes(&self) -> usize {
+        if self.groups > 1 {
+            self.units() * align_up(self.block * 16)
+        } else {
+            0
+        }
     }
 }
 
@@ -783,18 +845,37 @@ impl Work for Plan {
         let dst = t.addr(self.out_binding)?;
         let base = ws.addr.div_ceil(ALIGN) * ALIGN;
         if let Some(c) = &self.columns {
-            let task = |i: usize| {
+            let partials = base + self.tasks * self.task_bytes;
+            let slot = align_up(c.block * 16);
+            let accs_at = self.task_bytes - slot;
+            // Each unit sums its group of rows; with one group that is the whole sum.
+            self.in_tasks(c.units(), |i, u| {
                 let region = base + i * self.task_bytes;
-                let units = c.units();
-                for u in units * i / self.tasks..units * (i + 1) / self.tasks {
-                    // SAFETY: as below; the unit's outputs belong to this task alone.
-                    unsafe { self.column_block(c, u, src, dst, region) };
+                let (cb, g) = (u / c.groups, u % c.groups);
+                // SAFETY: offsets come from validated views; the unit's partial sums (or,
+                // with one group, its outputs) and the task's region belong to it alone.
+                unsafe {
+                    if c.groups == 1 {
+                        self.column_sums(c, cb, 0, src, region + accs_at, region);
+                        self.column_finish(c, cb, region + accs_at, dst);
+                    } else {
+                        self.column_sums(c, cb, g, src, partials + u * slot, region);
+                    }
                 }
-            };
-            if self.tasks == 1 {
-                task(0);
-            } else {
-                pool().install(|| (0..self.tasks).into_par_iter().for_each(task));
+            });
+            if c.groups > 1 {
+                // The groups' partial sums, added in group order, give each block's sums.
+                self.in_tasks(c.column_blocks(), |_, cb| {
+                    let first = partials + cb * c.groups * slot;
+                    let n = self.column_origin(c, cb).2;
+                    // SAFETY: the block's partial sums belong to this unit alone.
+                    unsafe {
+                        for g in 1..c.groups {
+                            self.accumulate(first, first + g * slot, n);
+                        }
+                        self.column_finish(c, cb, first, dst);
+                    }
+                });
             }
             return Ok(());
         }
@@ -830,6 +911,24 @@ impl Work for Plan {
             pool().install(|| (0..self.tasks).into_par_iter().for_each(task));
         }
         Ok(())
+    }
+}
+
+impl Plan {
+    /// Runs `f(task, unit)` for units 0..units, split into at most `tasks` contiguous ranges
+    /// on the thread pool.
+    fn in_tasks(&self, units: usize, f: impl Fn(usize, usize) + Sync) {
+        let tasks = self.tasks.min(units).max(1);
+        let task = |i: usize| {
+            for u in units * i / tasks..units * (i + 1) / tasks {
+                f(i, u);
+            }
+        };
+        if tasks == 1 {
+            task(0);
+        } else {
+            pool().install(|| (0..tasks).into_par_iter().for_each(task));
+        }
     }
 }
 

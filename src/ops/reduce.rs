@@ -415,7 +415,8 @@ mod tests {
 
     /// Sums and means over leading axes (the column layout: the contiguous dim is kept,
     /// blocks of outputs accumulate whole rows), against a plain f64 loop: several blocks,
-    /// a partial last block, kept outer dims, keepDim, and an i32 input summed in i64.
+    /// a partial last block, kept outer dims, keepDim, an i32 input summed in i64, and row
+    /// groups (the sums are exact in f64 here, so any order must give the loop's result).
     #[test]
     fn sums_over_leading_axes_match_a_plain_loop() {
         for (shape, dims) in [
@@ -423,6 +424,11 @@ mod tests {
             (vec![5, 3, 1100], vec![0, 1]),
             (vec![4, 3, 40], vec![1]),
             (vec![3, 4, 2, 17], vec![0, 2]),
+            // Enough rows for groups of rows summed separately, then added in order.
+            (vec![1300, 40], vec![0]),
+            (vec![600, 3, 70], vec![0, 1]),
+            (vec![2, 2100, 33], vec![1]),
+            (vec![5000, 17], vec![0]),
         ] {
             let n: usize = shape.iter().product();
             let mut x: Vec<f32> = (0..n)
