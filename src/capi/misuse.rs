@@ -15,8 +15,9 @@
 use crate::error::{acl, Error, Result};
 use crate::executor::Bindings;
 use crate::runtime::memory::{self, Allocation, Space};
-use crate::runtime::usage::{self, Ticket, Use};
+use crate::runtime::usage::{self, Ticket, Use, Uses};
 use crate::tensor::TensorDesc;
+use smallvec::SmallVec;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Environment variable that lets tensors and workspaces live in host memory.
@@ -131,8 +132,8 @@ pub fn phase2(
     needed: u64,
 ) -> Result<Ticket> {
     let n_inputs = bindings.n_inputs;
-    let mut uses = Vec::with_capacity(bindings.tensors.len() + 1);
-    let mut spans = Vec::new();
+    let mut uses = Uses::new();
+    let mut spans: SmallVec<[_; 4]> = SmallVec::new();
     let ws_used = needed > 0 && workspace != 0;
     for (i, t) in bindings.tensors.iter().enumerate() {
         let Some(t) = t else { continue };
@@ -198,9 +199,9 @@ pub fn copy(
     queued: bool,
 ) -> Result<Ticket> {
     if count == 0 {
-        return Ok(Ticket::new(api, Vec::new()));
+        return Ok(Ticket::new(api, Uses::new()));
     }
-    let mut uses = Vec::with_capacity(2);
+    let mut uses = Uses::new();
     uses.extend(copy_side("dst", dst, count, true)?);
     if src != 0 {
         uses.extend(copy_side("src", src, count, false)?);
@@ -224,7 +225,7 @@ pub fn copy(
                 warn_or_fail(api, acl::ACL_ERROR_INVALID_PARAM, msg)?;
             }
         }
-        return Ok(Ticket::new(api, Vec::new()));
+        return Ok(Ticket::new(api, Uses::new()));
     }
     Ok(Ticket::new(api, uses))
 }

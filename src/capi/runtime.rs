@@ -599,14 +599,11 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         let (d, s) = (dst as usize, src as usize);
         let stream = stream_arg(stream, "stream")?;
         let ticket = misuse::copy("aclrtMemcpyAsync", d, s, count, true)?;
-        stream.enqueue(ticket.wrap(
-            "aclrtMemcpyAsync",
-            Box::new(move || {
-                // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
-                unsafe { memory::copy(d, s, count) };
-                Ok(())
-            }),
-        ))
+        stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", move || {
+            // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
+            unsafe { memory::copy(d, s, count) };
+            Ok(())
+        })))
     })
 }
 
@@ -641,14 +638,11 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
         let d = devPtr as usize;
         let stream = stream_arg(stream, "stream")?;
         let ticket = misuse::copy("aclrtMemsetAsync", d, 0, count, true)?;
-        stream.enqueue(ticket.wrap(
-            "aclrtMemsetAsync",
-            Box::new(move || {
-                // SAFETY: the caller keeps the range valid until the stream is synchronized.
-                unsafe { memory::set(d, value, count) };
-                Ok(())
-            }),
-        ))
+        stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", move || {
+            // SAFETY: the caller keeps the range valid until the stream is synchronized.
+            unsafe { memory::set(d, value, count) };
+            Ok(())
+        })))
     })
 }
 

@@ -9,7 +9,7 @@
 //!   would read stale data) is reported.
 
 use super::memory::{self, Allocation};
-use super::stream::Task;
+use smallvec::SmallVec;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -37,10 +37,14 @@ impl Use {
     }
 }
 
+/// The ranges one task uses, inline: an operator's tensors and workspace, or a copy's two
+/// sides, without a heap allocation per call.
+pub type Uses = SmallVec<[Use; 4]>;
+
 struct Pending {
     /// The API that queued the task ("aclnnAdd"), for messages.
     api: &'static str,
-    uses: Vec<Use>,
+    uses: Uses,
 }
 
 static PENDING: Mutex<Option<HashMap<u64, Pending>>> = Mutex::new(None);
@@ -55,7 +59,7 @@ fn pending() -> MutexGuard<'static, Option<HashMap<u64, Pending>>> {
 /// releases the memory for aclrtFree.
 pub struct Ticket {
     key: u64,
-    uses: Vec<Use>,
+    uses: Uses,
 }
 
 impl Drop for Ticket {
@@ -72,7 +76,7 @@ impl Drop for Ticket {
 
 impl Ticket {
     /// Registers `uses` for a task about to be queued by `api`.
-    pub fn new(api: &'static str, uses: Vec<Use>) -> Ticket {
+    pub fn new(api: &'static str, uses: Uses) -> Ticket {
         let key = NEXT.fetch_add(1, Ordering::Relaxed);
         if !uses.is_empty() {
             pending().get_or_insert_with(HashMap::new).insert(
@@ -96,11 +100,15 @@ impl Ticket {
 
     /// `task`, run only if all its memory is still allocated; otherwise it fails (the
     /// stream reports it at the next synchronize) without touching anything.
-    pub fn wrap(self, api: &'static str, task: Task) -> Task {
-        if self.uses.is_empty() {
-            return task;
-        }
-        Box::new(move || {
+    pub fn wrap<F>(
+        self,
+        api: &'static str,
+        task: F,
+    ) -> impl FnOnce() -> std::result::Result<(), String> + Send + 'static
+    where
+        F: FnOnce() -> std::result::Result<(), String> + Send + 'static,
+    {
+        move || {
             let ticket = self;
             if let Some(u) = ticket.freed() {
                 return Err(format!(
@@ -112,7 +120,7 @@ impl Ticket {
             let r = task();
             drop(ticket);
             r
-        })
+        }
     }
 }
 
@@ -160,7 +168,7 @@ mod tests {
         let a = find(p as usize).unwrap();
         Ticket::new(
             "test",
-            vec![Use::of(&a, a.base, a.base + a.size - 1, write)],
+            smallvec::smallvec![Use::of(&a, a.base, a.base + a.size - 1, write)],
         )
     }
 

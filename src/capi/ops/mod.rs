@@ -216,10 +216,9 @@ pub(crate) fn phase2(
         };
         stream.submit(
             work.small(),
-            ticket.wrap(
-                api,
-                Box::new(move || work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))),
-            ),
+            ticket.wrap(api, move || {
+                work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
+            }),
         )
     })
 }
