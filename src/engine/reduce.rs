@@ -879,37 +879,26 @@ impl Work for Plan {
             }
             return Ok(());
         }
-        let task = |i: usize| {
+        self.in_tasks(self.outputs, |i, o| {
             let region = base + i * self.task_bytes;
-            let (s, e) = (
-                self.outputs * i / self.tasks,
-                self.outputs * (i + 1) / self.tasks,
-            );
-            for o in s..e {
-                let (ib, ob) = self.offsets(o);
-                // SAFETY: offsets come from validated views; the region is this task's.
-                unsafe {
-                    match self.op {
-                        Op::Reduce(how) => {
-                            let mut w = self.reduce_one(src, ib, region, how);
-                            // The result is a value of the computation dtype first (Mean in
-                            // f16 rounds to f16), then converted to out; indices are exact.
-                            if !matches!(how, Reduce::ArgMax | Reduce::ArgMin) {
-                                w = round_to(w, self.value);
-                            }
-                            let p = (dst as isize + ob * self.out_dtype.size() as isize) as *mut u8;
-                            write_wide(w, p, self.out_dtype);
+            let (ib, ob) = self.offsets(o);
+            // SAFETY: offsets come from validated views; the region is this task's.
+            unsafe {
+                match self.op {
+                    Op::Reduce(how) => {
+                        let mut w = self.reduce_one(src, ib, region, how);
+                        // The result is a value of the computation dtype first (Mean in
+                        // f16 rounds to f16), then converted to out; indices are exact.
+                        if !matches!(how, Reduce::ArgMax | Reduce::ArgMin) {
+                            w = round_to(w, self.value);
                         }
-                        Op::Slice(how) => self.slice_one(src, ib, dst, ob, region, how),
+                        let p = (dst as isize + ob * self.out_dtype.size() as isize) as *mut u8;
+                        write_wide(w, p, self.out_dtype);
                     }
+                    Op::Slice(how) => self.slice_one(src, ib, dst, ob, region, how),
                 }
             }
-        };
-        if self.tasks == 1 {
-            task(0);
-        } else {
-            pool().install(|| (0..self.tasks).into_par_iter().for_each(task));
-        }
+        });
         Ok(())
     }
 }
