@@ -693,12 +693,12 @@ impl Ctx<'_> {
         }
         let all_direct = plan.ops.iter().all(|op| op.direct || !streamed(op));
         // Elements [from, to) of the row segment at `offs`; `tile` = (row r of the current
-        // tile, its first column, which operands were gathered into their tile buffers).
+        // tile, its first column, the row step of each operand gathered into its tile buffer).
         let mut part =
             |offs: &[isize; MAX_OPERANDS],
              from: usize,
              to: usize,
-             tile: Option<(usize, usize, &[bool; MAX_OPERANDS])>| {
+             tile: Option<(usize, usize, &[Option<isize>; MAX_OPERANDS])>| {
                 let step = if all_direct { to - from } else { CHUNK };
                 let mut p = from;
                 while p < to {
@@ -708,7 +708,7 @@ impl Ctx<'_> {
                             continue;
                         }
                         if let (Some((r, col0, gathered)), Some(tb)) = (tile, op.tile_buf) {
-                            if gathered[k] {
+                            if gathered[k].is_some() {
                                 let at = (r * TILE_PITCH + p - col0) * op.kdtype.size();
                                 srcs[k] = Src::Slice((region + tb + at) as *const u8);
                                 continue;
@@ -760,25 +760,25 @@ impl Ctx<'_> {
         // tile starts or ends part-way through a row.
         let mut flush = |rows: &[([isize; MAX_OPERANDS], usize)]| {
             let widest = rows.iter().map(|r| r.1).max().unwrap_or(0);
-            let mut gathered = [false; MAX_OPERANDS];
+            // The row step of each operand gathered into its tile buffer for these rows.
+            let mut gathered = [None; MAX_OPERANDS];
             if rows.len() > 1 && rows.iter().all(|r| r.1 == widest) {
                 for (k, op) in plan.ops[..n_in].iter().enumerate() {
                     let step = rows[1].0[k] - rows[0].0[k];
-                    gathered[k] = op.tile_buf.is_some()
-                        && rows
-                            .iter()
-                            .enumerate()
-                            .all(|(r, row)| row.0[k] == rows[0].0[k] + r as isize * step);
+                    let even = rows
+                        .iter()
+                        .enumerate()
+                        .all(|(r, row)| row.0[k] == rows[0].0[k] + r as isize * step);
+                    gathered[k] = (op.tile_buf.is_some() && even).then_some(step);
                 }
             }
             let mut from = 0;
             while from < widest {
                 let to = (from + TILE_COLS).min(widest);
                 for (k, op) in plan.ops[..n_in].iter().enumerate() {
-                    let Some(tb) = op.tile_buf.filter(|_| gathered[k]) else {
+                    let (Some(tb), Some(step)) = (op.tile_buf, gathered[k]) else {
                         continue;
                     };
-                    let step = rows[1].0[k] - rows[0].0[k];
                     let size = op.kdtype.size();
                     let run_bytes = (rows.len() - 1) * step.unsigned_abs() * op.dtype.size();
                     for c in from..to {

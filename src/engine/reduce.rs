@@ -137,12 +137,19 @@ impl Plan {
                 .max(1)
         };
         let slice_len = if matches!(op, Op::Slice(_)) { count } else { 0 };
-        // Per task: a conversion buffer, a buffer for the value dtype, then the slice's
-        // values (softmax) or the column accumulators.
         let run = columns.as_ref().map_or(CHUNK, |c| c.block.max(CHUNK));
+        // Per task: a conversion buffer, a buffer for the value dtype, then the slice's
+        // values (softmax) or, last, the column sums (with row groups those are partials
+        // outside the task regions instead).
         let task_bytes = 2 * align_up(run * 16)
             + align_up(slice_len * 8)
-            + columns.as_ref().map_or(0, |c| align_up(c.block * 16));
+            + columns.as_ref().map_or(0, |c| {
+                if c.groups == 1 {
+                    align_up(c.block * 16)
+                } else {
+                    0
+                }
+            });
         let workspace = if tasks == 0 {
             0
         } else {
@@ -847,6 +854,7 @@ impl Work for Plan {
         if let Some(c) = &self.columns {
             let partials = base + self.tasks * self.task_bytes;
             let slot = align_up(c.block * 16);
+            // With one group, a task's column sums are the last `slot` bytes of its region.
             let accs_at = self.task_bytes - slot;
             // Each unit sums its group of rows; with one group that is the whole sum.
             self.in_tasks(c.units(), |i, u| {
