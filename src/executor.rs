@@ -6,6 +6,9 @@ use crate::error::{Error, Result};
 use crate::tensor::TensorDesc;
 use std::sync::Arc;
 
+/// Binding indexes of an executor's outputs: inline, as operators have one or two.
+pub type Outputs = smallvec::SmallVec<[usize; 2]>;
+
 /// The tensors an executor was planned with: its inputs, then its outputs, flattened as
 /// aclSetInputTensorAddr / aclSetOutputTensorAddr / aclSetTensorAddr index them. `None`
 /// is an optional tensor the caller passed as NULL.
@@ -14,7 +17,7 @@ pub struct Bindings {
     pub tensors: Vec<Option<TensorDesc>>,
     pub n_inputs: usize,
     /// The binding index of each output (an in-place operator's output is its selfRef input).
-    pub outputs: Vec<usize>,
+    pub outputs: Outputs,
 }
 
 impl Bindings {
@@ -104,11 +107,11 @@ pub struct Executor {
 }
 
 impl Executor {
-    pub fn new(api: &'static str, bindings: Bindings, work: Box<dyn Work>) -> Executor {
+    pub fn new(api: &'static str, bindings: Bindings, work: impl Work + 'static) -> Executor {
         Executor {
             api,
             bindings,
-            work: Arc::from(work),
+            work: Arc::new(work),
             repeatable: false,
         }
     }

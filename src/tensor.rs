@@ -10,7 +10,7 @@ pub type Dims = smallvec::SmallVec<[usize; 8]>;
 /// Element strides of a view, inline up to rank 8.
 pub type Strides = smallvec::SmallVec<[isize; 8]>;
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Debug, PartialEq)]
 pub struct TensorDesc {
     pub dtype: DType,
     pub format: Format,
@@ -22,6 +22,22 @@ pub struct TensorDesc {
     pub storage_shape: Dims,
     /// Start of the storage (0 when the caller passed NULL).
     pub addr: usize,
+}
+
+/// Executors copy the views they are planned with on every phase 1: `from_slice` copies
+/// the dims as one block, where the derived clone would go element by element.
+impl Clone for TensorDesc {
+    fn clone(&self) -> TensorDesc {
+        TensorDesc {
+            dtype: self.dtype,
+            format: self.format,
+            shape: Dims::from_slice(&self.shape),
+            strides: Strides::from_slice(&self.strides),
+            offset: self.offset,
+            storage_shape: Dims::from_slice(&self.storage_shape),
+            addr: self.addr,
+        }
+    }
 }
 
 /// Largest rank aclCreateTensor accepts; operators have their own, smaller limits.

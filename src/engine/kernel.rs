@@ -20,8 +20,9 @@ pub enum Src {
 /// already converted to the dtype the kernel computes in.
 #[derive(Clone, Debug, Default)]
 pub struct Params {
-    pub scalars: Vec<Scalar>,
-    pub ints: Vec<i64>,
+    /// Inline: planning an operator allocates nothing for its parameters.
+    pub scalars: smallvec::SmallVec<[Scalar; 2]>,
+    pub ints: smallvec::SmallVec<[i64; 2]>,
 }
 
 /// The type-erased kernel entry the engine calls.

@@ -215,6 +215,9 @@ pub struct Plan {
     kernel: KernelFn,
     params: Params,
     out_binding: usize,
+    /// (binding, address) of every tensor as planned: phase 2 repeats the overlap check
+    /// only when a binding has been re-pointed since.
+    planned_addrs: SmallVec<[(usize, usize); MAX_OPERANDS]>,
 }
 
 /// Asks the CPU to start loading the cache lines of [addr, addr + bytes): the next chunk of a
@@ -258,8 +261,9 @@ fn spans_overlap(a: Option<(usize, usize)>, b: Option<(usize, usize)>) -> bool {
 
 /// Whether input `view` must be copied before the output is written: it shares memory
 /// with the output and is not exactly the output's own view (element i read, then written).
-fn needs_copy(view: &TensorDesc, out: &TensorDesc) -> bool {
-    if !spans_overlap(view.byte_span(), out.byte_span()) {
+/// `out_span` is `out.byte_span()`, computed once for all inputs.
+fn needs_copy(view: &TensorDesc, out: &TensorDesc, out_span: Option<(usize, usize)>) -> bool {
+    if !spans_overlap(view.byte_span(), out_span) {
         return false;
     }
     let same = view.addr + view.offset * view.dtype.size()
@@ -289,6 +293,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     let total = out.numel();
 
     // Operands with their strides over the full output shape.
+    let out_span = out.byte_span();
     let mut copies = Vec::new();
     let mut copies_bytes = 0usize;
     let mut full: SmallVec<[(Base, DType, Via, Strides); MAX_OPERANDS]> = SmallVec::new();
@@ -314,7 +319,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
                     "input '{name}' of shape {:?} does not broadcast to the output shape {shape:?}",
                     view.shape
                 );
-                if total > 0 && needs_copy(view, out) {
+                if total > 0 && needs_copy(view, out, out_span) {
                     let bytes = view.numel() * view.dtype.size();
                     copies.push(Copy {
                         binding: *binding,
@@ -489,6 +494,15 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         kernel: spec.kernel,
         params: spec.params,
         out_binding: spec.out_binding,
+        planned_addrs: spec
+            .inputs
+            .iter()
+            .filter_map(|i| match i {
+                Input::Tensor { binding, view, .. } => Some((*binding, view.addr)),
+                Input::Scalar(_) => None,
+            })
+            .chain([(spec.out_binding, out.addr)])
+            .collect(),
     })
 }
 
@@ -835,10 +849,15 @@ impl Work for Plan {
 
     /// Inputs that overlap the output now (new addresses) but were not planned as copies: refuse.
     fn check(&self, t: &Bindings) -> Result<()> {
+        let moved = |&(b, addr): &(usize, usize)| t.view(b).map_or(true, |v| v.addr != addr);
+        if !self.planned_addrs.iter().any(moved) {
+            return Ok(());
+        }
         let out_view = t.view(self.out_binding)?;
+        let out_span = out_view.byte_span();
         for op in &self.ops[..self.ops.len() - 1] {
             if let Base::Tensor { binding, .. } = op.base {
-                if needs_copy(t.view(binding)?, out_view) {
+                if needs_copy(t.view(binding)?, out_view, out_span) {
                     return Err(Error::Invalid(format!(
                         "{}: an input now overlaps the output, which it did not when the executor was planned; plan again",
                         self.api

@@ -119,8 +119,8 @@ fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     };
     Ok(Compute {
         params: Params {
-            scalars: vec![a],
-            ints: vec![],
+            scalars: smallvec::smallvec![a],
+            ints: smallvec::smallvec![],
         },
         ..Compute::same(promoted, kernel)
     })

@@ -17,6 +17,7 @@ use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
+use smallvec::SmallVec;
 
 /// One operand of a binary operator, with its parameter name.
 #[derive(Clone, Copy)]
@@ -148,7 +149,7 @@ pub fn build(
         }
     };
     ew::check_out_cast(c.checked, out_name, out_desc)?;
-    let shapes: Vec<(&str, &[usize])> = [a, b]
+    let shapes: SmallVec<[(&str, &[usize]); 2]> = [a, b]
         .iter()
         .filter_map(|o| match o {
             Operand::Tensor(n, t) => Some((*n, &t.shape[..])),

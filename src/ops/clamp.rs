@@ -95,8 +95,8 @@ pub fn clamp(
             .unwrap_or_else(|| Scalar::from_value(0u8).cast(c))
     };
     let params = Params {
-        scalars: vec![bound(min), bound(max)],
-        ints: vec![min.is_some() as i64, max.is_some() as i64],
+        scalars: smallvec::smallvec![bound(min), bound(max)],
+        ints: smallvec::smallvec![min.is_some() as i64, max.is_some() as i64],
     };
     let k = match c {
         F64 => unary::<ClampOp<f64>> as KernelFn,

@@ -1006,10 +1006,10 @@ pub fn convolution(
             Some(output.clone()),
         ],
         n_inputs: 3,
-        outputs: vec![3],
+        outputs: smallvec::smallvec![3],
     };
     if output.is_empty() {
-        return Ok(Executor::new(API, bindings, Box::new(Nothing)));
+        return Ok(Executor::new(API, bindings, Nothing));
     }
     let pad3 = |v: &[usize], fill: usize| -> [usize; 3] {
         let mut a = [fill; 3];
@@ -1030,7 +1030,7 @@ pub fn convolution(
         transposed,
     };
     let plan = Conv::plan(g, input, weight, bias, output);
-    Ok(Executor::new(API, bindings, Box::new(plan)))
+    Ok(Executor::new(API, bindings, plan))
 }
 
 /// Supported dtypes, for the README's operator table.

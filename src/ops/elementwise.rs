@@ -5,7 +5,7 @@ use crate::broadcast;
 use crate::dtype::{can_cast, DType};
 use crate::engine::{self, Input, KernelFn, Params, Spec, Via};
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Work};
+use crate::executor::{Bindings, Executor, Nothing};
 use crate::tensor::TensorDesc;
 use smallvec::SmallVec;
 
@@ -126,40 +126,39 @@ pub fn executor(
     if !inplace {
         tensors.push(Some(out.clone()));
     }
-    let work: Box<dyn Work> = if out.is_empty() {
-        Box::new(Nothing)
-    } else {
-        let mut inputs: SmallVec<[Input; engine::MAX_OPERANDS]> = SmallVec::new();
-        let mut binding = 0;
-        for a in args {
-            match a {
-                Arg::Tensor(name, t) => {
-                    inputs.push(Input::Tensor {
-                        name,
-                        binding,
-                        view: t,
-                    });
-                    binding += 1;
-                }
-                Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
-            }
-        }
-        Box::new(engine::plan(Spec {
-            api,
-            inputs: &inputs,
-            kernel_in,
-            out_name,
-            out_binding,
-            out,
-            kernel_out,
-            kernel,
-            params,
-        })?)
-    };
     let bindings = Bindings {
         tensors,
         n_inputs,
-        outputs: vec![out_binding],
+        outputs: smallvec::smallvec![out_binding],
     };
-    Ok(Executor::new(api, bindings, work))
+    if out.is_empty() {
+        return Ok(Executor::new(api, bindings, Nothing));
+    }
+    let mut inputs: SmallVec<[Input; engine::MAX_OPERANDS]> = SmallVec::new();
+    let mut binding = 0;
+    for a in args {
+        match a {
+            Arg::Tensor(name, t) => {
+                inputs.push(Input::Tensor {
+                    name,
+                    binding,
+                    view: t,
+                });
+                binding += 1;
+            }
+            Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
+        }
+    }
+    let plan = engine::plan(Spec {
+        api,
+        inputs: &inputs,
+        kernel_in,
+        out_name,
+        out_binding,
+        out,
+        kernel_out,
+        kernel,
+        params,
+    })?;
+    Ok(Executor::new(api, bindings, plan))
 }

@@ -430,10 +430,10 @@ fn product(
     let bindings = Bindings {
         tensors: tensors.iter().cloned().map(Some).collect(),
         n_inputs,
-        outputs: vec![out],
+        outputs: smallvec::smallvec![out],
     };
     if out_view.is_empty() {
-        return Ok(Executor::new(api, bindings, Box::new(Nothing)));
+        return Ok(Executor::new(api, bindings, Nothing));
     }
     let a = matrix(
         ab[0],
@@ -500,7 +500,7 @@ fn product(
         workspace: 0,
     };
     plan.stage(&tensors, out_view);
-    Ok(Executor::new(api, bindings, Box::new(plan)))
+    Ok(Executor::new(api, bindings, plan))
 }
 
 fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {

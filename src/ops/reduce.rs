@@ -83,13 +83,13 @@ fn executor(
     let bindings = Bindings {
         tensors: vec![Some(self_.clone()), Some(out.clone())],
         n_inputs: 1,
-        outputs: vec![1],
+        outputs: smallvec::smallvec![1],
     };
     if out.is_empty() {
-        return Executor::new(api, bindings, Box::new(Nothing));
+        return Executor::new(api, bindings, Nothing);
     }
     let plan = Plan::new(op, self_, 0, axes, value, out, 1);
-    Executor::new(api, bindings, Box::new(plan))
+    Executor::new(api, bindings, plan)
 }
 
 /// aclnnReduceSum.

@@ -118,9 +118,14 @@ pub fn find(addr: usize) -> Option<Allocation> {
     (addr < a.base + a.size).then_some(*a)
 }
 
-/// Whether the allocation `id` made at `base` is still live.
-pub fn is_live(base: usize, id: u64) -> bool {
-    allocs().get(&base).is_some_and(|a| a.id == id)
+/// The first of `items` whose allocation (`key`: its base and id) has been freed, looked
+/// up under one lock.
+pub fn first_freed<T>(items: &[T], key: impl Fn(&T) -> (usize, u64)) -> Option<&T> {
+    let m = allocs();
+    items.iter().find(|x| {
+        let (base, id) = key(x);
+        !m.get(&base).is_some_and(|a| a.id == id)
+    })
 }
 
 /// Frees everything (aclFinalize).

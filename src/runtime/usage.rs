@@ -10,7 +10,7 @@
 
 use super::memory::{self, Allocation};
 use smallvec::SmallVec;
-use std::collections::HashMap;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
@@ -47,11 +47,13 @@ struct Pending {
     uses: Uses,
 }
 
-static PENDING: Mutex<Option<HashMap<u64, Pending>>> = Mutex::new(None);
+/// Queued tasks by ticket key, in queuing order: tasks mostly finish in that order, so the
+/// one finishing is found at the front.
+static PENDING: Mutex<VecDeque<(u64, Pending)>> = Mutex::new(VecDeque::new());
 static DONE: Condvar = Condvar::new();
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
-fn pending() -> MutexGuard<'static, Option<HashMap<u64, Pending>>> {
+fn pending() -> MutexGuard<'static, VecDeque<(u64, Pending)>> {
     PENDING.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -67,9 +69,11 @@ impl Drop for Ticket {
         if self.uses.is_empty() {
             return;
         }
-        if let Some(m) = pending().as_mut() {
-            m.remove(&self.key);
+        let mut m = pending();
+        if let Some(i) = m.iter().position(|(k, _)| *k == self.key) {
+            m.remove(i);
         }
+        drop(m);
         DONE.notify_all();
     }
 }
@@ -79,23 +83,20 @@ impl Ticket {
     pub fn new(api: &'static str, uses: Uses) -> Ticket {
         let key = NEXT.fetch_add(1, Ordering::Relaxed);
         if !uses.is_empty() {
-            pending().get_or_insert_with(HashMap::new).insert(
+            pending().push_back((
                 key,
                 Pending {
                     api,
                     uses: uses.clone(),
                 },
-            );
+            ));
         }
         Ticket { key, uses }
     }
 
     /// The first use whose allocation has been freed since the ticket was made.
     fn freed(&self) -> Option<Use> {
-        self.uses
-            .iter()
-            .find(|u| !memory::is_live(u.base, u.id))
-            .copied()
+        memory::first_freed(&self.uses, |u| (u.base, u.id)).copied()
     }
 
     /// `task`, run only if all its memory is still allocated; otherwise it fails (the
@@ -129,10 +130,7 @@ impl Ticket {
 /// finds its memory gone and is skipped: `Ticket::wrap`).
 pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
     let mut g = pending();
-    while g
-        .as_ref()
-        .is_some_and(|m| m.values().any(|p| p.uses.iter().any(|u| u.base == base)))
-    {
+    while g.iter().any(|(_, p)| p.uses.iter().any(|u| u.base == base)) {
         g = DONE.wait(g).unwrap_or_else(|e| e.into_inner());
     }
     let r = free();
@@ -144,7 +142,7 @@ pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
 /// [lo, hi]: its API name and the overlapping range.
 pub fn conflict(lo: usize, hi: usize, any_use: bool) -> Option<(&'static str, Use)> {
     let g = pending();
-    g.as_ref()?.values().find_map(|p| {
+    g.iter().find_map(|(_, p)| {
         p.uses
             .iter()
             .find(|u| (u.write || any_use) && u.lo <= hi && lo <= u.hi)
@@ -154,7 +152,7 @@ pub fn conflict(lo: usize, hi: usize, any_use: bool) -> Option<(&'static str, Us
 
 /// Number of queued, unfinished tasks that use device memory (leak checks).
 pub fn pending_count() -> usize {
-    pending().as_ref().map_or(0, |m| m.len())
+    pending().len()
 }
 
 #[cfg(test)]

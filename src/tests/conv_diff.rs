@@ -1186,7 +1186,7 @@ fn executor_bindings() {
     let b = base(&mut p);
     let e = conv2d(&b.x, &b.w, Some(&b.b), &b.y).unwrap();
     assert_eq!(e.bindings.n_inputs, 3);
-    assert_eq!(e.bindings.outputs, vec![3]);
+    assert_eq!(e.bindings.outputs[..], [3]);
     assert_eq!(e.bindings.tensors[0].as_ref(), Some(&b.x));
     assert_eq!(e.bindings.tensors[1].as_ref(), Some(&b.w));
     assert_eq!(e.bindings.tensors[2].as_ref(), Some(&b.b));

@@ -165,15 +165,15 @@ pub(crate) fn phase2(
         if executor.is_null() {
             return Err(Error::NullPtr("executor"));
         }
-        if !handle::is_live(executor) {
-            crate::bail!(
+        // SAFETY: `borrow` checks the handle is live (the C contract: not destroyed meanwhile).
+        let exec = match unsafe { handle::borrow(executor, "executor") } {
+            Ok(e) => &e.exec,
+            Err(_) => crate::bail!(
                 "argument 'executor' ({executor:?}) is not a live aclOpExecutor: a one-shot executor is freed by \
                  its first {api} call (call aclSetAclOpExecutorRepeatable right after phase 1 to run it again), \
                  or it was destroyed"
-            );
-        }
-        // SAFETY: checked live just above.
-        let exec = unsafe { &handle::borrow(executor, "executor")?.exec };
+            ),
+        };
         crate::ensure!(
             exec.api == api,
             "the executor was created by {}GetWorkspaceSize, not by {api}GetWorkspaceSize",
