@@ -82,7 +82,10 @@ typedef struct {
 
 /* A tensor of `shape` (strides NULL = contiguous) over `storage` elements of fresh device
  * memory holding random values. */
-static Dev mk(aclDataType dt, int nd, const int64_t *shape, const int64_t *strides, int64_t storage)
+/* A device tensor of `shape` (strides NULL: contiguous) over `storage` elements (0: just
+   enough), its first element `offset` elements past the 64-byte aligned allocation. */
+static Dev mk_at(aclDataType dt, int nd, const int64_t *shape, const int64_t *strides, int64_t storage,
+                 int64_t offset)
 {
     static uint32_t seed = 1;
     int64_t contiguous[8];
@@ -92,7 +95,7 @@ static Dev mk(aclDataType dt, int nd, const int64_t *shape, const int64_t *strid
         numel *= shape[i];
     }
     if (strides == NULL) strides = contiguous;
-    if (storage == 0) storage = numel;
+    if (storage == 0) storage = numel + offset;
     size_t bytes = (size_t)storage * esize(dt);
     Dev d = {NULL, NULL};
     if (aclrtMalloc(&d.dev, bytes ? bytes : 1, ACL_MEM_MALLOC_HUGE_FIRST) != ACL_SUCCESS) die("aclrtMalloc");
@@ -101,9 +104,14 @@ static Dev mk(aclDataType dt, int nd, const int64_t *shape, const int64_t *strid
     aclrtMemcpy(d.dev, bytes, host, bytes, ACL_MEMCPY_HOST_TO_DEVICE);
     free(host);
     int64_t st = storage;
-    d.t = aclCreateTensor(shape, (uint64_t)nd, dt, strides, 0, ACL_FORMAT_ND, &st, 1, d.dev);
+    d.t = aclCreateTensor(shape, (uint64_t)nd, dt, strides, offset, ACL_FORMAT_ND, &st, 1, d.dev);
     if (d.t == NULL) die("aclCreateTensor");
     return d;
+}
+
+static Dev mk(aclDataType dt, int nd, const int64_t *shape, const int64_t *strides, int64_t storage)
+{
+    return mk_at(dt, nd, shape, strides, storage, 0);
 }
 
 static void release(Dev *d)
@@ -261,6 +269,16 @@ static void elementwise(int64_t n)
     int64_t nm[2] = {N, M};
 
     binary_flat("E1", OP_ADD, ACL_FLOAT, ACL_FLOAT, ACL_FLOAT, n);
+    if (wanted("E1u")) { /* E1 with every operand 16 bytes past a 64-byte boundary */
+        Case c = {0};
+        c.op = OP_ADD;
+        int64_t sh[1] = {n};
+        c.in[0] = mk_at(ACL_FLOAT, 1, sh, NULL, 0, 4);
+        c.in[1] = mk_at(ACL_FLOAT, 1, sh, NULL, 0, 4);
+        c.out = mk_at(ACL_FLOAT, 1, sh, NULL, 0, 4);
+        c.alpha = f32_scalar(1.0f);
+        report("E1u", &c, n, 12.0 * (double)n);
+    }
     if (wanted("copy")) {
         Case c = {0};
         c.op = OP_COPY;
