@@ -131,6 +131,7 @@ pub fn phase2(
     workspace_size: u64,
     needed: u64,
 ) -> Result<Ticket> {
+    let frees = memory::frees();
     let n_inputs = bindings.n_inputs;
     let mut uses = Uses::new();
     let mut spans: SmallVec<[_; 4]> = SmallVec::new();
@@ -165,7 +166,7 @@ pub fn phase2(
             );
         }
     }
-    Ok(Ticket::new(api, uses))
+    Ok(Ticket::new(api, uses, frees))
 }
 
 /// Bytes [p, p+count) of a copy's `which` side: inside its allocation if `p` is tracked.
@@ -198,8 +199,9 @@ pub fn copy(
     count: usize,
     queued: bool,
 ) -> Result<Ticket> {
+    let frees = memory::frees();
     if count == 0 {
-        return Ok(Ticket::new(api, Uses::new()));
+        return Ok(Ticket::new(api, Uses::new(), frees));
     }
     let mut uses = Uses::new();
     uses.extend(copy_side("dst", dst, count, true)?);
@@ -225,9 +227,9 @@ pub fn copy(
                 warn_or_fail(api, acl::ACL_ERROR_INVALID_PARAM, msg)?;
             }
         }
-        return Ok(Ticket::new(api, Uses::new()));
+        return Ok(Ticket::new(api, Uses::new(), frees));
     }
-    Ok(Ticket::new(api, uses))
+    Ok(Ticket::new(api, uses, frees))
 }
 
 /// Test and leak-check hook (not in the CANN headers): live handles of every kind, bytes of

@@ -4,7 +4,9 @@
 
 use crate::error::{acl, Error, Result};
 use std::alloc::{alloc_zeroed, dealloc, Layout};
+use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
 /// Device allocations are 64-byte aligned (the device promises 32).
@@ -29,6 +31,40 @@ pub struct Allocation {
 }
 
 static ALLOCS: Mutex<BTreeMap<usize, Allocation>> = Mutex::new(BTreeMap::new());
+/// Allocations removed so far (bumped under the ALLOCS lock): while it has not changed,
+/// an allocation seen live is still live.
+static FREES: AtomicU64 = AtomicU64::new(0);
+
+/// Allocations this thread found recently, valid while FREES equals `frees`: every operator
+/// call looks up each of its tensors twice, and the same few allocations come back.
+struct Recent {
+    frees: Cell<u64>,
+    /// [start, end) of each remembered allocation (empty slots: [0, 0)), compared first.
+    spans: [Cell<(usize, usize)>; RECENT_SLOTS],
+    slots: [Cell<Allocation>; RECENT_SLOTS],
+    next: Cell<usize>,
+}
+
+const RECENT_SLOTS: usize = 4;
+
+const NO_ALLOCATION: Allocation = Allocation {
+    base: 0,
+    size: 0,
+    space: Space::Host,
+    id: 0,
+    layout_size: 0,
+};
+
+thread_local! {
+    static RECENT: Recent = const {
+        Recent {
+            frees: Cell::new(u64::MAX),
+            spans: [const { Cell::new((0, 0)) }; RECENT_SLOTS],
+            slots: [const { Cell::new(NO_ALLOCATION) }; RECENT_SLOTS],
+            next: Cell::new(0),
+        }
+    };
+}
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 fn allocs() -> MutexGuard<'static, BTreeMap<usize, Allocation>> {
@@ -96,6 +132,7 @@ pub fn release(p: *mut u8, space: Space) -> Result<()> {
             Some(a) if a.space == space => {
                 let a = *a;
                 m.remove(&(p as usize));
+                FREES.fetch_add(1, Ordering::Release);
                 a
             }
             _ => {
@@ -111,11 +148,45 @@ pub fn release(p: *mut u8, space: Space) -> Result<()> {
     Ok(())
 }
 
+/// How many allocations have been freed so far: read it before checking memory, and
+/// memory checked live is still live while it has not changed.
+pub fn frees() -> u64 {
+    FREES.load(Ordering::Acquire)
+}
+
 /// The live allocation containing `addr`, if any.
 pub fn find(addr: usize) -> Option<Allocation> {
+    let frees = frees();
+    let hit = RECENT.with(|r| {
+        if r.frees.get() != frees {
+            return None;
+        }
+        let (lo_hi, slots) = (&r.spans, &r.slots);
+        (0..RECENT_SLOTS).find_map(|i| {
+            let (lo, hi) = lo_hi[i].get();
+            (lo <= addr && addr < hi).then(|| slots[i].get())
+        })
+    });
+    if hit.is_some() {
+        return hit;
+    }
     let m = allocs();
     let (_, a) = m.range(..=addr).next_back()?;
-    (addr < a.base + a.size).then_some(*a)
+    let a = (addr < a.base + a.size).then_some(*a)?;
+    // Under the lock FREES is exact: remember `a` as live for that count.
+    let frees = FREES.load(Ordering::Relaxed);
+    drop(m);
+    RECENT.with(|r| {
+        if r.frees.get() != frees {
+            r.spans.iter().for_each(|c| c.set((0, 0)));
+            r.frees.set(frees);
+        }
+        let i = r.next.get();
+        r.spans[i].set((a.base, a.base + a.size));
+        r.slots[i].set(a);
+        r.next.set((i + 1) % RECENT_SLOTS);
+    });
+    Some(a)
 }
 
 /// The first of `items` whose allocation (`key`: its base and id) has been freed, looked
@@ -130,7 +201,11 @@ pub fn first_freed<T>(items: &[T], key: impl Fn(&T) -> (usize, u64)) -> Option<&
 
 /// Frees everything (aclFinalize).
 pub fn free_all() {
-    let all: Vec<Allocation> = std::mem::take(&mut *allocs()).into_values().collect();
+    let all: Vec<Allocation> = {
+        let mut m = allocs();
+        FREES.fetch_add(1, Ordering::Release);
+        std::mem::take(&mut *m).into_values().collect()
+    };
     for a in all {
         // SAFETY: each was allocated by `allocate` with this layout; the map no longer has it.
         unsafe {
@@ -209,4 +284,32 @@ pub fn mem_info() -> (usize, usize) {
     let total = field("MemTotal:").unwrap_or(16 << 30);
     let free = field("MemAvailable:").unwrap_or(total.saturating_sub(allocated(Space::Device)));
     (free.min(total), total)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `find` answers from the thread's recent allocations; a free anywhere must make it look
+    /// again, so freed memory is never reported live (and a new allocation at the same address
+    /// is told apart by its id).
+    #[test]
+    fn find_does_not_remember_freed_allocations() {
+        let p = allocate(256, Space::Device).unwrap();
+        let base = p as usize;
+        let first = find(base + 100).unwrap();
+        assert_eq!((first.base, first.size), (base, 256));
+        assert_eq!(find(base + 255).unwrap().id, first.id, "a remembered hit");
+        assert!(find(base + 256).is_none_or(|a| a.base != base), "past the end");
+        // Freed from another thread: this thread's remembered copy must not be used.
+        std::thread::spawn(move || release(base as *mut u8, Space::Device).unwrap())
+            .join()
+            .unwrap();
+        assert!(find(base + 100).is_none_or(|a| a.id != first.id));
+        let q = allocate(256, Space::Device).unwrap();
+        let again = find(q as usize).unwrap();
+        assert_ne!(again.id, first.id);
+        release(q, Space::Device).unwrap();
+        assert!(find(q as usize).is_none_or(|a| a.id != again.id));
+    }
 }

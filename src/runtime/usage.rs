@@ -62,6 +62,8 @@ fn pending() -> MutexGuard<'static, VecDeque<(u64, Pending)>> {
 pub struct Ticket {
     key: u64,
     uses: Uses,
+    /// `memory::frees()` read before the uses were checked live.
+    frees: u64,
 }
 
 impl Drop for Ticket {
@@ -79,8 +81,9 @@ impl Drop for Ticket {
 }
 
 impl Ticket {
-    /// Registers `uses` for a task about to be queued by `api`.
-    pub fn new(api: &'static str, uses: Uses) -> Ticket {
+    /// Registers `uses` for a task about to be queued by `api`; `frees` is `memory::frees()`
+    /// read before the uses were found live.
+    pub fn new(api: &'static str, uses: Uses, frees: u64) -> Ticket {
         let key = NEXT.fetch_add(1, Ordering::Relaxed);
         if !uses.is_empty() {
             pending().push_back((
@@ -91,11 +94,14 @@ impl Ticket {
                 },
             ));
         }
-        Ticket { key, uses }
+        Ticket { key, uses, frees }
     }
 
     /// The first use whose allocation has been freed since the ticket was made.
     fn freed(&self) -> Option<Use> {
+        if memory::frees() == self.frees {
+            return None; // nothing at all has been freed since
+        }
         memory::first_freed(&self.uses, |u| (u.base, u.id)).copied()
     }
 
@@ -163,10 +169,12 @@ mod tests {
     use std::sync::Arc;
 
     fn ticket_on(p: *mut u8, write: bool) -> Ticket {
+        let frees = crate::runtime::memory::frees();
         let a = find(p as usize).unwrap();
         Ticket::new(
             "test",
             smallvec::smallvec![Use::of(&a, a.base, a.base + a.size - 1, write)],
+            frees,
         )
     }
 
