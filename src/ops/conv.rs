@@ -37,6 +37,7 @@
 
 use super::catalog::Entry;
 use super::elementwise as ew;
+use super::gemm::{self, Mat};
 use super::matmul::{check_cube_math_type, computation};
 use crate::dtype::DType;
 use crate::engine::{align_up, convert, pool, ALIGN};
@@ -490,7 +491,7 @@ impl Conv {
 
     /// One unit: a (batch, group) item's block of output rows (a transposed item is one
     /// block). `fresh`: the task's xin does not hold this item's input yet.
-    unsafe fn unit(&self, t: &Tensors, task: usize, u: usize, fresh: bool, par: gemm::Parallelism) {
+    unsafe fn unit(&self, t: &Tensors, task: usize, u: usize, fresh: bool, threads: usize) {
         let g = &self.g;
         let (item, blk) = (u / g.blocks(), u % g.blocks());
         let (n, grp) = (item / g.groups, item % g.groups);
@@ -511,26 +512,28 @@ impl Conv {
                 let col = (region + self.col.unwrap()) as *mut f32;
                 let lhs = w.add(grp * g.cin_g * m);
                 let rhs_cs = merged_stride(&g.input, &src.s[1..]).unwrap_or(1);
-                gemm::gemm::<f32>(
+                gemm::product::<f32>(
                     m,
                     nn,
                     k,
-                    col,
-                    1,
-                    nn as isize,
-                    false,
-                    lhs,
-                    m as isize,
-                    1,
-                    src.addr as *const f32,
-                    rhs_cs,
-                    src.s[0],
-                    0.0,
+                    Mat {
+                        ptr: col,
+                        rs: nn as isize,
+                        cs: 1,
+                    },
+                    None,
+                    Mat {
+                        ptr: lhs,
+                        rs: 1,
+                        cs: m as isize,
+                    },
+                    Mat {
+                        ptr: src.addr as *const f32,
+                        rs: src.s[0],
+                        cs: rhs_cs,
+                    },
                     1.0,
-                    false,
-                    false,
-                    false,
-                    par,
+                    threads,
                 );
                 let y = region + self.yout.unwrap();
                 fill_rows(
@@ -581,26 +584,28 @@ impl Conv {
             }
             // Computed as dᵀ (positions × channels) = colᵀ @ Wᵀ: the long dim is the GEMM's
             // m, as in a matrix product of (N·H·W, K) @ (K, Cout).
-            gemm::gemm::<f32>(
+            gemm::product::<f32>(
                 nb,
                 m,
                 k,
-                d,
-                rs,
-                cs,
-                bias.is_some(),
-                rhs,
-                rhs_rs,
-                rhs_cs,
-                lhs,
-                k as isize,
-                1,
+                Mat {
+                    ptr: d,
+                    rs: cs,
+                    cs: rs,
+                },
+                bias.map(|_| 1.0),
+                Mat {
+                    ptr: rhs,
+                    rs: rhs_cs,
+                    cs: rhs_rs,
+                },
+                Mat {
+                    ptr: lhs,
+                    rs: 1,
+                    cs: k as isize,
+                },
                 1.0,
-                1.0,
-                false,
-                false,
-                false,
-                par,
+                threads,
             );
             if self.direct_out.is_none() {
                 // yout's rows (co, block row, ow) go to output rows (co, od, oh, ow).
@@ -711,32 +716,23 @@ impl Work for Conv {
             stage(&self.input, off)?;
         }
         let units = self.g.n * self.g.groups * self.g.blocks();
-        let run_units = |task: usize, range: std::ops::Range<usize>, par: gemm::Parallelism| {
+        let run_units = |task: usize, range: std::ops::Range<usize>, threads: usize| {
             let blocks = self.g.blocks();
             for u in range.clone() {
                 let fresh = u == range.start || u / blocks != (u - 1) / blocks;
                 // SAFETY: see Conv::unit; tasks use disjoint workspace regions and write
                 // disjoint output elements.
-                unsafe { self.unit(&tensors, task, u, fresh, par) };
+                unsafe { self.unit(&tensors, task, u, fresh, threads) };
             }
         };
         pool().install(|| {
             if self.tasks == 1 {
-                let par = if self.gemm_threads > 1 {
-                    gemm::Parallelism::Rayon(self.gemm_threads)
-                } else {
-                    gemm::Parallelism::None
-                };
-                run_units(0, 0..units, par);
+                run_units(0, 0..units, self.gemm_threads);
             } else {
                 use rayon::prelude::*;
                 let tasks = self.tasks;
                 (0..tasks).into_par_iter().for_each(|task| {
-                    run_units(
-                        task,
-                        task * units / tasks..(task + 1) * units / tasks,
-                        gemm::Parallelism::None,
-                    )
+                    run_units(task, task * units / tasks..(task + 1) * units / tasks, 1)
                 });
             }
         });

@@ -18,6 +18,7 @@
 
 use super::catalog::Entry;
 use super::elementwise as ew;
+use super::gemm::{self, Mat};
 use crate::broadcast::{broadcast_shapes, broadcasts_to};
 use crate::dtype::{promote, DType};
 use crate::engine::{align_up, broadcast_strides, convert, pool, ALIGN};
@@ -287,7 +288,7 @@ impl Work for Plan {
         let batches: usize = self.batch.iter().product();
         let threads = pool().current_num_threads();
         let big = self.m * self.n * self.k >= 64 * 64 * 64;
-        let one = |bi: usize, par: gemm::Parallelism| {
+        let one = |bi: usize, threads: usize| {
             let at = |p: &(usize, Vec<isize>, isize, isize)| {
                 p.0 as isize + batch_offset(&self.batch, &p.1, bi) * csize
             };
@@ -310,70 +311,69 @@ impl Work for Plan {
                     };
                 }
             }
-            let read_dst = bias.is_some();
+            // Written bias is scaled by beta; without one, dst is overwritten.
+            let scale = bias.is_some().then_some(self.beta);
             // SAFETY: every pointer and stride describes memory validated in phase 1 (views
             // inside their storage) or staged in the workspace phase 1 sized.
             unsafe {
                 if c == F64 {
-                    gemm::gemm::<f64>(
+                    gemm::product::<f64>(
                         self.m,
                         self.n,
                         self.k,
-                        d as *mut f64,
-                        dst_cs,
-                        dst_rs,
-                        read_dst,
-                        at(&a) as *const f64,
-                        a.3,
-                        a.2,
-                        at(&b) as *const f64,
-                        b.3,
-                        b.2,
-                        self.beta,
+                        Mat {
+                            ptr: d as *mut f64,
+                            rs: dst_rs,
+                            cs: dst_cs,
+                        },
+                        scale,
+                        Mat {
+                            ptr: at(&a) as *const f64,
+                            rs: a.2,
+                            cs: a.3,
+                        },
+                        Mat {
+                            ptr: at(&b) as *const f64,
+                            rs: b.2,
+                            cs: b.3,
+                        },
                         self.alpha,
-                        false,
-                        false,
-                        false,
-                        par,
+                        threads,
                     )
                 } else {
-                    gemm::gemm::<f32>(
+                    gemm::product::<f32>(
                         self.m,
                         self.n,
                         self.k,
-                        d as *mut f32,
-                        dst_cs,
-                        dst_rs,
-                        read_dst,
-                        at(&a) as *const f32,
-                        a.3,
-                        a.2,
-                        at(&b) as *const f32,
-                        b.3,
-                        b.2,
-                        self.beta as f32,
+                        Mat {
+                            ptr: d as *mut f32,
+                            rs: dst_rs,
+                            cs: dst_cs,
+                        },
+                        scale.map(|s| s as f32),
+                        Mat {
+                            ptr: at(&a) as *const f32,
+                            rs: a.2,
+                            cs: a.3,
+                        },
+                        Mat {
+                            ptr: at(&b) as *const f32,
+                            rs: b.2,
+                            cs: b.3,
+                        },
                         self.alpha as f32,
-                        false,
-                        false,
-                        false,
-                        par,
+                        threads,
                     )
                 }
             }
         };
         pool().install(|| {
             if big || batches == 1 {
-                let par = if big && threads > 1 {
-                    gemm::Parallelism::Rayon(threads)
-                } else {
-                    gemm::Parallelism::None
-                };
+                let par = if big { threads } else { 1 };
                 (0..batches).for_each(|bi| one(bi, par));
             } else {
                 use rayon::prelude::*;
-                (0..batches)
-                    .into_par_iter()
-                    .for_each(|bi| one(bi, gemm::Parallelism::None));
+                (0..batches).into_par_iter().for_each(|bi| one(bi, 1));
             }
         });
         // A staged result is converted into out.

@@ -12,6 +12,7 @@ pub mod copy;
 pub mod div;
 pub mod elementwise;
 pub mod extremum;
+pub mod gemm;
 pub mod logical;
 pub mod math;
 pub mod matmul;

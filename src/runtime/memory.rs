@@ -300,7 +300,10 @@ mod tests {
         let first = find(base + 100).unwrap();
         assert_eq!((first.base, first.size), (base, 256));
         assert_eq!(find(base + 255).unwrap().id, first.id, "a remembered hit");
-        assert!(find(base + 256).is_none_or(|a| a.base != base), "past the end");
+        assert!(
+            find(base + 256).is_none_or(|a| a.base != base),
+            "past the end"
+        );
         // Freed from another thread: this thread's remembered copy must not be used.
         std::thread::spawn(move || release(base as *mut u8, Space::Device).unwrap())
             .join()
