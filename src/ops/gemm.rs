@@ -12,66 +12,28 @@ pub trait Real: Copy + PartialEq + std::ops::Mul<Output = Self> + 'static {
     const ONE: Self;
     #[cfg(target_arch = "x86_64")]
     const X86: private_gemm_x86::DType;
-    /// `gemm::gemm` for this type.
-    #[allow(clippy::too_many_arguments)]
-    unsafe fn portable(
-        m: usize,
-        n: usize,
-        k: usize,
-        dst: *mut Self,
-        dst_cs: isize,
-        dst_rs: isize,
-        read_dst: bool,
-        lhs: *const Self,
-        lhs_cs: isize,
-        lhs_rs: isize,
-        rhs: *const Self,
-        rhs_cs: isize,
-        rhs_rs: isize,
-        scale: Self,
-        alpha: Self,
-        par: gemm::Parallelism,
-    );
+    fn of(v: f64) -> Self;
 }
 
-macro_rules! real {
-    ($t:ty, $x86:ident) => {
-        impl Real for $t {
-            const ZERO: Self = 0.0;
-            const ONE: Self = 1.0;
-            #[cfg(target_arch = "x86_64")]
-            const X86: private_gemm_x86::DType = private_gemm_x86::DType::$x86;
-            unsafe fn portable(
-                m: usize,
-                n: usize,
-                k: usize,
-                dst: *mut Self,
-                dst_cs: isize,
-                dst_rs: isize,
-                read_dst: bool,
-                lhs: *const Self,
-                lhs_cs: isize,
-                lhs_rs: isize,
-                rhs: *const Self,
-                rhs_cs: isize,
-                rhs_rs: isize,
-                scale: Self,
-                alpha: Self,
-                par: gemm::Parallelism,
-            ) {
-                // SAFETY: forwarded from `product`'s contract.
-                unsafe {
-                    gemm::gemm::<$t>(
-                        m, n, k, dst, dst_cs, dst_rs, read_dst, lhs, lhs_cs, lhs_rs, rhs, rhs_cs,
-                        rhs_rs, scale, alpha, false, false, false, par,
-                    )
-                }
-            }
-        }
-    };
+impl Real for f32 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[cfg(target_arch = "x86_64")]
+    const X86: private_gemm_x86::DType = private_gemm_x86::DType::F32;
+    fn of(v: f64) -> Self {
+        v as f32
+    }
 }
-real!(f32, F32);
-real!(f64, F64);
+
+impl Real for f64 {
+    const ZERO: Self = 0.0;
+    const ONE: Self = 1.0;
+    #[cfg(target_arch = "x86_64")]
+    const X86: private_gemm_x86::DType = private_gemm_x86::DType::F64;
+    fn of(v: f64) -> Self {
+        v
+    }
+}
 
 /// A strided matrix operand: its first element and its row and column strides (elements).
 #[derive(Clone, Copy)]
@@ -116,6 +78,59 @@ pub unsafe fn product<T: Real>(
     }
     // SAFETY: forwarded.
     unsafe { portable(m, n, k, dst, scale, lhs, rhs, alpha, threads) }
+}
+
+/// A product described by addresses and f64 factors, for `product_in`.
+pub struct ByAddress {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub dst: Mat<usize>,
+    pub scale: Option<f64>,
+    pub lhs: Mat<usize>,
+    pub rhs: Mat<usize>,
+    pub alpha: f64,
+    pub threads: usize,
+}
+
+/// `product` of `p` in `dtype` (f64, else f32).
+///
+/// # Safety
+/// As `product`.
+pub unsafe fn product_in(dtype: crate::dtype::DType, p: &ByAddress) {
+    unsafe fn typed<T: Real>(p: &ByAddress) {
+        let input = |x: &Mat<usize>| Mat {
+            ptr: x.ptr as *const T,
+            rs: x.rs,
+            cs: x.cs,
+        };
+        let dst = Mat {
+            ptr: p.dst.ptr as *mut T,
+            rs: p.dst.rs,
+            cs: p.dst.cs,
+        };
+        let (scale, alpha) = (p.scale.map(T::of), T::of(p.alpha));
+        // SAFETY: forwarded.
+        unsafe {
+            product::<T>(
+                p.m,
+                p.n,
+                p.k,
+                dst,
+                scale,
+                input(&p.lhs),
+                input(&p.rhs),
+                alpha,
+                p.threads,
+            )
+        }
+    }
+    // SAFETY (both): forwarded.
+    if dtype == crate::dtype::DType::F64 {
+        unsafe { typed::<f64>(p) }
+    } else {
+        unsafe { typed::<f32>(p) }
+    }
 }
 
 /// Every element of dst (m x n) set to `f(old value)`.
@@ -221,7 +236,7 @@ unsafe fn portable<T: Real>(
     };
     // SAFETY: forwarded from `product`'s contract.
     unsafe {
-        T::portable(
+        gemm::gemm::<T>(
             m,
             n,
             k,
@@ -237,6 +252,9 @@ unsafe fn portable<T: Real>(
             rhs.rs,
             scale.unwrap_or(T::ZERO),
             alpha,
+            false,
+            false,
+            false,
             par,
         )
     }

@@ -313,58 +313,28 @@ impl Work for Plan {
             }
             // Written bias is scaled by beta; without one, dst is overwritten.
             let scale = bias.is_some().then_some(self.beta);
+            let mat = |p: isize, rs: isize, cs: isize| Mat {
+                ptr: p as usize,
+                rs,
+                cs,
+            };
             // SAFETY: every pointer and stride describes memory validated in phase 1 (views
             // inside their storage) or staged in the workspace phase 1 sized.
             unsafe {
-                if c == F64 {
-                    gemm::product::<f64>(
-                        self.m,
-                        self.n,
-                        self.k,
-                        Mat {
-                            ptr: d as *mut f64,
-                            rs: dst_rs,
-                            cs: dst_cs,
-                        },
+                gemm::product_in(
+                    c,
+                    &gemm::ByAddress {
+                        m: self.m,
+                        n: self.n,
+                        k: self.k,
+                        dst: mat(d, dst_rs, dst_cs),
                         scale,
-                        Mat {
-                            ptr: at(&a) as *const f64,
-                            rs: a.2,
-                            cs: a.3,
-                        },
-                        Mat {
-                            ptr: at(&b) as *const f64,
-                            rs: b.2,
-                            cs: b.3,
-                        },
-                        self.alpha,
+                        lhs: mat(at(&a), a.2, a.3),
+                        rhs: mat(at(&b), b.2, b.3),
+                        alpha: self.alpha,
                         threads,
-                    )
-                } else {
-                    gemm::product::<f32>(
-                        self.m,
-                        self.n,
-                        self.k,
-                        Mat {
-                            ptr: d as *mut f32,
-                            rs: dst_rs,
-                            cs: dst_cs,
-                        },
-                        scale.map(|s| s as f32),
-                        Mat {
-                            ptr: at(&a) as *const f32,
-                            rs: a.2,
-                            cs: a.3,
-                        },
-                        Mat {
-                            ptr: at(&b) as *const f32,
-                            rs: b.2,
-                            cs: b.3,
-                        },
-                        self.alpha as f32,
-                        threads,
-                    )
-                }
+                    },
+                )
             }
         };
         pool().install(|| {
