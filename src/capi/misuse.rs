@@ -140,7 +140,9 @@ pub fn phase2(
         let Some(t) = t else { continue };
         let what = What::Binding { i, n_inputs };
         if let Some((span, u)) = tensor_use(what, t, bindings.outputs.contains(&i))? {
-            uses.extend(u);
+            if let Some(u) = u {
+                uses.push(u);
+            }
             if ws_used {
                 spans.push((what, span));
             }

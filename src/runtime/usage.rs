@@ -61,14 +61,15 @@ fn pending() -> MutexGuard<'static, VecDeque<(u64, Pending)>> {
 /// releases the memory for aclrtFree.
 pub struct Ticket {
     key: u64,
-    uses: Uses,
+    /// Registered in PENDING (it uses device memory).
+    registered: bool,
     /// `memory::frees()` read before the uses were checked live.
     frees: u64,
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        if self.uses.is_empty() {
+        if !self.registered {
             return;
         }
         let mut m = pending();
@@ -85,24 +86,25 @@ impl Ticket {
     /// read before the uses were found live.
     pub fn new(api: &'static str, uses: Uses, frees: u64) -> Ticket {
         let key = NEXT.fetch_add(1, Ordering::Relaxed);
-        if !uses.is_empty() {
-            pending().push_back((
-                key,
-                Pending {
-                    api,
-                    uses: uses.clone(),
-                },
-            ));
+        let registered = !uses.is_empty();
+        if registered {
+            pending().push_back((key, Pending { api, uses }));
         }
-        Ticket { key, uses, frees }
+        Ticket {
+            key,
+            registered,
+            frees,
+        }
     }
 
     /// The first use whose allocation has been freed since the ticket was made.
     fn freed(&self) -> Option<Use> {
-        if memory::frees() == self.frees {
-            return None; // nothing at all has been freed since
+        if !self.registered || memory::frees() == self.frees {
+            return None; // no memory, or nothing at all has been freed since
         }
-        memory::first_freed(&self.uses, |u| (u.base, u.id)).copied()
+        let g = pending();
+        let (_, p) = g.iter().find(|(k, _)| *k == self.key)?;
+        memory::first_freed(&p.uses, |u| (u.base, u.id)).copied()
     }
 
     /// `task`, run only if all its memory is still allocated; otherwise it fails (the
