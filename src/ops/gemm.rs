@@ -1,10 +1,10 @@
 //! The matrix-product backend Matmul (and its family) and Convolution share:
 //! `dst = scale*dst + alpha * (lhs @ rhs)` over strided f32/f64 matrices.
 //!
-//! On x86-64 with AVX2 and FMA the product runs on `private-gemm-x86` (the kernels `faer`
-//! uses), which measured 1.25-1.4x the `gemm` crate's speed on this project's 2-core
-//! benchmark machine and about OpenBLAS's. Elsewhere (other CPUs, other architectures) it
-//! runs on the `gemm` crate. Both take arbitrary strides, so transposed views need no copy.
+//! On x86-64 with AVX2 and FMA a large product runs on `private-gemm-x86` (the kernels
+//! `faer` uses), which measured 1.25-1.4x the `gemm` crate's speed on this project's 2-core
+//! benchmark machine and about OpenBLAS's. Small products (see `X86_MIN_WORK`), other CPUs
+//! and other architectures run on the `gemm` crate. Both take arbitrary strides, so transposed views need no copy.
 
 /// An element type the products compute in.
 pub trait Real: Copy + PartialEq + std::ops::Mul<Output = Self> + 'static {
@@ -43,6 +43,12 @@ pub struct Mat<P> {
     pub cs: isize,
 }
 
+/// Products of at least this many multiply-adds (m*n*k) use the x86-64 kernels. Measured
+/// here (f32, square): the gemm crate is as fast or faster up to 192^3 (its per-call cost is
+/// lower; batches of 64^3 and 128^3 products ran 10-20% slower on the x86 kernels), the x86
+/// kernels 10-15% faster from 256^3 and 1.3x at 1024^3 and above.
+const X86_MIN_WORK: usize = 1 << 23;
+
 /// Whether the x86-64 kernels can run here (AVX2 and FMA; checked once).
 #[cfg(target_arch = "x86_64")]
 fn x86_kernels() -> bool {
@@ -72,7 +78,7 @@ pub unsafe fn product<T: Real>(
     threads: usize,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if x86_kernels() {
+    if m.saturating_mul(n).saturating_mul(k) >= X86_MIN_WORK && x86_kernels() {
         // SAFETY: forwarded.
         return unsafe { x86(m, n, k, dst, scale, lhs, rhs, alpha, threads) };
     }

@@ -1695,6 +1695,34 @@ fn large_and_many_batches() {
     }
 }
 
+/// Products of at least 2^23 multiply-adds, which run on the x86-64 kernels where the CPU
+/// has them (src/ops/gemm.rs): strided/transposed views, bias with beta, f16 through f32.
+#[test]
+fn large_products_on_the_x86_kernels() {
+    let mut rng = Rng::new(59);
+    for (da, db, od) in [(F32, F32, F32), (F64, F64, F64), (F16, F32, F32)] {
+        let case = new_case(
+            Op::Mm,
+            gen_view(&mut rng, &[200, 230], da, 0, true),
+            gen_view(&mut rng, &[230, 190], db, 1, true),
+            None,
+            Some(gen_view(&mut rng, &[200, 190], od, 2, false)),
+        );
+        must(&case, &mut rng);
+        let bd = gen_bias_dtype(&mut rng, da, db);
+        let mut case = new_case(
+            Op::Addmm,
+            gen_view(&mut rng, &[210, 200], da, 0, true),
+            gen_view(&mut rng, &[200, 205], db, 1, true),
+            Some(gen_view(&mut rng, &[210, 1], bd, 2, true)),
+            Some(gen_view(&mut rng, &[210, 205], od, 3, false)),
+        );
+        case.alpha = scal(F64, 0.7);
+        case.beta = scal(F32, -1.5);
+        must(&case, &mut rng);
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------
