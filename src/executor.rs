@@ -116,6 +116,16 @@ impl Executor {
         }
     }
 
+    /// An executor running `work` that other executors may share (a reused plan).
+    pub fn shared(api: &'static str, bindings: Bindings, work: Arc<dyn Work>) -> Executor {
+        Executor {
+            api,
+            bindings,
+            work,
+            repeatable: false,
+        }
+    }
+
     pub fn workspace_size(&self) -> u64 {
         self.work.workspace_size()
     }

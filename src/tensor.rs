@@ -10,7 +10,7 @@ pub type Dims = smallvec::SmallVec<[usize; 8]>;
 /// Element strides of a view, inline up to rank 8.
 pub type Strides = smallvec::SmallVec<[isize; 8]>;
 
-#[derive(Debug, PartialEq)]
+#[derive(Debug)]
 pub struct TensorDesc {
     pub dtype: DType,
     pub format: Format,
@@ -37,6 +37,23 @@ impl Clone for TensorDesc {
             storage_shape: Dims::from_slice(&self.storage_shape),
             addr: self.addr,
         }
+    }
+}
+
+/// Field by field, cheapest first, with the dims compared inline (plans are looked up by
+/// view equality on every phase 1).
+impl PartialEq for TensorDesc {
+    fn eq(&self, o: &TensorDesc) -> bool {
+        fn same<T: PartialEq>(a: &[T], b: &[T]) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+        }
+        self.addr == o.addr
+            && self.offset == o.offset
+            && self.dtype == o.dtype
+            && self.format == o.format
+            && same(&self.shape, &o.shape)
+            && same(&self.strides, &o.strides)
+            && same(&self.storage_shape, &o.storage_shape)
     }
 }
 

@@ -18,7 +18,7 @@ pub enum Src {
 
 /// Constant parameters of a kernel (alpha, a rounding mode, ...), fixed in phase 1 and
 /// already converted to the dtype the kernel computes in.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Params {
     /// Inline: planning an operator allocates nothing for its parameters.
     pub scalars: smallvec::SmallVec<[Scalar; 2]>,

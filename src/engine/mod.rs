@@ -46,7 +46,7 @@ use crate::tensor::{contiguous_strides, Dims, Strides, TensorDesc};
 pub use kernel::{KernelFn, Params, Src};
 use rayon::prelude::*;
 use smallvec::SmallVec;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 /// Most operands (inputs + the output) an element-wise operator has.
 pub const MAX_OPERANDS: usize = 4;
@@ -504,6 +504,96 @@ pub fn plan(spec: Spec) -> Result<Plan> {
             .chain([(spec.out_binding, out.addr)])
             .collect(),
     })
+}
+
+/// What a plan was made from: everything `plan` reads (the names it reads only for error
+/// messages aside), so an equal spec gets an equal plan.
+struct PlanKey {
+    api: &'static str,
+    kernel: KernelFn,
+    params: Params,
+    kernel_in: SmallVec<[Via; MAX_OPERANDS]>,
+    kernel_out: Via,
+    out_binding: usize,
+    out: TensorDesc,
+    inputs: SmallVec<[KeyInput; MAX_OPERANDS]>,
+}
+
+enum KeyInput {
+    Tensor(usize, TensorDesc),
+    Scalar(Scalar),
+}
+
+impl PlanKey {
+    fn of(spec: &Spec) -> PlanKey {
+        PlanKey {
+            api: spec.api,
+            kernel: spec.kernel,
+            params: spec.params.clone(),
+            kernel_in: spec.kernel_in.iter().copied().collect(),
+            kernel_out: spec.kernel_out,
+            out_binding: spec.out_binding,
+            out: spec.out.clone(),
+            inputs: spec
+                .inputs
+                .iter()
+                .map(|i| match i {
+                    Input::Tensor { binding, view, .. } => {
+                        KeyInput::Tensor(*binding, (*view).clone())
+                    }
+                    Input::Scalar(s) => KeyInput::Scalar(*s),
+                })
+                .collect(),
+        }
+    }
+
+    fn matches(&self, spec: &Spec) -> bool {
+        self.kernel as usize == spec.kernel as usize
+            && self.api == spec.api
+            && self.out_binding == spec.out_binding
+            && self.kernel_out == spec.kernel_out
+            && self.kernel_in[..] == spec.kernel_in[..]
+            && self.params == spec.params
+            && self.inputs.len() == spec.inputs.len()
+            && self
+                .inputs
+                .iter()
+                .zip(spec.inputs)
+                .all(|(k, i)| match (k, i) {
+                    (KeyInput::Tensor(b, v), Input::Tensor { binding, view, .. }) => {
+                        b == binding && v == *view
+                    }
+                    (KeyInput::Scalar(a), Input::Scalar(b)) => a == b,
+                    _ => false,
+                })
+            && self.out == *spec.out
+    }
+}
+
+thread_local! {
+    /// The last plan this thread made and what from: a loop calling one operator on the same
+    /// buffers (the common case) plans once. Executors share the plan; it is immutable.
+    static LAST_PLAN: std::cell::RefCell<Option<(PlanKey, Arc<Plan>)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `plan`, reusing this thread's last plan when `spec` is the same as the one it was made
+/// from (same views and addresses, dtypes, scalars and kernel). Only successful plans are
+/// kept, so errors are always found again.
+pub fn plan_shared(spec: Spec) -> Result<Arc<Plan>> {
+    let hit = LAST_PLAN.with(|last| {
+        last.borrow()
+            .as_ref()
+            .filter(|(key, _)| key.matches(&spec))
+            .map(|(_, p)| p.clone())
+    });
+    if let Some(p) = hit {
+        return Ok(p);
+    }
+    let key = PlanKey::of(&spec);
+    let p = Arc::new(plan(spec)?);
+    LAST_PLAN.with(|last| *last.borrow_mut() = Some((key, p.clone())));
+    Ok(p)
 }
 
 /// Resolved operand addresses for one run.

@@ -149,7 +149,7 @@ pub fn executor(
             Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
         }
     }
-    let plan = engine::plan(Spec {
+    let plan = engine::plan_shared(Spec {
         api,
         inputs: &inputs,
         kernel_in,
@@ -160,5 +160,5 @@ pub fn executor(
         kernel,
         params,
     })?;
-    Ok(Executor::new(api, bindings, plan))
+    Ok(Executor::shared(api, bindings, plan))
 }

@@ -509,6 +509,60 @@ fn readdressed_input_overlapping_the_output_is_refused() {
     assert_eq!(f32_at(&o, 7), 707.0);
 }
 
+/// Phase 1 reuses the thread's last plan only for an identical spec: the same views (addresses
+/// included), dtypes, scalars and kernel. Anything else plans again, so a call that now
+/// overlaps its output, or has another alpha, computes what it says.
+#[test]
+fn a_plan_is_reused_only_for_the_same_call() {
+    let n = 64usize;
+    let a = f32_buf(&(0..n).map(|k| k as f32).collect::<Vec<_>>());
+    let b = f32_buf(&(0..n).map(|k| 100.0 * k as f32).collect::<Vec<_>>());
+    let o = Buf::new(4 * n);
+    let view = c(&[n], DType::F32, 0);
+    let (da, db, dout) = (
+        desc(&view, &a).unwrap(),
+        desc(&view, &b).unwrap(),
+        desc(&view, &o).unwrap(),
+    );
+    let work_of = |e: &crate::executor::Executor| std::sync::Arc::as_ptr(&e.work) as *const u8;
+    let first = add(&da, &db, &alpha1(), &dout).unwrap();
+    let again = add(&da, &db, &alpha1(), &dout).unwrap();
+    assert_eq!(work_of(&first), work_of(&again), "the same call: one plan");
+    run_exec(&again).unwrap();
+    assert_eq!(f32_at(&o, 3), 303.0);
+    // Another alpha: another plan, and it is applied.
+    let two = add(&da, &db, &Scalar::from_value(2.0f32), &dout).unwrap();
+    assert_ne!(work_of(&two), work_of(&first));
+    run_exec(&two).unwrap();
+    assert_eq!(f32_at(&o, 3), 603.0);
+    // The same call except that out is other's memory one element in (overlapping, not the
+    // same view): only out's address differs, and the plan must differ (other copied first).
+    let head = v(&[n - 1], &[1], 0, DType::F32, n);
+    let tail = v(&[n - 1], &[1], 1, DType::F32, n);
+    let (da_head, db_head) = (desc(&head, &a).unwrap(), desc(&head, &b).unwrap());
+    let apart = add(&da_head, &db_head, &alpha1(), &desc(&tail, &o).unwrap()).unwrap();
+    assert_eq!(apart.workspace_size(), 0);
+    let onto_b = add(&da_head, &db_head, &alpha1(), &desc(&tail, &b).unwrap()).unwrap();
+    assert_ne!(work_of(&onto_b), work_of(&apart));
+    assert!(
+        onto_b.workspace_size() > 0,
+        "the overlapping input is copied"
+    );
+    run_exec(&onto_b).unwrap();
+    for k in 0..n - 1 {
+        assert_eq!(
+            f32_at(&b, k + 1),
+            k as f32 + 100.0 * k as f32,
+            "b[{}]",
+            k + 1
+        );
+    }
+    // Repeating the first call plans again (the last plan is now another) and is right.
+    let back = add(&da, &db, &alpha1(), &dout).unwrap();
+    run_exec(&back).unwrap();
+    assert_eq!(f32_at(&o, 5), 5.0 + f32_at(&b, 5));
+}
+
 // ---------------------------------------------------------------------------------------
 // Workspace sizes
 // ---------------------------------------------------------------------------------------
