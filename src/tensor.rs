@@ -215,18 +215,15 @@ impl TensorDesc {
 
     /// The byte range [first, last] the view's elements touch, or None if it has none.
     pub fn byte_span(&self) -> Option<(usize, usize)> {
-        if self.is_empty() {
-            return None;
-        }
         // Creation checked that the largest index fits its storage (`check_fits_storage`) and
         // only the address can change afterwards, so only adding the address can overflow.
-        let max = self.offset
-            + self
-                .shape
-                .iter()
-                .zip(&self.strides)
-                .map(|(&d, &s)| (d - 1) * s as usize)
-                .sum::<usize>();
+        let mut max = self.offset;
+        for (&d, &s) in self.shape.iter().zip(&self.strides) {
+            if d == 0 {
+                return None; // no elements
+            }
+            max += (d - 1) * s as usize;
+        }
         let size = self.dtype.size();
         let first = self.addr.saturating_add(self.offset * size);
         Some((first, self.addr.saturating_add(max * size + size - 1)))

@@ -84,12 +84,15 @@ pub fn check_out_shape(
     out_name: &str,
     out: &TensorDesc,
 ) -> Result<()> {
-    let shape = broadcast::broadcast_shapes(inputs)?;
-    crate::ensure!(
-        shape[..] == out.shape[..],
-        "'{out_name}' has shape {:?} but the broadcast shape of the inputs is {shape:?}",
-        out.shape
-    );
+    // Inputs of the output's own shape (the common case) broadcast to it as they are.
+    if inputs.is_empty() || !inputs.iter().all(|(_, s)| *s == &out.shape[..]) {
+        let shape = broadcast::broadcast_shapes(inputs)?;
+        crate::ensure!(
+            shape[..] == out.shape[..],
+            "'{out_name}' has shape {:?} but the broadcast shape of the inputs is {shape:?}",
+            out.shape
+        );
+    }
     broadcast::check_device_axis_limit(computed, inputs, &out.shape)
 }
 
