@@ -6,6 +6,9 @@ use crate::error::{Error, Result};
 use crate::tensor::TensorDesc;
 use std::sync::Arc;
 
+/// The views an executor was planned with, in binding order.
+pub type Views = Arc<Vec<Option<TensorDesc>>>;
+
 /// Binding indexes of an executor's outputs: inline, as operators have one or two.
 pub type Outputs = smallvec::SmallVec<[usize; 2]>;
 
@@ -14,7 +17,9 @@ pub type Outputs = smallvec::SmallVec<[usize; 2]>;
 /// is an optional tensor the caller passed as NULL.
 #[derive(Clone, Debug, Default)]
 pub struct Bindings {
-    pub tensors: Vec<Option<TensorDesc>>,
+    /// Shared (an executor re-planned from an identical call shares its views); an executor
+    /// whose addresses are re-pointed gets its own copy.
+    pub tensors: Views,
     pub n_inputs: usize,
     /// The binding index of each output (an in-place operator's output is its selfRef input).
     pub outputs: Outputs,
@@ -133,7 +138,7 @@ impl Executor {
     /// Re-points binding `index` (aclSet*TensorAddr).
     pub fn set_addr(&mut self, index: usize, addr: usize) -> Result<()> {
         let n = self.bindings.tensors.len();
-        match self.bindings.tensors.get_mut(index) {
+        match Arc::make_mut(&mut self.bindings.tensors).get_mut(index) {
             Some(Some(t)) => {
                 t.addr = addr;
                 Ok(())

@@ -40,7 +40,7 @@ pub mod reduce;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::executor::{Bindings, Work, Workspace};
+use crate::executor::{Bindings, Views, Work, Workspace};
 use crate::scalar::Scalar;
 use crate::tensor::{contiguous_strides, Dims, Strides, TensorDesc};
 pub use kernel::{KernelFn, Params, Src};
@@ -507,7 +507,8 @@ pub fn plan(spec: Spec) -> Result<Plan> {
 }
 
 /// What a plan was made from: everything `plan` reads (the names it reads only for error
-/// messages aside), so an equal spec gets an equal plan.
+/// messages aside), so an equal spec gets an equal plan. The views are the executor's
+/// bindings, in binding order (`views[b]` is the tensor bound at `b`).
 struct PlanKey {
     api: &'static str,
     kernel: KernelFn,
@@ -515,17 +516,13 @@ struct PlanKey {
     kernel_in: SmallVec<[Via; MAX_OPERANDS]>,
     kernel_out: Via,
     out_binding: usize,
-    out: TensorDesc,
-    inputs: SmallVec<[KeyInput; MAX_OPERANDS]>,
-}
-
-enum KeyInput {
-    Tensor(usize, TensorDesc),
-    Scalar(Scalar),
+    views: Views,
+    /// Per input: its binding, or the scalar.
+    inputs: SmallVec<[Result<usize, Scalar>; MAX_OPERANDS]>,
 }
 
 impl PlanKey {
-    fn of(spec: &Spec) -> PlanKey {
+    fn of(spec: &Spec, views: Views) -> PlanKey {
         PlanKey {
             api: spec.api,
             kernel: spec.kernel,
@@ -533,21 +530,22 @@ impl PlanKey {
             kernel_in: spec.kernel_in.iter().copied().collect(),
             kernel_out: spec.kernel_out,
             out_binding: spec.out_binding,
-            out: spec.out.clone(),
+            views,
             inputs: spec
                 .inputs
                 .iter()
                 .map(|i| match i {
-                    Input::Tensor { binding, view, .. } => {
-                        KeyInput::Tensor(*binding, (*view).clone())
-                    }
-                    Input::Scalar(s) => KeyInput::Scalar(*s),
+                    Input::Tensor { binding, .. } => Ok(*binding),
+                    Input::Scalar(s) => Err(*s),
                 })
                 .collect(),
         }
     }
 
     fn matches(&self, spec: &Spec) -> bool {
+        let bound = |b: usize, view: &TensorDesc| {
+            self.views.get(b).is_some_and(|v| v.as_ref() == Some(view))
+        };
         self.kernel as usize == spec.kernel as usize
             && self.api == spec.api
             && self.out_binding == spec.out_binding
@@ -560,40 +558,42 @@ impl PlanKey {
                 .iter()
                 .zip(spec.inputs)
                 .all(|(k, i)| match (k, i) {
-                    (KeyInput::Tensor(b, v), Input::Tensor { binding, view, .. }) => {
-                        b == binding && v == *view
-                    }
-                    (KeyInput::Scalar(a), Input::Scalar(b)) => a == b,
+                    (Ok(b), Input::Tensor { binding, view, .. }) => b == binding && bound(*b, view),
+                    (Err(a), Input::Scalar(b)) => a == b,
                     _ => false,
                 })
-            && self.out == *spec.out
+            && bound(spec.out_binding, spec.out)
     }
 }
 
 thread_local! {
     /// The last plan this thread made and what from: a loop calling one operator on the same
-    /// buffers (the common case) plans once. Executors share the plan; it is immutable.
+    /// buffers (the common case) plans once. Executors share the plan (it is immutable) and
+    /// the views (copied on write).
     static LAST_PLAN: std::cell::RefCell<Option<(PlanKey, Arc<Plan>)>> =
         const { std::cell::RefCell::new(None) };
 }
 
 /// `plan`, reusing this thread's last plan when `spec` is the same as the one it was made
 /// from (same views and addresses, dtypes, scalars and kernel). Only successful plans are
-/// kept, so errors are always found again.
-pub fn plan_shared(spec: Spec) -> Result<Arc<Plan>> {
+/// kept, so errors are always found again. `views` makes the executor's copies of the views
+/// in binding order (every binding is an input of `spec` or its output); on a reuse, the
+/// copies made with the plan are returned instead.
+pub fn plan_shared(spec: Spec, views: impl FnOnce() -> Views) -> Result<(Arc<Plan>, Views)> {
     let hit = LAST_PLAN.with(|last| {
         last.borrow()
             .as_ref()
             .filter(|(key, _)| key.matches(&spec))
-            .map(|(_, p)| p.clone())
+            .map(|(key, p)| (p.clone(), key.views.clone()))
     });
-    if let Some(p) = hit {
-        return Ok(p);
+    if let Some(found) = hit {
+        return Ok(found);
     }
-    let key = PlanKey::of(&spec);
+    let views = views();
+    let key = PlanKey::of(&spec, views.clone());
     let p = Arc::new(plan(spec)?);
     LAST_PLAN.with(|last| *last.borrow_mut() = Some((key, p.clone())));
-    Ok(p)
+    Ok((p, views))
 }
 
 /// Resolved operand addresses for one run.

@@ -995,12 +995,12 @@ pub fn convolution(
     }
 
     let bindings = Bindings {
-        tensors: vec![
+        tensors: std::sync::Arc::new(vec![
             Some(input.clone()),
             Some(weight.clone()),
             bias.cloned(),
             Some(output.clone()),
-        ],
+        ]),
         n_inputs: 3,
         outputs: smallvec::smallvec![3],
     };

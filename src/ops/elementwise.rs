@@ -116,26 +116,29 @@ pub fn executor(
     params: Params,
     inplace: bool,
 ) -> Result<Executor> {
-    // The executor's own copies of the views; the plan reads them where they will live.
-    let mut tensors: Vec<Option<TensorDesc>> = Vec::with_capacity(args.len() + 1);
-    for a in args {
-        if let Arg::Tensor(_, t) = a {
-            tensors.push(Some((*t).clone()));
-        }
-    }
-    let n_inputs = tensors.len();
+    let n_inputs = args.iter().filter(|a| matches!(a, Arg::Tensor(..))).count();
     // An in-place operator's selfRef is input 0 and also its output: one binding.
     let out_binding = if inplace { 0 } else { n_inputs };
-    if !inplace {
-        tensors.push(Some(out.clone()));
-    }
-    let bindings = Bindings {
+    // The executor's own copies of the views, in binding order (inputs, then out).
+    let views = || {
+        let mut tensors: Vec<Option<TensorDesc>> = Vec::with_capacity(n_inputs + 1);
+        for a in args {
+            if let Arg::Tensor(_, t) = a {
+                tensors.push(Some((*t).clone()));
+            }
+        }
+        if !inplace {
+            tensors.push(Some(out.clone()));
+        }
+        std::sync::Arc::new(tensors)
+    };
+    let bindings = |tensors| Bindings {
         tensors,
         n_inputs,
         outputs: smallvec::smallvec![out_binding],
     };
     if out.is_empty() {
-        return Ok(Executor::new(api, bindings, Nothing));
+        return Ok(Executor::new(api, bindings(views()), Nothing));
     }
     let mut inputs: SmallVec<[Input; engine::MAX_OPERANDS]> = SmallVec::new();
     let mut binding = 0;
@@ -152,7 +155,7 @@ pub fn executor(
             Arg::Scalar(s) => inputs.push(Input::Scalar(*s)),
         }
     }
-    let plan = engine::plan_shared(Spec {
+    let spec = Spec {
         api,
         inputs: &inputs,
         kernel_in,
@@ -162,6 +165,7 @@ pub fn executor(
         kernel_out,
         kernel,
         params,
-    })?;
-    Ok(Executor::shared(api, bindings, plan))
+    };
+    let (plan, tensors) = engine::plan_shared(spec, views)?;
+    Ok(Executor::shared(api, bindings(tensors), plan))
 }

@@ -398,7 +398,7 @@ fn product(
         tensors.len() - 1
     };
     let bindings = Bindings {
-        tensors: tensors.iter().cloned().map(Some).collect(),
+        tensors: std::sync::Arc::new(tensors.iter().cloned().map(Some).collect()),
         n_inputs,
         outputs: smallvec::smallvec![out],
     };

@@ -81,7 +81,7 @@ fn executor(
     out: &TensorDesc,
 ) -> Executor {
     let bindings = Bindings {
-        tensors: vec![Some(self_.clone()), Some(out.clone())],
+        tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(out.clone())]),
         n_inputs: 1,
         outputs: smallvec::smallvec![1],
     };

@@ -530,6 +530,19 @@ fn a_plan_is_reused_only_for_the_same_call() {
     assert_eq!(work_of(&first), work_of(&again), "the same call: one plan");
     run_exec(&again).unwrap();
     assert_eq!(f32_at(&o, 3), 303.0);
+    // The views are shared too, copied on write: re-pointing one executor's output leaves
+    // the other's (and the next reuse's) as they were.
+    let o2 = Buf::new(4 * n);
+    let mut moved = add(&da, &db, &alpha1(), &dout).unwrap();
+    moved.set_addr(2, o2.addr()).unwrap();
+    run_exec(&moved).unwrap();
+    assert_eq!(f32_at(&o2, 4), 404.0);
+    let out_addr = |e: &crate::executor::Executor| e.bindings.tensors[2].as_ref().unwrap().addr;
+    assert_eq!(out_addr(&first), o.addr());
+    assert_eq!(
+        out_addr(&add(&da, &db, &alpha1(), &dout).unwrap()),
+        o.addr()
+    );
     // Another alpha: another plan, and it is applied.
     let two = add(&da, &db, &Scalar::from_value(2.0f32), &dout).unwrap();
     assert_ne!(work_of(&two), work_of(&first));
