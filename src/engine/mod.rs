@@ -566,24 +566,33 @@ impl PlanKey {
     }
 }
 
-thread_local! {
-    /// The last plan this thread made and what from: a loop calling one operator on the same
-    /// buffers (the common case) plans once. Executors share the plan (it is immutable) and
-    /// the views (copied on write).
-    static LAST_PLAN: std::cell::RefCell<Option<(PlanKey, Arc<Plan>)>> =
-        const { std::cell::RefCell::new(None) };
+/// Plans each thread keeps (the calls of a model's loop body, say).
+const KEPT_PLANS: usize = 8;
+
+/// The plans this thread made last and what from, replaced in turn.
+#[derive(Default)]
+struct KeptPlans {
+    plans: Vec<(PlanKey, Arc<Plan>)>,
+    next: usize,
 }
 
-/// `plan`, reusing this thread's last plan when `spec` is the same as the one it was made
-/// from (same views and addresses, dtypes, scalars and kernel). Only successful plans are
-/// kept, so errors are always found again. `views` makes the executor's copies of the views
-/// in binding order (every binding is an input of `spec` or its output); on a reuse, the
-/// copies made with the plan are returned instead.
+thread_local! {
+    /// A loop calling operators on the same buffers (the common case) plans each call once.
+    /// Executors share a plan (it is immutable) and its views (copied on write).
+    static KEPT: std::cell::RefCell<KeptPlans> = std::cell::RefCell::default();
+}
+
+/// `plan`, reusing one of this thread's last plans when `spec` is the same as the one it
+/// was made from (same views and addresses, dtypes, scalars and kernel). Only successful
+/// plans are kept, so errors are always found again. `views` makes the executor's copies of
+/// the views in binding order (every binding is an input of `spec` or its output); on a
+/// reuse, the copies made with the plan are returned instead.
 pub fn plan_shared(spec: Spec, views: impl FnOnce() -> Views) -> Result<(Arc<Plan>, Views)> {
-    let hit = LAST_PLAN.with(|last| {
-        last.borrow()
-            .as_ref()
-            .filter(|(key, _)| key.matches(&spec))
+    let hit = KEPT.with(|kept| {
+        kept.borrow()
+            .plans
+            .iter()
+            .find(|(key, _)| key.matches(&spec))
             .map(|(key, p)| (p.clone(), key.views.clone()))
     });
     if let Some(found) = hit {
@@ -592,7 +601,17 @@ pub fn plan_shared(spec: Spec, views: impl FnOnce() -> Views) -> Result<(Arc<Pla
     let views = views();
     let key = PlanKey::of(&spec, views.clone());
     let p = Arc::new(plan(spec)?);
-    LAST_PLAN.with(|last| *last.borrow_mut() = Some((key, p.clone())));
+    KEPT.with(|kept| {
+        let mut kept = kept.borrow_mut();
+        let entry = (key, p.clone());
+        if kept.plans.len() < KEPT_PLANS {
+            kept.plans.push(entry);
+        } else {
+            let i = kept.next;
+            kept.plans[i] = entry;
+            kept.next = (i + 1) % KEPT_PLANS;
+        }
+    });
     Ok((p, views))
 }
 

@@ -509,7 +509,7 @@ fn readdressed_input_overlapping_the_output_is_refused() {
     assert_eq!(f32_at(&o, 7), 707.0);
 }
 
-/// Phase 1 reuses the thread's last plan only for an identical spec: the same views (addresses
+/// Phase 1 reuses one of the thread's last plans only for an identical spec: the same views (addresses
 /// included), dtypes, scalars and kernel. Anything else plans again, so a call that now
 /// overlaps its output, or has another alpha, computes what it says.
 #[test]
@@ -570,10 +570,19 @@ fn a_plan_is_reused_only_for_the_same_call() {
             k + 1
         );
     }
-    // Repeating the first call plans again (the last plan is now another) and is right.
+    // The first call again, after others: its plan is still kept, and right.
     let back = add(&da, &db, &alpha1(), &dout).unwrap();
+    assert_eq!(work_of(&back), work_of(&first));
     run_exec(&back).unwrap();
     assert_eq!(f32_at(&o, 5), 5.0 + f32_at(&b, 5));
+    // Enough other calls replace it: planned again, still right.
+    for k in 0..12 {
+        add(&da, &db, &Scalar::from_value(k as f32 + 3.0), &dout).unwrap();
+    }
+    let replanned = add(&da, &db, &alpha1(), &dout).unwrap();
+    assert_ne!(work_of(&replanned), work_of(&first));
+    run_exec(&replanned).unwrap();
+    assert_eq!(f32_at(&o, 6), 6.0 + f32_at(&b, 6));
 }
 
 // ---------------------------------------------------------------------------------------
