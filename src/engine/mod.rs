@@ -215,6 +215,9 @@ pub struct Plan {
     kernel: KernelFn,
     params: Params,
     out_binding: usize,
+    /// One task, one contiguous row, every input a constant or read in place, the output
+    /// written in place: `run` calls the kernel once, without the traversal.
+    single_run: bool,
     /// (binding, address) of every tensor as planned: phase 2 repeats the overlap check
     /// only when a binding has been re-pointed since.
     planned_addrs: SmallVec<[(usize, usize); MAX_OPERANDS]>,
@@ -477,6 +480,15 @@ pub fn plan(spec: Spec) -> Result<Plan> {
     } else {
         (needed + ALIGN) as u64
     };
+    let single_run = tasks == 1
+        && copies.is_empty()
+        && rank == 1
+        && !flat
+        && !tiled
+        && !stream_out
+        && ops
+            .iter()
+            .all(|op: &Operand| op.direct || matches!(op.base, Base::Const(_)));
     Ok(Plan {
         api: spec.api,
         shape: shape_arr,
@@ -492,6 +504,7 @@ pub fn plan(spec: Spec) -> Result<Plan> {
         copies_bytes,
         workspace,
         kernel: spec.kernel,
+        single_run,
         params: spec.params,
         out_binding: spec.out_binding,
         planned_addrs: spec
@@ -1007,6 +1020,30 @@ impl Work for Plan {
             let mut v = t.view(c.binding)?.clone();
             v.addr = t.addr(c.binding)?;
             copy_view(&v, ws_base + c.ws_offset);
+        }
+        if self.single_run {
+            // One contiguous run read and written in place: the kernel, once.
+            let n_in = self.ops.len() - 1;
+            let mut srcs = [Src::Scalar(std::ptr::null()); MAX_OPERANDS - 1];
+            for (k, op) in self.ops[..n_in].iter().enumerate() {
+                let p = bases[k] as *const u8;
+                // Read in place with stride 1 (`direct` at rank 1), or a constant.
+                srcs[k] = if op.direct {
+                    Src::Slice(p)
+                } else {
+                    Src::Scalar(p)
+                };
+            }
+            // SAFETY: every operand was validated for `total` elements along its stride.
+            unsafe {
+                (self.kernel)(
+                    self.total,
+                    &srcs[..n_in],
+                    bases[n_in] as *mut u8,
+                    &self.params,
+                )
+            };
+            return Ok(());
         }
         let ctx = Ctx {
             plan: self,
