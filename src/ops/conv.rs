@@ -512,29 +512,30 @@ impl Conv {
                 let col = (region + self.col.unwrap()) as *mut f32;
                 let lhs = w.add(grp * g.cin_g * m);
                 let rhs_cs = merged_stride(&g.input, &src.s[1..]).unwrap_or(1);
-                gemm::product::<f32>(
+                gemm::Product::<f32> {
                     m,
-                    nn,
+                    n: nn,
                     k,
-                    Mat {
+                    dst: Mat {
                         ptr: col,
                         rs: nn as isize,
                         cs: 1,
                     },
-                    None,
-                    Mat {
+                    scale: None,
+                    lhs: Mat {
                         ptr: lhs,
                         rs: 1,
                         cs: m as isize,
                     },
-                    Mat {
+                    rhs: Mat {
                         ptr: src.addr as *const f32,
                         rs: src.s[0],
                         cs: rhs_cs,
                     },
-                    1.0,
+                    alpha: 1.0,
                     threads,
-                );
+                }
+                .run();
                 let y = region + self.yout.unwrap();
                 fill_rows(
                     y as *mut f32,
@@ -584,29 +585,30 @@ impl Conv {
             }
             // Computed as dᵀ (positions × channels) = colᵀ @ Wᵀ: the long dim is the GEMM's
             // m, as in a matrix product of (N·H·W, K) @ (K, Cout).
-            gemm::product::<f32>(
-                nb,
-                m,
+            gemm::Product::<f32> {
+                m: nb,
+                n: m,
                 k,
-                Mat {
+                dst: Mat {
                     ptr: d,
                     rs: cs,
                     cs: rs,
                 },
-                bias.map(|_| 1.0),
-                Mat {
+                scale: bias.map(|_| 1.0),
+                lhs: Mat {
                     ptr: rhs,
                     rs: rhs_cs,
                     cs: rhs_rs,
                 },
-                Mat {
+                rhs: Mat {
                     ptr: lhs,
                     rs: 1,
                     cs: k as isize,
                 },
-                1.0,
+                alpha: 1.0,
                 threads,
-            );
+            }
+            .run();
             if self.direct_out.is_none() {
                 // yout's rows (co, block row, ow) go to output rows (co, od, oh, ow).
                 let osz = ov.dtype.size() as isize;

@@ -57,33 +57,152 @@ fn x86_kernels() -> bool {
     *OK.get_or_init(|| is_x86_feature_detected!("avx2") && is_x86_feature_detected!("fma"))
 }
 
-/// `dst (m x n) = scale*dst + alpha * lhs (m x k) @ rhs (k x n)`, where `scale` None means
-/// dst is overwritten and not read (a NaN there does not leak), as does a scale of 0.
-/// `threads` > 1 splits the product over that many threads of the rayon pool it is called
-/// in (callers run it inside the compute pool).
-///
-/// # Safety
-/// Every matrix must be valid for its shape and strides (dst writable, not overlapping the
-/// inputs).
-#[allow(clippy::too_many_arguments)]
-pub unsafe fn product<T: Real>(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: Mat<*mut T>,
-    scale: Option<T>,
-    lhs: Mat<*const T>,
-    rhs: Mat<*const T>,
-    alpha: T,
-    threads: usize,
-) {
-    #[cfg(target_arch = "x86_64")]
-    if m.saturating_mul(n).saturating_mul(k) >= X86_MIN_WORK && x86_kernels() {
+/// One product `dst (m x n) = scale*dst + alpha * lhs (m x k) @ rhs (k x n)`, where `scale`
+/// None means dst is overwritten and not read (a NaN there does not leak), as does a scale
+/// of 0. `threads` > 1 splits it over that many threads of the rayon pool it runs in
+/// (callers run it inside the compute pool).
+#[derive(Clone, Copy)]
+pub struct Product<T> {
+    pub m: usize,
+    pub n: usize,
+    pub k: usize,
+    pub dst: Mat<*mut T>,
+    pub scale: Option<T>,
+    pub lhs: Mat<*const T>,
+    pub rhs: Mat<*const T>,
+    pub alpha: T,
+    pub threads: usize,
+}
+
+impl<T: Real> Product<T> {
+    /// Computes the product on the backend that suits it.
+    ///
+    /// # Safety
+    /// Every matrix must be valid for its shape and strides (dst writable, not overlapping
+    /// the inputs).
+    pub unsafe fn run(&self) {
+        #[cfg(target_arch = "x86_64")]
+        if self.m.saturating_mul(self.n).saturating_mul(self.k) >= X86_MIN_WORK && x86_kernels() {
+            // SAFETY: forwarded.
+            return unsafe { self.x86() };
+        }
         // SAFETY: forwarded.
-        return unsafe { x86(m, n, k, dst, scale, lhs, rhs, alpha, threads) };
+        unsafe { self.portable() }
     }
-    // SAFETY: forwarded.
-    unsafe { portable(m, n, k, dst, scale, lhs, rhs, alpha, threads) }
+
+    /// Every element of dst set to `f(old value)`.
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn each(&self, f: impl Fn(T) -> T) {
+        let dst = &self.dst;
+        for i in 0..self.m as isize {
+            for j in 0..self.n as isize {
+                // SAFETY: (i, j) is inside dst.
+                unsafe {
+                    let p = dst.ptr.offset(i * dst.rs + j * dst.cs);
+                    *p = f(*p);
+                }
+            }
+        }
+    }
+
+    /// On private-gemm-x86 (AVX2 + FMA).
+    ///
+    /// # Safety
+    /// As `run`.
+    #[cfg(target_arch = "x86_64")]
+    unsafe fn x86(&self) {
+        use private_gemm_x86::{Accum, DstKind, IType, InstrSet};
+        let scale = self.scale.filter(|s| *s != T::ZERO);
+        if self.m == 0 || self.n == 0 {
+            return;
+        }
+        // These kernels add to dst or replace it without scaling it: scale it first. An
+        // empty product (k = 0) leaves scale*dst, or zeros.
+        match scale {
+            Some(s) if s != T::ONE => unsafe { self.each(|v| s * v) },
+            None if self.k == 0 => unsafe { self.each(|_| T::ZERO) },
+            _ => {}
+        }
+        if self.k == 0 {
+            return;
+        }
+        let beta = if scale.is_some() {
+            Accum::Add
+        } else {
+            Accum::Replace
+        };
+        let (dst, lhs, rhs) = (&self.dst, &self.lhs, &self.rhs);
+        // SAFETY: forwarded from `run`'s contract; no row/column index lists, no diagonal.
+        unsafe {
+            private_gemm_x86::gemm(
+                T::X86,
+                IType::U64,
+                InstrSet::Avx256,
+                self.m,
+                self.n,
+                self.k,
+                dst.ptr as *mut (),
+                dst.rs,
+                dst.cs,
+                std::ptr::null(),
+                std::ptr::null(),
+                DstKind::Full,
+                beta,
+                lhs.ptr as *const (),
+                lhs.rs,
+                lhs.cs,
+                false,
+                std::ptr::null(),
+                0,
+                rhs.ptr as *const (),
+                rhs.rs,
+                rhs.cs,
+                false,
+                &raw const self.alpha as *const (),
+                self.threads.max(1),
+            )
+        }
+    }
+
+    /// On the gemm crate (any CPU).
+    ///
+    /// # Safety
+    /// As `run`.
+    unsafe fn portable(&self) {
+        let scale = self.scale.filter(|s| *s != T::ZERO);
+        let par = if self.threads > 1 {
+            gemm::Parallelism::Rayon(self.threads)
+        } else {
+            gemm::Parallelism::None
+        };
+        let (dst, lhs, rhs) = (&self.dst, &self.lhs, &self.rhs);
+        // SAFETY: forwarded from `run`'s contract.
+        unsafe {
+            gemm::gemm::<T>(
+                self.m,
+                self.n,
+                self.k,
+                dst.ptr,
+                dst.cs,
+                dst.rs,
+                scale.is_some(),
+                lhs.ptr,
+                lhs.cs,
+                lhs.rs,
+                rhs.ptr,
+                rhs.cs,
+                rhs.rs,
+                scale.unwrap_or(T::ZERO),
+                self.alpha,
+                false,
+                false,
+                false,
+                par,
+            )
+        }
+    }
 }
 
 /// A product described by addresses and f64 factors, for `product_in`.
@@ -99,170 +218,42 @@ pub struct ByAddress {
     pub threads: usize,
 }
 
-/// `product` of `p` in `dtype` (f64, else f32).
-///
-/// # Safety
-/// As `product`.
-pub unsafe fn product_in(dtype: crate::dtype::DType, p: &ByAddress) {
-    unsafe fn typed<T: Real>(p: &ByAddress) {
+impl ByAddress {
+    /// The product in `T`.
+    fn typed<T: Real>(&self) -> Product<T> {
         let input = |x: &Mat<usize>| Mat {
             ptr: x.ptr as *const T,
             rs: x.rs,
             cs: x.cs,
         };
-        let dst = Mat {
-            ptr: p.dst.ptr as *mut T,
-            rs: p.dst.rs,
-            cs: p.dst.cs,
-        };
-        let (scale, alpha) = (p.scale.map(T::of), T::of(p.alpha));
-        // SAFETY: forwarded.
-        unsafe {
-            product::<T>(
-                p.m,
-                p.n,
-                p.k,
-                dst,
-                scale,
-                input(&p.lhs),
-                input(&p.rhs),
-                alpha,
-                p.threads,
-            )
+        Product {
+            m: self.m,
+            n: self.n,
+            k: self.k,
+            dst: Mat {
+                ptr: self.dst.ptr as *mut T,
+                rs: self.dst.rs,
+                cs: self.dst.cs,
+            },
+            scale: self.scale.map(T::of),
+            lhs: input(&self.lhs),
+            rhs: input(&self.rhs),
+            alpha: T::of(self.alpha),
+            threads: self.threads,
         }
-    }
-    // SAFETY (both): forwarded.
-    if dtype == crate::dtype::DType::F64 {
-        unsafe { typed::<f64>(p) }
-    } else {
-        unsafe { typed::<f32>(p) }
     }
 }
 
-/// Every element of dst (m x n) set to `f(old value)`.
+/// `p` computed in `dtype` (f64, else f32).
 ///
 /// # Safety
-/// As `product`'s dst.
-unsafe fn each<T: Real>(m: usize, n: usize, dst: Mat<*mut T>, f: impl Fn(T) -> T) {
-    for i in 0..m as isize {
-        for j in 0..n as isize {
-            // SAFETY: (i, j) is inside dst.
-            unsafe {
-                let p = dst.ptr.offset(i * dst.rs + j * dst.cs);
-                *p = f(*p);
-            }
-        }
-    }
-}
-
-/// `product` on private-gemm-x86 (AVX2 + FMA).
-#[cfg(target_arch = "x86_64")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn x86<T: Real>(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: Mat<*mut T>,
-    scale: Option<T>,
-    lhs: Mat<*const T>,
-    rhs: Mat<*const T>,
-    alpha: T,
-    threads: usize,
-) {
-    use private_gemm_x86::{Accum, DstKind, IType, InstrSet};
-    let scale = scale.filter(|s| *s != T::ZERO);
-    if m == 0 || n == 0 {
-        return;
-    }
-    // These kernels add to dst or replace it without scaling it: scale it first. An empty
-    // product (k = 0) leaves scale*dst, or zeros.
-    match scale {
-        Some(s) if s != T::ONE => unsafe { each(m, n, dst, |v| s * v) },
-        None if k == 0 => unsafe { each(m, n, dst, |_| T::ZERO) },
-        _ => {}
-    }
-    if k == 0 {
-        return;
-    }
-    let beta = if scale.is_some() {
-        Accum::Add
+/// As `Product::run`.
+pub unsafe fn product_in(dtype: crate::dtype::DType, p: &ByAddress) {
+    // SAFETY (both): forwarded.
+    if dtype == crate::dtype::DType::F64 {
+        unsafe { p.typed::<f64>().run() }
     } else {
-        Accum::Replace
-    };
-    // SAFETY: forwarded from `product`'s contract; no row/column index lists, no diagonal.
-    unsafe {
-        private_gemm_x86::gemm(
-            T::X86,
-            IType::U64,
-            InstrSet::Avx256,
-            m,
-            n,
-            k,
-            dst.ptr as *mut (),
-            dst.rs,
-            dst.cs,
-            std::ptr::null(),
-            std::ptr::null(),
-            DstKind::Full,
-            beta,
-            lhs.ptr as *const (),
-            lhs.rs,
-            lhs.cs,
-            false,
-            std::ptr::null(),
-            0,
-            rhs.ptr as *const (),
-            rhs.rs,
-            rhs.cs,
-            false,
-            &raw const alpha as *const (),
-            threads.max(1),
-        )
-    }
-}
-
-/// `product` on the gemm crate (any CPU).
-#[allow(clippy::too_many_arguments)]
-unsafe fn portable<T: Real>(
-    m: usize,
-    n: usize,
-    k: usize,
-    dst: Mat<*mut T>,
-    scale: Option<T>,
-    lhs: Mat<*const T>,
-    rhs: Mat<*const T>,
-    alpha: T,
-    threads: usize,
-) {
-    let scale = scale.filter(|s| *s != T::ZERO);
-    let par = if threads > 1 {
-        gemm::Parallelism::Rayon(threads)
-    } else {
-        gemm::Parallelism::None
-    };
-    // SAFETY: forwarded from `product`'s contract.
-    unsafe {
-        gemm::gemm::<T>(
-            m,
-            n,
-            k,
-            dst.ptr,
-            dst.cs,
-            dst.rs,
-            scale.is_some(),
-            lhs.ptr,
-            lhs.cs,
-            lhs.rs,
-            rhs.ptr,
-            rhs.cs,
-            rhs.rs,
-            scale.unwrap_or(T::ZERO),
-            alpha,
-            false,
-            false,
-            false,
-            par,
-        )
+        unsafe { p.typed::<f32>().run() }
     }
 }
 
@@ -270,8 +261,13 @@ unsafe fn portable<T: Real>(
 mod tests {
     use super::*;
 
-    /// The operands, sent into the compute pool.
-    struct Job<T>(Mat<*mut T>, Mat<*const T>, Mat<*const T>);
+    /// The product, sent into the compute pool.
+    struct Job<T>(Product<T>);
+    impl<T> Job<T> {
+        fn product(&self) -> &Product<T> {
+            &self.0
+        }
+    }
     // SAFETY: the test's vectors outlive the pool call, which is the only user.
     unsafe impl<T> Send for Job<T> {}
     unsafe impl<T> Sync for Job<T> {}
@@ -293,17 +289,7 @@ mod tests {
     /// empty k, one and two threads. f32 within k ulps-ish of the f64 result, f64 closer.
     fn check_backend<T: Real + Into<f64>>(
         name: &str,
-        run: unsafe fn(
-            usize,
-            usize,
-            usize,
-            Mat<*mut T>,
-            Option<T>,
-            Mat<*const T>,
-            Mat<*const T>,
-            T,
-            usize,
-        ),
+        run: unsafe fn(&Product<T>),
         from: fn(f64) -> T,
         tol: f64,
     ) {
@@ -363,24 +349,19 @@ mod tests {
                             cs: 1,
                         };
                         let alpha = 0.75;
-                        let job = Job(dm, lm, rm);
-                        crate::engine::pool().install(|| {
-                            let Job(dm, lm, rm) = &job;
-                            // SAFETY: the matrices are the vectors above.
-                            unsafe {
-                                run(
-                                    m,
-                                    n,
-                                    k,
-                                    *dm,
-                                    scale.map(from),
-                                    *lm,
-                                    *rm,
-                                    from(alpha),
-                                    threads,
-                                )
-                            }
+                        let job = Job(Product {
+                            m,
+                            n,
+                            k,
+                            dst: dm,
+                            scale: scale.map(from),
+                            lhs: lm,
+                            rhs: rm,
+                            alpha: from(alpha),
+                            threads,
                         });
+                        // SAFETY: the matrices are the vectors above.
+                        crate::engine::pool().install(|| unsafe { run(job.product()) });
                         let at = |mm: &Mat<*const T>, i: usize, j: usize| -> f64 {
                             unsafe {
                                 (*mm.ptr.offset(i as isize * mm.rs + j as isize * mm.cs)).into()
@@ -416,12 +397,12 @@ mod tests {
 
     #[test]
     fn both_gemm_backends_match_a_plain_loop() {
-        check_backend::<f32>("portable f32", portable::<f32>, |v| v as f32, 1e-6);
-        check_backend::<f64>("portable f64", portable::<f64>, |v| v, 1e-13);
+        check_backend::<f32>("portable f32", Product::<f32>::portable, |v| v as f32, 1e-6);
+        check_backend::<f64>("portable f64", Product::<f64>::portable, |v| v, 1e-13);
         #[cfg(target_arch = "x86_64")]
         if x86_kernels() {
-            check_backend::<f32>("x86 f32", x86::<f32>, |v| v as f32, 1e-6);
-            check_backend::<f64>("x86 f64", x86::<f64>, |v| v, 1e-13);
+            check_backend::<f32>("x86 f32", Product::<f32>::x86, |v| v as f32, 1e-6);
+            check_backend::<f64>("x86 f64", Product::<f64>::x86, |v| v, 1e-13);
         }
     }
 }
