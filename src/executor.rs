@@ -113,12 +113,7 @@ pub struct Executor {
 
 impl Executor {
     pub fn new(api: &'static str, bindings: Bindings, work: impl Work + 'static) -> Executor {
-        Executor {
-            api,
-            bindings,
-            work: Arc::new(work),
-            repeatable: false,
-        }
+        Executor::shared(api, bindings, Arc::new(work))
     }
 
     /// An executor running `work` that other executors may share (a reused plan).

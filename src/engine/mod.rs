@@ -283,7 +283,7 @@ fn needs_copy(view: &TensorDesc, out: &TensorDesc, out_span: Option<(usize, usiz
 
 /// Plans `spec`. Checks what is common to every element-wise output: no internally
 /// overlapping output elements, and inputs that broadcast to the output's shape.
-pub fn plan(spec: Spec) -> Result<Plan> {
+fn plan(spec: Spec) -> Result<Plan> {
     let out = spec.out;
     out.check_output(spec.out_name)?;
     crate::ensure!(

@@ -284,6 +284,16 @@ mod tests {
         }
     }
 
+    /// A rows x cols matrix stored row-major, or column-major when `transposed`.
+    fn stored<T>(ptr: *const T, rows: usize, cols: usize, transposed: bool) -> Mat<*const T> {
+        let (rs, cs) = if transposed { (1, rows) } else { (cols, 1) };
+        Mat {
+            ptr,
+            rs: rs as isize,
+            cs: cs as isize,
+        }
+    }
+
     /// One backend against a plain f64 loop: strided and transposed operands, dst kept
     /// (scale 1), scaled (2.5), overwritten (None) or scale 0 with NaN in dst (not read),
     /// empty k, one and two threads. f32 within k ulps-ish of the f64 result, f64 closer.
@@ -317,32 +327,8 @@ mod tests {
                         };
                         let d0: Vec<f64> = (0..m * pitch).map(fill).collect();
                         let mut d: Vec<T> = d0.iter().map(|&v| from(v)).collect();
-                        let lm = if lt {
-                            Mat {
-                                ptr: a.as_ptr(),
-                                rs: 1,
-                                cs: m as isize,
-                            }
-                        } else {
-                            Mat {
-                                ptr: a.as_ptr(),
-                                rs: k as isize,
-                                cs: 1,
-                            }
-                        };
-                        let rm = if rt {
-                            Mat {
-                                ptr: b.as_ptr(),
-                                rs: 1,
-                                cs: k as isize,
-                            }
-                        } else {
-                            Mat {
-                                ptr: b.as_ptr(),
-                                rs: n as isize,
-                                cs: 1,
-                            }
-                        };
+                        let lm = stored(a.as_ptr(), m, k, lt);
+                        let rm = stored(b.as_ptr(), k, n, rt);
                         let dm = Mat {
                             ptr: d.as_mut_ptr(),
                             rs: pitch as isize,
