@@ -162,25 +162,35 @@ mod f16c {
     }
 }
 
-// bf16 -> f32 is exact: the bf16 bits are the f32's upper half (a signalling NaN comes out
-// quiet, as `half` gives it). Written as bit operations so the loop vectorises (`half`'s
-// slice conversion goes element by element).
+/// bf16 -> f32 is exact: the bf16 bits are the f32's upper half (a signalling NaN comes out
+/// quiet, as `half` gives it). Bit operations, so loops over it vectorise (`half`'s slice
+/// conversion goes element by element).
+#[inline(always)]
+pub(crate) fn bf16_widen(s: u16) -> f32 {
+    let x = u32::from(s);
+    let x = if x & 0x7FFF > 0x7F80 { x | 0x40 } else { x };
+    f32::from_bits(x << 16)
+}
+
+/// f32 -> bf16 rounded to nearest, ties to even; NaN stays a (quiet) NaN with its sign and
+/// upper payload, as `half::bf16::from_f32` gives it.
+#[inline(always)]
+pub(crate) fn bf16_narrow(s: f32) -> u16 {
+    let x = s.to_bits();
+    let rounded = (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
+    let nan = (x >> 16) | 0x40;
+    (if s.is_nan() { nan } else { rounded }) as u16
+}
+
 with_avx2!(bf16_to_f32(src: &[u16], dst: &mut [f32]) -> () {
     for (d, &s) in dst.iter_mut().zip(src) {
-        let x = u32::from(s);
-        let x = if x & 0x7FFF > 0x7F80 { x | 0x40 } else { x };
-        *d = f32::from_bits(x << 16);
+        *d = bf16_widen(s);
     }
 });
 
-// f32 -> bf16 rounded to nearest, ties to even; NaN stays a (quiet) NaN with its sign and
-// upper payload, as `half::bf16::from_f32` gives it.
 with_avx2!(f32_to_bf16(src: &[f32], dst: &mut [u16]) -> () {
     for (d, &s) in dst.iter_mut().zip(src) {
-        let x = s.to_bits();
-        let rounded = (x + 0x7FFF + ((x >> 16) & 1)) >> 16;
-        let nan = (x >> 16) | 0x40;
-        *d = (if s.is_nan() { nan } else { rounded }) as u16;
+        *d = bf16_narrow(s);
     }
 });
 

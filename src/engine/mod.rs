@@ -36,6 +36,7 @@ macro_rules! with_avx2 {
 
 pub mod convert;
 pub mod kernel;
+pub mod narrow;
 pub mod reduce;
 
 use crate::dtype::DType;
@@ -44,6 +45,7 @@ use crate::executor::{Bindings, Views, Work, Workspace};
 use crate::scalar::Scalar;
 use crate::tensor::{contiguous_strides, Dims, Strides, TensorDesc};
 pub use kernel::{KernelFn, Params, Src};
+pub use narrow::Narrow;
 use rayon::prelude::*;
 use smallvec::SmallVec;
 use std::sync::{Arc, OnceLock};
@@ -143,6 +145,25 @@ pub enum Input<'a> {
     Scalar(Scalar),
 }
 
+/// An operator's kernel, and its kernels for f16/bf16 storage if it has them (`narrow`).
+#[derive(Clone, Copy, Debug)]
+pub struct Kernels {
+    pub main: KernelFn,
+    pub narrow: Option<Narrow>,
+}
+
+impl From<KernelFn> for Kernels {
+    fn from(main: KernelFn) -> Kernels {
+        Kernels { main, narrow: None }
+    }
+}
+
+impl PartialEq for Kernels {
+    fn eq(&self, o: &Kernels) -> bool {
+        self.main as usize == o.main as usize && self.narrow == o.narrow
+    }
+}
+
 /// What an operator asks the engine to compute: `out = kernel(inputs...)`, where the
 /// kernel reads input i in dtype `kernel_in[i]` and writes dtype `kernel_out`.
 pub struct Spec<'a> {
@@ -153,7 +174,7 @@ pub struct Spec<'a> {
     pub out_binding: usize,
     pub out: &'a TensorDesc,
     pub kernel_out: Via,
-    pub kernel: KernelFn,
+    pub kernel: Kernels,
     pub params: Params,
 }
 
@@ -284,6 +305,12 @@ fn needs_copy(view: &TensorDesc, out: &TensorDesc, out_span: Option<(usize, usiz
 /// Plans `spec`. Checks what is common to every element-wise output: no internally
 /// overlapping output elements, and inputs that broadcast to the output's shape.
 fn plan(spec: Spec) -> Result<Plan> {
+    let (narrow_via, narrow_kernel) = narrowed(&spec).unzip();
+    let kernel_in: SmallVec<[Via; MAX_OPERANDS]> = match narrow_via {
+        Some(v) => smallvec::smallvec![v; spec.inputs.len()],
+        None => spec.kernel_in.iter().copied().collect(),
+    };
+    let kernel_out = narrow_via.unwrap_or(spec.kernel_out);
     let out = spec.out;
     out.check_output(spec.out_name)?;
     crate::ensure!(
@@ -301,7 +328,7 @@ fn plan(spec: Spec) -> Result<Plan> {
     let mut copies_bytes = 0usize;
     let mut full: SmallVec<[(Base, DType, Via, Strides); MAX_OPERANDS]> = SmallVec::new();
     for (i, input) in spec.inputs.iter().enumerate() {
-        let kd = spec.kernel_in[i];
+        let kd = kernel_in[i];
         match input {
             Input::Scalar(s) => {
                 let v = s.cast(kd.value).cast(kd.kernel);
@@ -354,7 +381,7 @@ fn plan(spec: Spec) -> Result<Plan> {
             byte_offset: out.offset * out.dtype.size(),
         },
         out.dtype,
-        spec.kernel_out,
+        kernel_out,
         out.strides.clone(),
     ));
 
@@ -503,7 +530,7 @@ fn plan(spec: Spec) -> Result<Plan> {
         task_bytes,
         copies_bytes,
         workspace,
-        kernel: spec.kernel,
+        kernel: narrow_kernel.unwrap_or(spec.kernel.main),
         single_run,
         params: spec.params,
         out_binding: spec.out_binding,
@@ -519,12 +546,34 @@ fn plan(spec: Spec) -> Result<Plan> {
     })
 }
 
+/// The f16 or bf16 kernel of `spec` and the dtype it reads and writes, when the operator
+/// has one and every tensor operand is stored in the dtype it computes in (f16 or bf16,
+/// through f32): the kernel then reads and writes the operands' memory directly.
+fn narrowed(spec: &Spec) -> Option<(Via, KernelFn)> {
+    let narrow = spec.kernel.narrow?;
+    let via = spec.kernel_out;
+    let kernel = match via.value {
+        DType::F16 => narrow.f16,
+        DType::BF16 => narrow.bf16,
+        _ => return None,
+    };
+    let stored = |v: &TensorDesc| v.dtype == via.value;
+    let fits = via.kernel == DType::F32
+        && stored(spec.out)
+        && spec.kernel_in.iter().all(|k| *k == via)
+        && spec.inputs.iter().all(|i| match i {
+            Input::Tensor { view, .. } => stored(view),
+            Input::Scalar(_) => true,
+        });
+    fits.then_some((Via::exact(via.value), kernel))
+}
+
 /// What a plan was made from: everything `plan` reads (the names it reads only for error
 /// messages aside), so an equal spec gets an equal plan. The views are the executor's
 /// bindings, in binding order (`views[b]` is the tensor bound at `b`).
 struct PlanKey {
     api: &'static str,
-    kernel: KernelFn,
+    kernel: Kernels,
     params: Params,
     kernel_in: SmallVec<[Via; MAX_OPERANDS]>,
     kernel_out: Via,
@@ -559,7 +608,7 @@ impl PlanKey {
         let bound = |b: usize, view: &TensorDesc| {
             self.views.get(b).is_some_and(|v| v.as_ref() == Some(view))
         };
-        self.kernel as usize == spec.kernel as usize
+        self.kernel == spec.kernel
             && self.api == spec.api
             && self.out_binding == spec.out_binding
             && self.kernel_out == spec.kernel_out
@@ -1112,5 +1161,102 @@ fn copy_view(view: &TensorDesc, dst: usize) {
                 inner,
             )
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An operator's f16/bf16 kernels are used exactly when every tensor operand is stored
+    /// in the dtype it computes in, through f32; otherwise its kernel runs on buffers.
+    #[test]
+    fn narrow_kernels_only_when_every_operand_is_stored_in_the_computation_dtype() {
+        let (main, f16k, bf16k): (KernelFn, KernelFn, KernelFn) =
+            (dummy::<0>, dummy::<1>, dummy::<2>);
+        let narrow = Narrow {
+            f16: f16k,
+            bf16: bf16k,
+        };
+        let view = |d: DType| {
+            TensorDesc::new(&[4], d as i32, None, 0, 2, &[4], 0x1000).expect("a valid view")
+        };
+        let pick = |a: DType, b: Option<DType>, out: DType, via: Via, narrow: Option<Narrow>| {
+            let (va, vb, vo) = (view(a), view(b.unwrap_or(a)), view(out));
+            let inputs = [
+                Input::Tensor {
+                    name: "self",
+                    binding: 0,
+                    view: &va,
+                },
+                match b {
+                    Some(_) => Input::Tensor {
+                        name: "other",
+                        binding: 1,
+                        view: &vb,
+                    },
+                    None => Input::Scalar(Scalar::from_value(2.0f32)),
+                },
+            ];
+            let spec = Spec {
+                api: "test",
+                inputs: &inputs,
+                kernel_in: &[via, via],
+                out_name: "out",
+                out_binding: 2,
+                out: &vo,
+                kernel_out: via,
+                kernel: Kernels { main, narrow },
+                params: Params::default(),
+            };
+            narrowed(&spec).map(|(v, k)| (v, k as usize))
+        };
+        use DType::{BF16, F16, F32};
+        let n = Some(narrow);
+        let f16 = Some((Via::exact(F16), f16k as usize));
+        let bf16 = Some((Via::exact(BF16), bf16k as usize));
+        assert_eq!(pick(F16, Some(F16), F16, Via::of(F16), n), f16);
+        assert_eq!(pick(BF16, Some(BF16), BF16, Via::of(BF16), n), bf16);
+        assert_eq!(
+            pick(F16, None, F16, Via::of(F16), n),
+            f16,
+            "a scalar operand"
+        );
+        assert_eq!(
+            pick(F16, Some(F16), F16, Via::of(F16), None),
+            None,
+            "no such kernels"
+        );
+        assert_eq!(
+            pick(F16, Some(F16), F32, Via::of(F16), n),
+            None,
+            "out is f32"
+        );
+        assert_eq!(
+            pick(F16, Some(F32), F16, Via::of(F16), n),
+            None,
+            "an f32 input"
+        );
+        assert_eq!(
+            pick(BF16, Some(F16), F16, Via::of(F16), n),
+            None,
+            "a bf16 input"
+        );
+        assert_eq!(
+            pick(F32, Some(F32), F32, Via::of(F32), n),
+            None,
+            "computing in f32"
+        );
+        assert_eq!(
+            pick(F16, Some(F16), F16, Via::exact(F16), n),
+            None,
+            "no f32 kernel"
+        );
+    }
+
+    /// Distinct kernels (distinct bodies, so not merged into one address); never run.
+    unsafe fn dummy<const K: u8>(_: usize, _: &[Src], out: *mut u8, _: &Params) {
+        // SAFETY: never called.
+        unsafe { out.write(K) }
     }
 }

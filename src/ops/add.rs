@@ -14,7 +14,7 @@ use super::catalog::Entry;
 use super::elementwise::{self as ew, ALL12};
 use crate::dtype::{can_cast_value, DType};
 use crate::engine::kernel::{binary as binary_kernel, Arith, BinaryOp};
-use crate::engine::{KernelFn, Params};
+use crate::engine::{KernelFn, Narrow, Params};
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -110,19 +110,26 @@ fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     );
     let c = promoted.compute();
     let a = alpha.cast(promoted).cast(c);
-    let kernel = match sign {
-        Sign::Plus if a.is_one() => {
-            with_compute_dtype!(c, T => binary_kernel::<Plus<T>> as KernelFn)
-        }
-        Sign::Plus => with_compute_dtype!(c, T => binary_kernel::<PlusScaled<T>> as KernelFn),
-        Sign::Minus => with_compute_dtype!(c, T => binary_kernel::<MinusScaled<T>> as KernelFn),
+    let (kernel, narrow) = match sign {
+        Sign::Plus if a.is_one() => (
+            with_compute_dtype!(c, T => binary_kernel::<Plus<T>> as KernelFn),
+            Narrow::binary::<Plus<f32>>(),
+        ),
+        Sign::Plus => (
+            with_compute_dtype!(c, T => binary_kernel::<PlusScaled<T>> as KernelFn),
+            Narrow::binary::<PlusScaled<f32>>(),
+        ),
+        Sign::Minus => (
+            with_compute_dtype!(c, T => binary_kernel::<MinusScaled<T>> as KernelFn),
+            Narrow::binary::<MinusScaled<f32>>(),
+        ),
     };
     Ok(Compute {
         params: Params {
             scalars: smallvec::smallvec![a],
             ints: smallvec::smallvec![],
         },
-        ..Compute::same(promoted, kernel)
+        ..Compute::same(promoted, kernel).narrowed(narrow)
     })
 }
 

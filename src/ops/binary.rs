@@ -12,7 +12,7 @@
 
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::{promote, promote_with_scalar, DType};
-use crate::engine::{KernelFn, Params, Via};
+use crate::engine::{KernelFn, Kernels, Narrow, Params, Via};
 use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -70,6 +70,8 @@ pub struct Compute {
     /// What the kernel writes; it is then cast to out's dtype.
     pub result: Via,
     pub kernel: KernelFn,
+    /// Its kernels for f16/bf16 storage, if it has them (float arithmetic).
+    pub narrow: Option<Narrow>,
     pub params: Params,
 }
 
@@ -86,7 +88,16 @@ impl Compute {
             input: Via::of(compute),
             result: Via::of(compute),
             kernel,
+            narrow: None,
             params: Params::default(),
+        }
+    }
+
+    /// The same, with kernels for f16/bf16 storage.
+    pub fn narrowed(self, narrow: Narrow) -> Compute {
+        Compute {
+            narrow: Some(narrow),
+            ..self
         }
     }
 
@@ -97,6 +108,7 @@ impl Compute {
             input: Via::of(compute),
             result: Via::exact(DType::Bool),
             kernel,
+            narrow: None,
             params: Params::default(),
         }
     }
@@ -164,7 +176,10 @@ pub fn build(
         out_name,
         out_desc,
         c.result,
-        c.kernel,
+        Kernels {
+            main: c.kernel,
+            narrow: c.narrow,
+        },
         c.params,
         inplace,
     )

@@ -20,7 +20,7 @@ use super::elementwise::ALL12;
 use crate::dtype::DType;
 use crate::element::{C128, C64};
 use crate::engine::kernel::{binary as kernel, BinaryOp};
-use crate::engine::{KernelFn, Params};
+use crate::engine::{KernelFn, Narrow, Params};
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -164,7 +164,7 @@ fn true_div(p: DType) -> Result<Compute> {
         DType::C128 => kernel::<TrueDiv<C128>>,
         _ => kernel::<TrueDiv<f32>>,
     };
-    Ok(Compute::with(p, c, k))
+    Ok(Compute::with(p, c, k).narrowed(Narrow::binary::<TrueDiv<f32>>()))
 }
 
 fn rounded_div(p: DType, mode: i64) -> Result<Compute> {

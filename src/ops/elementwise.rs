@@ -3,7 +3,7 @@
 
 use crate::broadcast;
 use crate::dtype::{can_cast, DType};
-use crate::engine::{self, Input, KernelFn, Params, Spec, Via};
+use crate::engine::{self, Input, Kernels, Params, Spec, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing};
 use crate::tensor::TensorDesc;
@@ -112,7 +112,7 @@ pub fn executor(
     out_name: &'static str,
     out: &TensorDesc,
     kernel_out: Via,
-    kernel: KernelFn,
+    kernel: impl Into<Kernels>,
     params: Params,
     inplace: bool,
 ) -> Result<Executor> {
@@ -163,7 +163,7 @@ pub fn executor(
         out_binding,
         out,
         kernel_out,
-        kernel,
+        kernel: kernel.into(),
         params,
     };
     let (plan, tensors) = engine::plan_shared(spec, views)?;

@@ -69,6 +69,7 @@ fn truth(kernel: KernelFn) -> Compute {
         input: Via::exact(Bool),
         result: Via::exact(Bool),
         kernel,
+        narrow: None,
         params: Params::default(),
     }
 }

@@ -67,6 +67,7 @@ fn abs_compute(d: DType) -> Result<Compute> {
         input: Via::of(d),
         result: Via::of(part),
         kernel: k,
+        narrow: None,
         params: Params::default(),
     })
 }

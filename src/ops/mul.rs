@@ -5,7 +5,7 @@ use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
 use super::elementwise::ALL12;
 use crate::engine::kernel::{binary as kernel, Arith, BinaryOp};
-use crate::engine::{KernelFn, Params};
+use crate::engine::{KernelFn, Narrow, Params};
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -37,7 +37,8 @@ fn compute(p: crate::dtype::DType) -> Result<Compute> {
     Ok(Compute::same(
         p,
         with_compute_dtype!(p.compute(), T => kernel::<Times<T>> as KernelFn),
-    ))
+    )
+    .narrowed(Narrow::binary::<Times<f32>>()))
 }
 
 /// aclnnMul.

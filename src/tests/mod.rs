@@ -7,6 +7,7 @@ mod conv_diff;
 mod engine_views;
 mod matmul_diff;
 mod miri;
+mod narrow_diff;
 mod ops_capi_diff;
 mod reduce_diff;
 mod rules_convert;
