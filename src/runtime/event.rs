@@ -16,6 +16,9 @@ struct State {
     /// When the latest completed record completed.
     at: Option<Instant>,
     destroyed: bool,
+    /// Threads blocked on `changed`: a completed record signals only when someone waits
+    /// (a signal is a system call whether or not anyone waits).
+    waiters: usize,
 }
 
 #[derive(Default)]
@@ -64,8 +67,11 @@ impl Event {
                 st.completed = n;
                 st.at = Some(Instant::now());
             }
+            let waiting = st.waiters > 0;
             drop(st);
-            ev.changed.notify_all();
+            if waiting {
+                ev.changed.notify_all();
+            }
             Ok(())
         }))
     }
@@ -81,7 +87,9 @@ impl Event {
     fn wait_for(&self, n: u64) {
         let mut st = lock(self);
         while st.completed < n && !st.destroyed {
+            st.waiters += 1;
             st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
+            st.waiters -= 1;
         }
     }
 

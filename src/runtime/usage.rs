@@ -11,7 +11,7 @@
 use super::memory::{self, Allocation};
 use smallvec::SmallVec;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// One range of one device allocation a task touches: bytes [lo, hi] inclusive.
@@ -51,6 +51,10 @@ struct Pending {
 /// one finishing is found at the front.
 static PENDING: Mutex<VecDeque<(u64, Pending)>> = Mutex::new(VecDeque::new());
 static DONE: Condvar = Condvar::new();
+/// Threads blocked on DONE (aclrtFree waiting for queued work), changed only under the
+/// PENDING lock: a finished task signals DONE only when someone waits, since a signal is a
+/// system call whether or not anyone waits, and costs more than a small operator.
+static DONE_WAITERS: AtomicUsize = AtomicUsize::new(0);
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
 fn pending() -> MutexGuard<'static, VecDeque<(u64, Pending)>> {
@@ -76,8 +80,11 @@ impl Drop for Ticket {
         if let Some(i) = m.iter().position(|(k, _)| *k == self.key) {
             m.remove(i);
         }
+        let waiting = DONE_WAITERS.load(Ordering::Relaxed) > 0;
         drop(m);
-        DONE.notify_all();
+        if waiting {
+            DONE.notify_all();
+        }
     }
 }
 
@@ -139,7 +146,9 @@ impl Ticket {
 pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
     let mut g = pending();
     while g.iter().any(|(_, p)| p.uses.iter().any(|u| u.base == base)) {
+        DONE_WAITERS.fetch_add(1, Ordering::Relaxed);
         g = DONE.wait(g).unwrap_or_else(|e| e.into_inner());
+        DONE_WAITERS.fetch_sub(1, Ordering::Relaxed);
     }
     let r = free();
     drop(g);
