@@ -23,7 +23,8 @@ typedef enum aclrtMemcpyKind {
 } aclrtMemcpyKind;
 
 /*
- Allocation policy (accepted and ignored: all device memory is ordinary pages).
+ Allocation policy: the huge-page policies ask for transparent huge pages for large
+ allocations (`memory::Pages`), the NORMAL_ONLY ones for ordinary pages; the rest is ignored.
  */
 typedef enum aclrtMemMallocPolicy {
   ACL_MEM_MALLOC_HUGE_FIRST = 0,

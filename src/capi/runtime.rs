@@ -8,7 +8,7 @@ use super::handle::{self, Handle};
 use super::misuse;
 use crate::error::{acl, Error, Result};
 use crate::runtime::event::Event;
-use crate::runtime::memory::{self, Space};
+use crate::runtime::memory::{self, Pages, Space};
 use crate::runtime::stream::{self, Stream};
 use crate::runtime::usage;
 use crate::runtime::{self as rt};
@@ -44,7 +44,8 @@ pub enum aclrtMemcpyKind {
     ACL_MEMCPY_INTER_DEVICE_TO_DEVICE,
 }
 
-/// Allocation policy (accepted and ignored: all device memory is ordinary pages).
+/// Allocation policy: the huge-page policies ask for transparent huge pages for large
+/// allocations (`memory::Pages`), the NORMAL_ONLY ones for ordinary pages; the rest is ignored.
 #[repr(C)]
 #[allow(dead_code)]
 pub enum aclrtMemMallocPolicy {
@@ -525,7 +526,17 @@ pub unsafe extern "C" fn aclrtMalloc(
             "policy {policy} is not an aclrtMemMallocPolicy value"
         );
         rt::require_device()?;
-        let p = memory::allocate(size, Space::Device)?;
+        let normal_only = [
+            aclrtMemMallocPolicy::ACL_MEM_MALLOC_NORMAL_ONLY as u32,
+            aclrtMemMallocPolicy::ACL_MEM_MALLOC_NORMAL_ONLY_P2P as u32,
+        ]
+        .contains(&(policy as u32 & 0xff));
+        let pages = if normal_only {
+            Pages::Normal
+        } else {
+            Pages::Huge
+        };
+        let p = memory::allocate(size, Space::Device, pages)?;
         unsafe { arg::write(devPtr, "devPtr", p as *mut c_void) }
     })
 }
@@ -547,7 +558,7 @@ pub extern "C" fn aclrtFree(devPtr: *mut c_void) -> aclError {
 pub unsafe extern "C" fn aclrtMallocHost(hostPtr: *mut *mut c_void, size: usize) -> aclError {
     guard::acl("aclrtMallocHost", || {
         arg::non_null(hostPtr, "hostPtr")?;
-        let p = memory::allocate(size, Space::Host)?;
+        let p = memory::allocate(size, Space::Host, Pages::Normal)?;
         unsafe { arg::write(hostPtr, "hostPtr", p as *mut c_void) }
     })
 }

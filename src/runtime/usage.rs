@@ -175,7 +175,7 @@ pub fn pending_count() -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::runtime::memory::{allocate, find, release, Space};
+    use crate::runtime::memory::{allocate, find, release, Pages, Space};
     use std::sync::atomic::AtomicBool;
     use std::sync::Arc;
 
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn work_on_freed_memory_is_skipped_and_reported() {
-        let p = allocate(64, Space::Device).unwrap();
+        let p = allocate(64, Space::Device, Pages::Normal).unwrap();
         let ran = Arc::new(AtomicBool::new(false));
         let r2 = ran.clone();
         let task = ticket_on(p, true).wrap(
@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn free_waits_for_queued_work_and_conflicts_are_seen() {
-        let p = allocate(64, Space::Device).unwrap();
+        let p = allocate(64, Space::Device, Pages::Normal).unwrap();
         let t = ticket_on(p, true);
         let base = p as usize;
         assert!(conflict(base + 8, base + 8, false).is_some_and(|(api, _)| api == "test"));
