@@ -9,13 +9,12 @@
 //! does not grow with the count beyond n·2⁻⁵³ — and round once to the output dtype. Output
 //! elements are split across the thread pool.
 
-use super::{align_up, convert, pool, Via, ALIGN};
+use super::{align_up, convert, pool, run_tasks, Via, ALIGN};
 use crate::dtype::DType;
 use crate::element::{Wide, C128};
 use crate::error::Result;
 use crate::executor::{Bindings, Work, Workspace};
 use crate::tensor::TensorDesc;
-use rayon::prelude::*;
 
 const CHUNK: usize = 1024;
 /// Column layout: fewest rows of the outermost reduced dim per group, and most groups.
@@ -924,7 +923,7 @@ impl Plan {
         if tasks == 1 {
             task(0);
         } else {
-            pool().install(|| (0..tasks).into_par_iter().for_each(task));
+            run_tasks(tasks, task);
         }
     }
 }
