@@ -58,10 +58,14 @@ const CHUNK: usize = 1024;
 /// Rows shorter than this are processed in chunks that span rows (all operands buffered).
 const SHORT_ROW: usize = 64;
 /// Tiles of the tiled traversal: rows taken together, and elements of each row per step.
-/// An input read across rows is gathered TILE_ROWS elements (one cache line of f32) at a
+/// An input read across rows is gathered TILE_ROWS elements (four cache lines of f32) at a
 /// time along its memory; the other operands stream whole rows of up to TILE_COLS.
-const TILE_ROWS: usize = 16;
-const TILE_COLS: usize = 4096;
+/// Measured on a 4096^2 transposed add (E5) with huge-page device memory: 16 x 4096
+/// 28-30 ms, 32 x 1024 27-31, 64 x 1024 21-29, 64 x 2048 21-24, 64 x 4096 20-23 (twice
+/// the buffer), 128 x 512 48-51. (With 4 KiB pages, taller tiles had gained nothing: each
+/// gathered row costs a TLB miss either way.)
+const TILE_ROWS: usize = 64;
+const TILE_COLS: usize = 2048;
 /// Elements from one row of a tile buffer to the next: not a power of two, so a column's
 /// elements (written one per row) fall in different cache sets.
 const TILE_PITCH: usize = TILE_COLS + 64;
