@@ -984,7 +984,33 @@ impl Ctx<'_> {
                     };
                     let size = op.kdtype.size();
                     let run_bytes = (rows.len() - 1) * step.unsigned_abs() * op.dtype.size();
-                    for c in from..to {
+                    let stride = op.strides[inner] * op.dtype.size() as isize;
+                    // Unconverted 4-byte elements, each column's run contiguous (a transposed
+                    // f32/i32 view): eight columns at a time, transposed in registers.
+                    let mut c = from;
+                    if op.via.is_none() && op.dtype == op.kdtype && size == 4 && step == 1 {
+                        while c + 8 <= to {
+                            let src =
+                                self.elem_ptr(k, rows[0].0[k] + c as isize * op.strides[inner]);
+                            for j in 8..16 {
+                                prefetch((src as isize + j * stride) as usize, run_bytes + size);
+                            }
+                            let dst = (region + tb + (c - from) * size) as *mut u8;
+                            // SAFETY: columns c..c+8 of the tile's rows lie within the operand's
+                            // view; the tile buffer holds TILE_ROWS rows of TILE_PITCH elements.
+                            unsafe {
+                                convert::transpose8x4(
+                                    src,
+                                    stride,
+                                    rows.len(),
+                                    dst,
+                                    TILE_PITCH * size,
+                                )
+                            };
+                            c += 8;
+                        }
+                    }
+                    for c in c..to {
                         let src = self.elem_ptr(k, rows[0].0[k] + c as isize * op.strides[inner]);
                         // Each column's run is in its own part of memory (its own page, for a
                         // transpose), which no hardware prefetcher predicts: ask for the run
