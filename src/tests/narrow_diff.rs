@@ -1,4 +1,5 @@
-//! The f16/bf16 kernels of the float arithmetic operators (`engine/narrow.rs`) against a
+//! Float arithmetic on f16/bf16 storage — the fused kernels of Add/Sub/Mul/Div
+//! (`engine/narrow.rs`), and Maximum/Minimum through the engine's buffers — against a
 //! scalar reference: each element widened with the `half` crate, computed in f32 by plain
 //! Rust arithmetic, and rounded back with `half` — bit for bit, NaN payloads included (but
 //! for two NaN operands, see below)
@@ -13,7 +14,7 @@
 use super::add_diff::{run_exec, Buf, Rng};
 use crate::dtype::DType;
 use crate::executor::Executor;
-use crate::ops::{add, div, mul};
+use crate::ops::{add, div, extremum, mul};
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use half::{bf16, f16};
@@ -80,6 +81,8 @@ enum Op {
     Sub,
     Mul,
     Div,
+    Max,
+    Min,
 }
 
 impl Op {
@@ -90,6 +93,24 @@ impl Op {
             Op::Sub => a - alpha * b,
             Op::Mul => a * b,
             Op::Div => a / b,
+            // NaN if either is; of two zeros, max takes +0 and min -0.
+            Op::Max | Op::Min if a.is_nan() || b.is_nan() => f32::NAN,
+            Op::Max if a == b => f32::from_bits(a.to_bits() & b.to_bits()),
+            Op::Min if a == b => f32::from_bits(a.to_bits() | b.to_bits()),
+            Op::Max => {
+                if a > b {
+                    a
+                } else {
+                    b
+                }
+            }
+            Op::Min => {
+                if a < b {
+                    a
+                } else {
+                    b
+                }
+            }
         }
     }
 
@@ -118,6 +139,11 @@ impl Op {
             (Op::Div, Err(s), Some(o)) => div::divs(a, s, o),
             (Op::Div, Ok(b), None) => div::inplace_div(a, b),
             (Op::Div, Err(s), None) => div::inplace_divs(a, s),
+            // Maximum and Minimum take two tensors and an out only; a scalar other is
+            // passed as a (1,) tensor and in place writes into self's own memory.
+            (Op::Max, Ok(b), o) => extremum::maximum(a, b, o.unwrap_or(a)),
+            (Op::Min, Ok(b), o) => extremum::minimum(a, b, o.unwrap_or(a)),
+            (Op::Max | Op::Min, Err(_), _) => unreachable!("no scalar form"),
         }
     }
 }
@@ -211,7 +237,7 @@ fn f16_and_bf16_arithmetic_match_a_scalar_f32_reference() {
     let mut rng = Rng::new(0x16);
     for d in [DType::F16, DType::BF16] {
         // Every 16-bit pattern as the first operand, in one call.
-        for op in [Op::Add, Op::Sub, Op::Mul, Op::Div] {
+        for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min] {
             check(
                 d,
                 op,
@@ -249,7 +275,13 @@ fn f16_and_bf16_arithmetic_match_a_scalar_f32_reference() {
                 Other::Scalar,
             ] {
                 for inplace in [false, true] {
-                    let op = rng.pick(&[Op::Add, Op::Sub, Op::Mul, Op::Div]);
+                    let scalar = matches!(other, Other::Scalar);
+                    let ops: &[Op] = if scalar {
+                        &[Op::Add, Op::Sub, Op::Mul, Op::Div]
+                    } else {
+                        &[Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Max, Op::Min]
+                    };
+                    let op = rng.pick(ops);
                     let alpha = rng.pick(&[1.0, 0.7, -3.0]);
                     check(d, op, other, inplace, alpha, n, &mut rng);
                 }
