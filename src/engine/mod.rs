@@ -266,9 +266,8 @@ fn prefetch(addr: usize, bytes: usize) {
 
 /// Runs `task(0)` .. `task(tasks - 1)` in parallel: task 0 on the calling thread (the
 /// stream's worker, already running), the others on the pool. Handing every task to the
-/// pool instead woke one more thread per call and left the caller idle; with as many
-/// threads as cores, the woken threads then sometimes shared a core until the scheduler
-/// moved one (E1 at 16M: median 11.6 ms against 9.8 for an OpenMP loop, best times equal).
+/// pool instead woke one more thread per call and left the caller idle, and a pool thread
+/// took 30-120 us (sometimes 1.5 ms) to start its task: E1 at 1M 206 -> 150 us.
 pub(crate) fn run_tasks(tasks: usize, task: impl Fn(usize) + Sync) {
     let task = &task;
     pool().in_place_scope(|scope| {

@@ -138,7 +138,8 @@ unsafe fn obtain(size: usize, pages: Pages) -> *mut u8 {
         // SAFETY: an anonymous private mapping (zero-filled); only the aligned middle of
         // it is kept, the head and tail are unmapped.
         unsafe {
-            let total = size.div_ceil(HUGE) * HUGE + HUGE;
+            let len = mapped_len(size);
+            let total = len + HUGE;
             let p = libc::mmap(
                 std::ptr::null_mut(),
                 total,
@@ -152,7 +153,6 @@ unsafe fn obtain(size: usize, pages: Pages) -> *mut u8 {
             }
             let start = p as usize;
             let aligned = start.next_multiple_of(HUGE);
-            let len = size.div_ceil(HUGE) * HUGE;
             if aligned > start {
                 libc::munmap(p, aligned - start);
             }
@@ -167,9 +167,16 @@ unsafe fn obtain(size: usize, pages: Pages) -> *mut u8 {
             return aligned as *mut u8;
         }
     }
-    let _ = pages; // small allocations (and other systems) take ordinary pages
-                   // SAFETY: the caller guarantees a non-zero size that fits a layout.
+    // Small allocations (and other systems) take ordinary pages.
+    let _ = pages;
+    // SAFETY: the caller guarantees a non-zero size that fits a layout.
     unsafe { alloc_zeroed(Layout::from_size_align_unchecked(size, ALIGN)) }
+}
+
+/// The length of the mapping `obtain` keeps for a large allocation: whole 2 MiB pages.
+#[cfg(all(target_os = "linux", not(miri)))]
+fn mapped_len(size: usize) -> usize {
+    size.div_ceil(HUGE) * HUGE
 }
 
 /// Returns memory from `obtain(size)`.
@@ -180,7 +187,7 @@ unsafe fn give_back(p: *mut u8, size: usize) {
     #[cfg(all(target_os = "linux", not(miri)))]
     if size >= HUGE {
         // SAFETY: the mapping `obtain` kept for this size.
-        unsafe { libc::munmap(p as *mut libc::c_void, size.div_ceil(HUGE) * HUGE) };
+        unsafe { libc::munmap(p as *mut libc::c_void, mapped_len(size)) };
         return;
     }
     // SAFETY: allocated by `obtain` with this layout.
