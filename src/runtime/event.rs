@@ -2,9 +2,10 @@
 //! it. Waiting (from the host or from another stream) waits for the most recent record
 //! made before the wait was requested; an event never recorded counts as complete.
 
+use super::signal::Signal;
 use super::stream::Stream;
 use crate::error::{acl, Error, Result};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::time::Instant;
 
 #[derive(Default)]
@@ -16,15 +17,12 @@ struct State {
     /// When the latest completed record completed.
     at: Option<Instant>,
     destroyed: bool,
-    /// Threads blocked on `changed`: a completed record signals only when someone waits
-    /// (a signal is a system call whether or not anyone waits).
-    waiters: usize,
 }
 
 #[derive(Default)]
 pub struct Event {
     state: Mutex<State>,
-    changed: Condvar,
+    changed: Signal,
 }
 
 static ALL: Mutex<Vec<Weak<Event>>> = Mutex::new(Vec::new());
@@ -67,7 +65,7 @@ impl Event {
                 st.completed = n;
                 st.at = Some(Instant::now());
             }
-            let waiting = st.waiters > 0;
+            let waiting = ev.changed.waiting();
             drop(st);
             if waiting {
                 ev.changed.notify_all();
@@ -87,9 +85,7 @@ impl Event {
     fn wait_for(&self, n: u64) {
         let mut st = lock(self);
         while st.completed < n && !st.destroyed {
-            st.waiters += 1;
-            st = self.changed.wait(st).unwrap_or_else(|p| p.into_inner());
-            st.waiters -= 1;
+            st = self.changed.wait(st);
         }
     }
 

@@ -3,6 +3,7 @@
 
 pub mod event;
 pub mod memory;
+pub mod signal;
 pub mod stream;
 pub mod usage;
 

@@ -3,10 +3,11 @@
 //! runs queued work itself while the worker is idle, so tiny work costs no thread wake-up.
 //! A failing task makes the stream report the failure at the next synchronize.
 
+use super::signal::Signal;
 use crate::error::{acl, Error, Result};
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 
 /// A unit of work; its error text is reported at synchronize.
@@ -20,10 +21,6 @@ struct State {
     shutdown: bool,
     /// The first failure since the last synchronize.
     error: Option<String>,
-    /// The worker is blocked on `queued`.
-    worker_waiting: bool,
-    /// Threads blocked on `finished` (synchronizers).
-    finish_waiters: usize,
 }
 
 /// A stream: the queue, its worker, and two wake-ups, so that each side is woken only
@@ -32,9 +29,9 @@ struct State {
 pub struct Stream {
     state: Mutex<State>,
     /// Signalled when work is queued and the worker is waiting for it.
-    queued: Condvar,
+    queued: Signal,
     /// Signalled when a task finishes and a synchronizer is waiting.
-    finished: Condvar,
+    finished: Signal,
     worker: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -65,8 +62,8 @@ impl Stream {
     pub fn create() -> Result<Arc<Stream>> {
         let s = Arc::new(Stream {
             state: Mutex::default(),
-            queued: Condvar::new(),
-            finished: Condvar::new(),
+            queued: Signal::new(),
+            finished: Signal::new(),
             worker: Mutex::new(None),
         });
         let weak = Arc::downgrade(&s);
@@ -96,7 +93,7 @@ impl Stream {
             ));
         }
         st.queue.push_back(task);
-        let wake = st.worker_waiting && !st.running;
+        let wake = self.queued.waiting() && !st.running;
         drop(st);
         if wake {
             self.queued.notify_one();
@@ -132,8 +129,8 @@ impl Stream {
         if let Err(e) = r {
             st.error.get_or_insert(e);
         }
-        let wake_sync = st.finish_waiters > 0;
-        let wake_worker = st.worker_waiting && !st.queue.is_empty();
+        let wake_sync = self.finished.waiting();
+        let wake_worker = self.queued.waiting() && !st.queue.is_empty();
         drop(st);
         if wake_sync {
             self.finished.notify_all();
@@ -173,9 +170,7 @@ impl Stream {
                     None => break,
                 }
             }
-            st.finish_waiters += 1;
-            st = self.finished.wait(st).unwrap_or_else(|e| e.into_inner());
-            st.finish_waiters -= 1;
+            st = self.finished.wait(st);
         }
         st
     }
@@ -213,13 +208,9 @@ fn worker_loop(weak: Weak<Stream>) {
                 break;
             }
             // Wake up now and then to notice that the last owner went away.
-            st.worker_waiting = true;
             st = s
                 .queued
-                .wait_timeout(st, std::time::Duration::from_millis(200))
-                .unwrap_or_else(|e| e.into_inner())
-                .0;
-            st.worker_waiting = false;
+                .wait_timeout(st, std::time::Duration::from_millis(200));
             if Arc::strong_count(&s) == 1 && st.queue.is_empty() {
                 return;
             }

@@ -9,10 +9,11 @@
 //!   would read stale data) is reported.
 
 use super::memory::{self, Allocation};
+use super::signal::Signal;
 use smallvec::SmallVec;
 use std::collections::VecDeque;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard};
 
 /// One range of one device allocation a task touches: bytes [lo, hi] inclusive.
 #[derive(Clone, Copy, Debug)]
@@ -50,11 +51,8 @@ struct Pending {
 /// Queued tasks by ticket key, in queuing order: tasks mostly finish in that order, so the
 /// one finishing is found at the front.
 static PENDING: Mutex<VecDeque<(u64, Pending)>> = Mutex::new(VecDeque::new());
-static DONE: Condvar = Condvar::new();
-/// Threads blocked on DONE (aclrtFree waiting for queued work), changed only under the
-/// PENDING lock: a finished task signals DONE only when someone waits, since a signal is a
-/// system call whether or not anyone waits, and costs more than a small operator.
-static DONE_WAITERS: AtomicUsize = AtomicUsize::new(0);
+/// Signalled when a task's ticket is dropped and aclrtFree waits (used with PENDING).
+static DONE: Signal = Signal::new();
 static NEXT: AtomicU64 = AtomicU64::new(1);
 
 fn pending() -> MutexGuard<'static, VecDeque<(u64, Pending)>> {
@@ -80,7 +78,7 @@ impl Drop for Ticket {
         if let Some(i) = m.iter().position(|(k, _)| *k == self.key) {
             m.remove(i);
         }
-        let waiting = DONE_WAITERS.load(Ordering::Relaxed) > 0;
+        let waiting = DONE.waiting();
         drop(m);
         if waiting {
             DONE.notify_all();
@@ -146,9 +144,7 @@ impl Ticket {
 pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
     let mut g = pending();
     while g.iter().any(|(_, p)| p.uses.iter().any(|u| u.base == base)) {
-        DONE_WAITERS.fetch_add(1, Ordering::Relaxed);
-        g = DONE.wait(g).unwrap_or_else(|e| e.into_inner());
-        DONE_WAITERS.fetch_sub(1, Ordering::Relaxed);
+        g = DONE.wait(g);
     }
     let r = free();
     drop(g);
