@@ -13,9 +13,8 @@
 #include "aclnnop/aclnn_amin.h"
 #include "aclnnop/aclnn_argmax.h"
 #include "aclnnop/aclnn_argmin.h"
-#include "aclnnop/aclnn_logsoftmax.h"
+#include "aclnnop/aclnn_log_softmax.h"
 #include "aclnnop/aclnn_mean.h"
-#include "aclnnop/aclnn_mean_v2.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_softmax.h"
 

@@ -5,6 +5,9 @@
 pub mod aclnn_base;
 pub mod arg;
 pub mod base;
+/// The declaration format of the operator entry points (also compiled by build.rs).
+#[allow(dead_code)]
+pub mod decl;
 pub mod guard;
 pub mod handle;
 pub mod meta;

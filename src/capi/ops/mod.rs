@@ -1,134 +1,95 @@
-//! Operator entry points: one file per CANN operator header (`aclnnop/aclnn_<file>.h` is
-//! generated from `<file>.rs`). Each entry parses its arguments, calls the operator's rule
-//! in `crate::ops`, and hands the executor to `phase1`; each phase-2 entry is `phase2`.
+//! Operator entry points. Each CANN operator header `aclnnop/aclnn_<name>.h` is declared
+//! once, in `<name>.decl` (the prototypes as CANN spells them, and the call into the
+//! operator's rule in `crate::ops`); build.rs generates from those files the headers and
+//! the `extern "C"` pairs included below (see `capi::decl` for the format). The pairs
+//! differ only in how they parse their arguments (`args`) and which rule they call:
+//! everything else is `phase1` and `phase2` here.
 //!
 //! Executors: phase 2 consumes a one-shot executor (it is freed once its run is queued);
 //! calling phase 2 again with it is ACLNN_ERR_PARAM_INVALID. A repeatable executor
 //! (aclSetAclOpExecutorRepeatable) stays until aclDestroyAclOpExecutor.
 
-pub mod abs;
-pub mod add;
-pub mod addmm;
-pub mod addmv;
-pub mod amax;
-pub mod amin;
-pub mod argmax;
-pub mod argmin;
-pub mod baddbmm;
-pub mod batch_matmul;
-pub mod bitwise_and_scalar;
-pub mod bitwise_and_tensor;
-pub mod bitwise_not;
-pub mod bitwise_or_scalar;
-pub mod bitwise_or_tensor;
-pub mod bitwise_xor_scalar;
-pub mod bitwise_xor_tensor;
-pub mod cast;
-pub mod ceil;
-pub mod clamp;
-pub mod convolution;
-pub mod copy;
-pub mod cos;
-pub mod div;
-pub mod eq_scalar;
-pub mod eq_tensor;
-pub mod erf;
-pub mod exp;
-pub mod exp2;
-pub mod fill_scalar;
-pub mod floor;
-pub mod ge_scalar;
-pub mod ge_tensor;
-pub mod gelu;
-pub mod gt_scalar;
-pub mod gt_tensor;
-pub mod le_scalar;
-pub mod le_tensor;
-pub mod log;
-pub mod log2;
-pub mod logical_and;
-pub mod logical_not;
-pub mod logical_or;
-pub mod logical_xor;
-pub mod logsoftmax;
-pub mod lt_scalar;
-pub mod lt_tensor;
-pub mod matmul;
-pub mod maximum;
-pub mod mean;
-pub mod mean_v2;
-pub mod minimum;
-pub mod mm;
-pub mod mul;
-pub mod ne_scalar;
-pub mod ne_tensor;
-pub mod neg;
-pub mod pow;
-pub mod pow_tensor_tensor;
-pub mod prelu;
-pub mod reciprocal;
-pub mod reduce_sum;
-pub mod relu;
-pub mod round;
-pub mod rsqrt;
-pub mod s_where;
-pub mod sigmoid;
-pub mod sign;
-pub mod silu;
-pub mod sin;
-pub mod softmax;
-pub mod sqrt;
-pub mod sub;
-pub mod tanh;
-pub mod zero;
+pub mod args;
 
 use super::arg;
 use super::base::aclrtStream;
 use super::guard;
 use super::handle;
-use super::meta::{aclIntArray, aclOpExecutor, aclScalar, aclTensor, aclnnStatus};
+use super::meta::{
+    aclBoolArray, aclFloatArray, aclIntArray, aclOpExecutor, aclScalar, aclScalarList, aclTensor,
+    aclTensorList, aclnnStatus,
+};
 use super::runtime::stream_arg;
+pub use crate::capi::decl::Kind;
 use crate::error::{Error, Result};
 use crate::executor::{Executor, Workspace};
-use crate::scalar::Scalar;
-use crate::tensor::TensorDesc;
-use std::ffi::c_void;
+use std::ffi::{c_char, c_void};
 
-/// A required tensor argument, borrowed for the call (an executor keeps its own copy); its
-/// data must lie in device memory (`misuse::check_tensor`).
-pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, name: &'static str) -> Result<&'a TensorDesc> {
-    let desc = &unsafe { handle::borrow(p, name)? }.desc;
-    super::misuse::check_tensor(desc, name)?;
-    Ok(desc)
+/// What the generated entry points see.
+mod prelude {
+    pub use super::super::base::{aclDataTypeRaw, aclrtStream};
+    #[allow(unused_imports)]
+    pub use super::super::meta::{
+        aclBoolArray, aclFloatArray, aclIntArray, aclOpExecutor, aclScalar, aclScalarList,
+        aclTensor, aclTensorList, aclnnStatus,
+    };
+    pub(crate) use super::{args, phase1, phase2};
+    pub use std::ffi::c_void;
 }
 
-/// A required scalar argument.
-pub(crate) unsafe fn scalar(p: *const aclScalar, name: &'static str) -> Result<Scalar> {
-    Ok(unsafe { handle::borrow(p, name)? }.value)
+include!(concat!(env!("OUT_DIR"), "/aclnn_entries.rs"));
+
+/// One parameter of a declared phase-1 prototype (the last two, workspaceSize and
+/// executor, are left out).
+#[derive(Debug)]
+pub struct Param {
+    /// As CANN's header spells it: "const aclTensor *".
+    pub c_type: &'static str,
+    pub name: &'static str,
+    pub kind: Kind,
+    /// Declared with `?`: NULL is accepted.
+    pub optional: bool,
 }
 
-/// A required int-array argument (its values are copied).
-pub(crate) unsafe fn int_array(p: *const aclIntArray, name: &'static str) -> Result<Vec<i64>> {
-    Ok(unsafe { handle::borrow(p, name)? }.values.clone())
+/// A declared entry: its prototype as data, and callers for both phases.
+pub struct Declared {
+    /// "aclnn_add.h".
+    pub header: &'static str,
+    /// The phase-2 name, "aclnnAdd".
+    pub name: &'static str,
+    pub params: &'static [Param],
+    pub deprecated: bool,
+    /// The phase-1 and phase-2 prototypes as the header declares them (no `ACLNN_API`, no `;`).
+    pub c_phase1: &'static str,
+    pub c_phase2: &'static str,
+    /// Calls `<name>GetWorkspaceSize` with arguments taken from `src`, one per parameter in
+    /// order, then `workspaceSize` and `executor`.
+    pub phase1: unsafe fn(&mut dyn ArgSource, *mut u64, *mut *mut aclOpExecutor) -> aclnnStatus,
+    pub phase2: extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, aclrtStream) -> aclnnStatus,
 }
 
-/// An optional tensor argument (NULL is None).
-pub(crate) unsafe fn opt_tensor<'a>(
-    p: *const aclTensor,
-    name: &'static str,
-) -> Result<Option<&'a TensorDesc>> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(unsafe { tensor(p, name)? }))
+/// Where a generic caller (the fuzz target, the registry tests) gets each argument of a
+/// declared entry. Pointers it returns must be NULL, live handles, or handles it knows to
+/// be stale; the entry point validates them.
+pub trait ArgSource {
+    fn tensor(&mut self, p: &Param) -> *mut aclTensor;
+    fn scalar(&mut self, p: &Param) -> *mut aclScalar;
+    fn int_array(&mut self, p: &Param) -> *mut aclIntArray;
+    fn float_array(&mut self, p: &Param) -> *mut aclFloatArray;
+    fn bool_array(&mut self, p: &Param) -> *mut aclBoolArray;
+    fn tensor_list(&mut self, p: &Param) -> *mut aclTensorList;
+    fn scalar_list(&mut self, p: &Param) -> *mut aclScalarList;
+    /// Any integer parameter (converted to its C type with `as`).
+    fn int(&mut self, p: &Param) -> i64;
+    fn float(&mut self, p: &Param) -> f64;
+    fn bool(&mut self, p: &Param) -> bool;
+    fn dtype(&mut self, p: &Param) -> i32;
+    fn string(&mut self, p: &Param) -> *const c_char;
 }
 
-/// An optional scalar argument (NULL is None).
-pub(crate) unsafe fn opt_scalar(p: *const aclScalar, name: &'static str) -> Result<Option<Scalar>> {
-    if p.is_null() {
-        return Ok(None);
-    }
-    Ok(Some(unsafe { scalar(p, name)? }))
+/// The declared entry named `name` ("aclnnAdd").
+pub fn declared(name: &str) -> Option<&'static Declared> {
+    DECLARED.iter().find(|d| d.name == name)
 }
 
 /// Phase 1: checks the out-parameters first (as CANN does), builds the executor, and
@@ -151,7 +112,6 @@ pub(crate) unsafe fn phase1(
         }
     })
 }
-
 /// Phase 2: validates the executor, the workspace and the tensors' addresses, then queues
 /// the work on `stream` (NULL: the default stream).
 pub(crate) fn phase2(
