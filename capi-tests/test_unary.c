@@ -792,8 +792,8 @@ static void test_clamp(void)
     /* min above max: max everywhere (NaN stays NaN) */
     CHECK_OK(clamp_run(&a, lo, hi2, &o));
     EXPECT_T(o, -2, -2, -2, -2, NAN);
-    /* both bounds NULL */
-    EXPECT_ERR(aclnnClampGetWorkspaceSize(a.tensor, NULL, NULL, o.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+    /* both bounds NULL: ACLNN_ERR_PARAM_NULLPTR (aclnnClamp.md's error table) */
+    EXPECT_ERR(aclnnClampGetWorkspaceSize(a.tensor, NULL, NULL, o.tensor, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
                "aclnnClampGetWorkspaceSize", "clipValueMin", &o);
     CHECK_ERRMSG("clipValueMax");
     /* NULL self / out */

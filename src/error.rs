@@ -45,6 +45,10 @@ pub enum Error {
         name: &'static str,
         kind: &'static str,
     },
+    /// A NULL where the operator needs something that is not one parameter ("both bounds
+    /// are NULL"): ACLNN_ERR_PARAM_NULLPTR with the message.
+    #[error("{0}")]
+    Null(String),
     /// Any other invalid parameter: the message says which and why.
     #[error("{0}")]
     Invalid(String),
@@ -63,7 +67,7 @@ impl Error {
     /// The aclnnStatus for this error.
     pub fn status(&self) -> i32 {
         match self {
-            Error::NullPtr(_) => status::ACLNN_ERR_PARAM_NULLPTR,
+            Error::NullPtr(_) | Error::Null(_) => status::ACLNN_ERR_PARAM_NULLPTR,
             Error::BadHandle { .. } | Error::Invalid(_) => status::ACLNN_ERR_PARAM_INVALID,
             Error::InnerNull(_) => status::ACLNN_ERR_INNER_NULLPTR,
             Error::Runtime { .. } => status::ACLNN_ERR_RUNTIME_ERROR,

@@ -130,6 +130,13 @@ impl Executor {
         self.work.workspace_size()
     }
 
+    /// The same work, run by another entry point's phase 2 (`api`): an operator that is
+    /// another one's rule on other views (ConvTbc is a Convolution of permuted views).
+    pub fn renamed(mut self, api: &'static str) -> Executor {
+        self.api = api;
+        self
+    }
+
     /// Re-points binding `index` (aclSet*TensorAddr).
     pub fn set_addr(&mut self, index: usize, addr: usize) -> Result<()> {
         let n = self.bindings.tensors.len();

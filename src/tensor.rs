@@ -144,6 +144,17 @@ impl TensorDesc {
         self.shape.len()
     }
 
+    /// The same elements seen with their axes reordered: axis `i` of the result is axis
+    /// `perm[i]` of self (a permutation of 0..rank), with `format`.
+    pub fn permuted(&self, perm: &[usize], format: crate::format::Format) -> TensorDesc {
+        debug_assert_eq!(perm.len(), self.rank());
+        let mut t = self.clone();
+        t.shape = perm.iter().map(|&a| self.shape[a]).collect();
+        t.strides = perm.iter().map(|&a| self.strides[a]).collect();
+        t.format = format;
+        t
+    }
+
     pub fn numel(&self) -> usize {
         self.shape.iter().product()
     }

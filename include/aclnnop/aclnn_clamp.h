@@ -27,6 +27,86 @@ ACLNN_API aclnnStatus aclnnClampGetWorkspaceSize(const aclTensor *self, const ac
  */
 ACLNN_API aclnnStatus aclnnClamp(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
 
+/*
+ * Phase 1 of `out = max(self, clipValueMin)`.
+ */
+ACLNN_API aclnnStatus aclnnClampMinGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMin, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnClampMin: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnClampMin(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+/*
+ * Phase 1 of `out = min(max(self, clipValueMin), clipValueMax)` with tensor bounds (broadcast); either may be NULL, not both.
+ */
+ACLNN_API aclnnStatus aclnnClampTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *clipValueMin, const aclTensor *clipValueMax, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnClampTensor: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnClampTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+/*
+ * Phase 1 of `out = max(self, clipValueMin)` with a tensor bound.
+ */
+ACLNN_API aclnnStatus aclnnClampMinTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *clipValueMin, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnClampMinTensor: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnClampMinTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+/*
+ * Phase 1 of `selfRef = max(selfRef, clipValueMin)` with a tensor bound.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMinTensorGetWorkspaceSize(aclTensor *selfRef, const aclTensor *clipValueMin, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnInplaceClampMinTensor: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMinTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
+
+/*
+ * Phase 1 of `out = min(self, clipValueMax)`.
+ */
+ACLNN_API aclnnStatus aclnnClampMaxGetWorkspaceSize(const aclTensor *self, const aclScalar *clipValueMax, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnClampMax: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnClampMax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/*
+ * Phase 1 of `selfRef = min(selfRef, clipValueMax)`.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMaxGetWorkspaceSize(const aclTensor *selfRef, const aclScalar *clipValueMax, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnInplaceClampMax: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMax(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/*
+ * Phase 1 of `out = min(self, max)` with a tensor bound.
+ */
+ACLNN_API aclnnStatus aclnnClampMaxTensorGetWorkspaceSize(const aclTensor *self, const aclTensor *max, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnClampMaxTensor: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnClampMaxTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/*
+ * Phase 1 of `selfRef = min(selfRef, max)` with a tensor bound.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMaxTensorGetWorkspaceSize(aclTensor *selfRef, const aclTensor *max, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnInplaceClampMaxTensor: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnInplaceClampMaxTensor(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

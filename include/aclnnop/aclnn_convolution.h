@@ -28,6 +28,26 @@ ACLNN_API aclnnStatus aclnnConvolutionGetWorkspaceSize(const aclTensor *input, c
  */
 ACLNN_API aclnnStatus aclnnConvolution(void *workspace, const uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/*
+ * Phase 1 of the 1-D convolution of a (time, batch, channel) self with a (kernel width, in, out) weight and a bias (out), padded by `pad`, into a (time, batch, out) output.
+ */
+ACLNN_API aclnnStatus aclnnConvTbcGetWorkspaceSize(const aclTensor *self, const aclTensor *weight, const aclTensor *bias, const int64_t pad, aclTensor *output, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnConvTbc: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnConvTbc(void *workspace, const uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/*
+ * Phase 1 of the depthwise 2-D convolution (groups = self's channels; weight (C·k, 1, kH, kW), kernelSize = (kH, kW)); bias may be NULL.
+ */
+ACLNN_API aclnnStatus aclnnConvDepthwise2dGetWorkspaceSize(const aclTensor *self, const aclTensor *weight, const aclIntArray *kernelSize, const aclTensor *bias, const aclIntArray *stride, const aclIntArray *padding, const aclIntArray *dilation, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnConvDepthwise2d: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnConvDepthwise2d(void *workspace, const uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

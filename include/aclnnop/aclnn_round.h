@@ -37,6 +37,26 @@ ACLNN_API aclnnStatus aclnnInplaceRoundGetWorkspaceSize(const aclTensor *selfRef
  */
 ACLNN_API aclnnStatus aclnnInplaceRound(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
 
+/*
+ * Phase 1 of `out = round(self, decimals)` (halves to even; decimals < 0 rounds to tens, hundreds, ...).
+ */
+ACLNN_API aclnnStatus aclnnRoundDecimalsGetWorkspaceSize(const aclTensor *self, int64_t decimals, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnRoundDecimals: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnRoundDecimals(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
+/*
+ * Phase 1 of the in-place RoundDecimals.
+ */
+ACLNN_API aclnnStatus aclnnInplaceRoundDecimalsGetWorkspaceSize(aclTensor *selfRef, int64_t decimals, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnInplaceRoundDecimals: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnInplaceRoundDecimals(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

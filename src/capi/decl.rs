@@ -158,6 +158,10 @@ pub struct Entry {
     pub call: String,
     pub doc: Vec<String>,
     pub deprecated: Option<String>,
+    /// `@refuses "why"`: declared (so programs compile and get a clear error) but not
+    /// implemented: phase 1 checks the arguments, then returns ACLNN_ERR_PARAM_INVALID
+    /// with this message. The coverage listing shows it as not implemented.
+    pub refuses: Option<String>,
     /// The last two phase-1 parameters as the header spells them ("uint64_t *workspaceSize").
     pub tail: [String; 2],
     /// The phase-2 parameters as the header spells them.
@@ -371,6 +375,7 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
     };
     let mut doc: Vec<String> = vec![];
     let mut deprecated = None;
+    let mut refuses = None;
     let mut phase2 = DEFAULT_PHASE2.map(String::from);
     let mut pending = String::new();
     let mut pending_line = 0;
@@ -400,6 +405,14 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
                 phase2 = parse_phase2(stem, line_no, m)?;
                 continue;
             }
+            if let Some(m) = line.strip_prefix("@refuses") {
+                let m = m.trim();
+                if !(m.len() >= 2 && m.starts_with('"') && m.ends_with('"')) {
+                    return Err(err(stem, line_no, "@refuses takes a quoted message"));
+                }
+                refuses = Some(m[1..m.len() - 1].to_string());
+                continue;
+            }
             if let Some(m) = line.strip_prefix("@deprecated") {
                 let m = m.trim();
                 if !(m.len() >= 2 && m.starts_with('"') && m.ends_with('"')) {
@@ -425,9 +438,19 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
             ));
         }
         let stmt = parts[0].trim();
-        // The prototype has no `=`: the first one starts the `=>`.
-        let (proto, call) = match stmt.split_once("=>") {
-            Some((proto, call)) if !proto.contains('=') => (proto.trim(), call.trim()),
+        // The prototype has no `=`: the first one starts the `=>`. A refused entry has
+        // no rule.
+        let (proto, call) = match (stmt.split_once("=>"), &refuses) {
+            (Some((proto, call)), None) if !proto.contains('=') => {
+                (proto.trim(), call.trim().to_string())
+            }
+            (None, Some(why)) => (
+                stmt,
+                format!("Err(crate::error::Error::Invalid(String::from({why:?})))"),
+            ),
+            (Some(_), Some(_)) => {
+                return Err(err(stem, pending_line, "a @refuses entry has no `=> rule`"))
+            }
             _ => {
                 return Err(err(
                     stem,
@@ -500,9 +523,10 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
         file.entries.push(Entry {
             name,
             params,
-            call: call.to_string(),
+            call,
             doc: std::mem::take(&mut doc),
             deprecated: deprecated.take(),
+            refuses: refuses.take(),
             tail,
             phase2: phase2.clone(),
             line: pending_line,
@@ -680,11 +704,12 @@ pub fn rust(files: &[File]) -> String {
             }
             let _ = write!(
                 registry,
-                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {stem}::{p1}({args}w, e) }},\n            phase2: {stem}::{name},\n        }}\n    }},\n",
+                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            refuses: {refuses:?},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {stem}::{p1}({args}w, e) }},\n            phase2: {stem}::{name},\n        }}\n    }},\n",
                 header = f.header_name(),
                 name = e.name,
                 stem = f.stem,
                 dep = e.deprecated.is_some(),
+                refuses = e.refuses,
                 c1 = e.c_phase1(),
                 c2 = e.c_phase2(),
             );

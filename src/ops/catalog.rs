@@ -29,6 +29,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::select::CATALOG,
         super::copy::CATALOG,
         super::math::CATALOG,
+        super::round::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,
         super::conv::CATALOG,

@@ -1031,9 +1031,110 @@ pub fn convolution(
     Ok(Executor::new(API, bindings, plan))
 }
 
+/// aclnnConvTbc: a 1-D convolution of a (time, batch, channel) input with a (kernel
+/// width, in, out) weight and a required bias (Cout), padded by `pad` on both sides of
+/// time, into a (time, batch, out) output: Convolution of the views permuted to NCL
+/// (no copies), as torch.conv_tbc.
+pub fn conv_tbc(
+    self_: &TensorDesc,
+    weight: &TensorDesc,
+    bias: &TensorDesc,
+    pad: i64,
+    output: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    for (name, t) in [("self", self_), ("weight", weight), ("output", output)] {
+        crate::ensure!(
+            t.rank() == 3,
+            "{name} has {} dims {:?}; aclnnConvTbc takes 3-D (time, batch, channel) tensors (weight: kernel width, in, out)",
+            t.rank(),
+            t.shape
+        );
+    }
+    crate::ensure!((0..=255).contains(&pad), "pad {pad} is outside [0, 255]");
+    crate::ensure!(
+        weight.shape[1] == self_.shape[2],
+        "weight {:?} has {} input channels but self {:?} has {}",
+        weight.shape,
+        weight.shape[1],
+        self_.shape,
+        self_.shape[2]
+    );
+    let ncl = |t: &TensorDesc, perm: &[usize]| t.permuted(perm, Format::NCL);
+    convolution(
+        &ncl(self_, &[1, 2, 0]),
+        &ncl(weight, &[2, 1, 0]),
+        Some(bias),
+        &[1],
+        &[pad],
+        &[1],
+        false,
+        &[],
+        1,
+        &ncl(output, &[1, 2, 0]),
+        cube_math_type,
+    )
+    .map(|e| e.renamed("aclnnConvTbc"))
+}
+
+/// aclnnConvDepthwise2d: each input channel convolved with its own kernels, weight
+/// (C·multiplier, 1, kH, kW) with kernelSize = (kH, kW): Convolution with groups = C.
+#[allow(clippy::too_many_arguments)]
+pub fn conv_depthwise2d(
+    self_: &TensorDesc,
+    weight: &TensorDesc,
+    kernel_size: &[i64],
+    bias: Option<&TensorDesc>,
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    crate::ensure!(
+        self_.rank() == 4 && weight.rank() == 4,
+        "self {:?} and weight {:?} must be 4-D NCHW for aclnnConvDepthwise2d",
+        self_.shape,
+        weight.shape
+    );
+    crate::ensure!(
+        weight.shape[1] == 1,
+        "weight {:?}: a depthwise weight's second dim must be 1",
+        weight.shape
+    );
+    crate::ensure!(
+        kernel_size.len() == 2
+            && kernel_size[0] == weight.shape[2] as i64
+            && kernel_size[1] == weight.shape[3] as i64,
+        "kernelSize {kernel_size:?} must be weight's (H, W) = [{}, {}]",
+        weight.shape[2],
+        weight.shape[3]
+    );
+    let groups = self_.shape[1] as i64;
+    crate::ensure!(
+        groups >= 1,
+        "self {:?} has no channels; aclnnConvDepthwise2d needs C >= 1",
+        self_.shape
+    );
+    convolution(
+        self_,
+        weight,
+        bias,
+        stride,
+        padding,
+        dilation,
+        false,
+        &[],
+        groups,
+        out,
+        cube_math_type,
+    )
+    .map(|e| e.renamed("aclnnConvDepthwise2d"))
+}
+
 /// Supported dtypes, for the README's operator table.
 pub const CATALOG: &[Entry] = &[Entry {
-    ops: "Convolution",
+    ops: "Convolution, ConvTbc, ConvDepthwise2d",
     a: LIST,
     b: LIST,
     out: LIST,

@@ -21,7 +21,7 @@ const DTYPES: Dtypes = Dtypes {
     out: LIST,
 };
 
-trait Extremum: crate::element::Element {
+pub(crate) trait Extremum: crate::element::Element {
     fn maximum(self, o: Self) -> Self;
     fn minimum(self, o: Self) -> Self;
 }

@@ -20,5 +20,6 @@ pub mod mul;
 pub mod pow;
 pub mod prelu;
 pub mod reduce;
+pub mod round;
 pub mod select;
 pub mod unary;

@@ -4,6 +4,7 @@ mod add_diff;
 mod baddbmm_diff;
 mod cast_matrix;
 mod conv_diff;
+mod coverage;
 mod declared;
 mod engine_views;
 mod matmul_diff;
