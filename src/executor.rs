@@ -103,12 +103,28 @@ impl Work for Nothing {
     }
 }
 
+/// A tensor-list parameter of an operator: its members are bindings `first..first+len`.
+/// aclSetDynamic{Input,Output}TensorAddr name it by `ir_index`, its position among the
+/// operator's input (or output) parameters, and a member by its position in the list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ListParam {
+    pub output: bool,
+    pub ir_index: usize,
+    /// Its position among all the operator's parameters, inputs first
+    /// (aclSetDynamicTensorAddr's irIndex).
+    pub any_index: usize,
+    pub first: usize,
+    pub len: usize,
+}
+
 pub struct Executor {
     /// The phase-2 function this executor belongs to ("aclnnAdd").
     pub api: &'static str,
     pub bindings: Bindings,
     pub work: Arc<dyn Work>,
     pub repeatable: bool,
+    /// The operator's tensor-list parameters (none for most).
+    pub lists: Vec<ListParam>,
 }
 
 impl Executor {
@@ -123,6 +139,7 @@ impl Executor {
             bindings,
             work,
             repeatable: false,
+            lists: Vec::new(),
         }
     }
 
@@ -152,5 +169,95 @@ impl Executor {
                 "tensor index {index} is out of range: this executor has {n} tensors"
             ))),
         }
+    }
+}
+
+/// One step of a `Sequence`: planned work with the bindings it was planned with, and for
+/// each of its bindings the binding of the whole operator whose address it takes.
+struct Step {
+    work: Arc<dyn Work>,
+    bindings: Bindings,
+    map: Vec<usize>,
+}
+
+/// Several planned works run one after another as one operator's work: Cat is one copy
+/// per input into a slice of out, Aminmax two reductions. Each step keeps its own views
+/// (a slice of out has its own offset and shape); at run time they take the addresses of
+/// the operator's bindings, so re-pointing an executor's tensors re-points its steps. The
+/// steps share the workspace: it is as large as the largest step needs.
+pub struct Sequence {
+    steps: Vec<Step>,
+}
+
+impl Sequence {
+    pub fn new() -> Sequence {
+        Sequence { steps: Vec::new() }
+    }
+
+    /// Adds `step`, an executor planned over views whose binding `j` takes the address of
+    /// the operator's binding `map[j]`.
+    pub fn push(&mut self, step: Executor, map: &[usize]) {
+        debug_assert_eq!(step.bindings.tensors.len(), map.len());
+        self.steps.push(Step {
+            work: step.work,
+            bindings: step.bindings,
+            map: map.to_vec(),
+        });
+    }
+
+    /// A step's bindings at the operator's current addresses.
+    fn bind<'a>(step: &'a Step, outer: &Bindings) -> Result<std::borrow::Cow<'a, Bindings>> {
+        let same = step.map.iter().enumerate().all(|(j, &o)| {
+            match (
+                step.bindings.tensors[j].as_ref(),
+                outer.tensors.get(o).and_then(|t| t.as_ref()),
+            ) {
+                (Some(a), Some(b)) => a.addr == b.addr,
+                (None, None) => true,
+                _ => false,
+            }
+        });
+        if same {
+            return Ok(std::borrow::Cow::Borrowed(&step.bindings));
+        }
+        let mut b = step.bindings.clone();
+        let views = Arc::make_mut(&mut b.tensors);
+        for (j, &o) in step.map.iter().enumerate() {
+            if let Some(v) = views[j].as_mut() {
+                v.addr = outer.view(o)?.addr;
+            }
+        }
+        Ok(std::borrow::Cow::Owned(b))
+    }
+}
+
+impl Default for Sequence {
+    fn default() -> Self {
+        Sequence::new()
+    }
+}
+
+impl Work for Sequence {
+    fn workspace_size(&self) -> u64 {
+        self.steps
+            .iter()
+            .map(|s| s.work.workspace_size())
+            .max()
+            .unwrap_or(0)
+    }
+    fn check(&self, tensors: &Bindings) -> Result<()> {
+        for s in &self.steps {
+            s.work.check(&*Sequence::bind(s, tensors)?)?;
+        }
+        Ok(())
+    }
+    fn run(&self, tensors: &Bindings, ws: Workspace) -> Result<()> {
+        for s in &self.steps {
+            s.work.run(&*Sequence::bind(s, tensors)?, ws)?;
+        }
+        Ok(())
+    }
+    fn small(&self) -> bool {
+        self.steps.iter().all(|s| s.work.small())
     }
 }

@@ -144,6 +144,25 @@ impl TensorDesc {
         self.shape.len()
     }
 
+    /// Elements `start..start + len` along `axis` (a view of the same storage).
+    pub fn narrowed(&self, axis: usize, start: usize, len: usize) -> TensorDesc {
+        debug_assert!(start + len <= self.shape[axis]);
+        let mut t = self.clone();
+        t.shape[axis] = len;
+        if len > 0 {
+            t.offset += start * self.strides[axis] as usize;
+        }
+        t
+    }
+
+    /// The elements whose index along `axis` is `index`, without that axis.
+    pub fn selected(&self, axis: usize, index: usize) -> TensorDesc {
+        let mut t = self.narrowed(axis, index, 1);
+        t.shape.remove(axis);
+        t.strides.remove(axis);
+        t
+    }
+
     /// The same elements seen with their axes reordered: axis `i` of the result is axis
     /// `perm[i]` of self (a permutation of 0..rank), with `format`.
     pub fn permuted(&self, perm: &[usize], format: crate::format::Format) -> TensorDesc {

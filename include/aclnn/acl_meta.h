@@ -315,7 +315,8 @@ aclnnStatus AclSetTensorAddr(aclOpExecutor *executor,
 
 /*
  Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
- executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ executor (and that member itself). irIndex not a list parameter, relativeIndex past
+ the list: 161002; NULL executor or list: 561103.
  */
 ACL_FUNC_VISIBILITY
 aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor,
@@ -326,7 +327,8 @@ aclnnStatus aclSetDynamicInputTensorAddr(aclOpExecutor *executor,
 
 /*
  Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
- executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ executor (and that member itself). irIndex not a list parameter, relativeIndex past
+ the list: 161002; NULL executor or list: 561103.
  */
 ACL_FUNC_VISIBILITY
 aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor,
@@ -337,7 +339,8 @@ aclnnStatus aclSetDynamicOutputTensorAddr(aclOpExecutor *executor,
 
 /*
  Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
- executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+ executor (and that member itself). irIndex not a list parameter, relativeIndex past
+ the list: 161002; NULL executor or list: 561103.
  */
 ACL_FUNC_VISIBILITY
 aclnnStatus aclSetDynamicTensorAddr(aclOpExecutor *executor,

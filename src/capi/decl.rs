@@ -657,7 +657,7 @@ pub fn rust(files: &[File]) -> String {
     for f in files {
         let _ = writeln!(
             s,
-            "/// `aclnnop/{}` (src/capi/ops/{}.decl).\npub mod {} {{\n    #![allow(unused_imports, non_snake_case, clippy::all)]\n    use super::prelude::*;\n    use crate::ops::*;",
+            "/// `aclnnop/{}` (src/capi/ops/{}.decl).\npub mod {} {{\n    #![allow(unused_imports, unused_variables, non_snake_case, clippy::all)]\n    use super::prelude::*;\n    use crate::ops::*;",
             f.header_name(),
             f.stem,
             f.stem

@@ -689,16 +689,44 @@ unsafe fn set_addr(
 }
 
 unsafe fn set_dynamic_addr(
+    side: Side,
     executor: *mut aclOpExecutor,
     irIndex: usize,
+    relativeIndex: usize,
     tensors: *mut aclTensorList,
+    addr: *mut c_void,
 ) -> Result<()> {
-    unsafe { executor_mut(executor)? };
+    let exec = unsafe { executor_mut(executor)? };
     if tensors.is_null() {
         return Err(Error::InnerNull("tensors"));
     }
-    unsafe { handle::borrow(tensors, "tensors")? };
-    crate::bail!("irIndex {irIndex} is out of range: this operator has no tensor-list parameters")
+    let list = unsafe { handle::borrow(tensors, "tensors")? };
+    let param = exec
+        .lists
+        .iter()
+        .find(|l| match side {
+            Side::Input => !l.output && l.ir_index == irIndex,
+            Side::Output => l.output && l.ir_index == irIndex,
+            Side::Any => l.any_index == irIndex,
+        })
+        .copied()
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "irIndex {irIndex} is not a tensor-list parameter of this operator ({} has {} such parameters)",
+                exec.api,
+                exec.lists.len()
+            ))
+        })?;
+    crate::ensure!(
+        relativeIndex < param.len && relativeIndex < list.tensors.len(),
+        "relativeIndex {relativeIndex} is out of range: the list has {} tensors",
+        param.len.min(list.tensors.len())
+    );
+    let member = list.tensors[relativeIndex] as *mut aclTensor;
+    let t = unsafe { handle::borrow_mut(member, "tensors")? };
+    exec.set_addr(param.first + relativeIndex, addr as usize)?;
+    t.desc.addr = addr as usize;
+    Ok(())
 }
 
 /// Re-points tensor `index` (counted over the executor's inputs) of a repeatable executor,
@@ -783,7 +811,8 @@ pub unsafe extern "C" fn AclSetTensorAddr(
 }
 
 /// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
-/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+/// executor (and that member itself). irIndex not a list parameter, relativeIndex past
+/// the list: 161002; NULL executor or list: 561103.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclSetDynamicInputTensorAddr(
     executor: *mut aclOpExecutor,
@@ -792,14 +821,14 @@ pub unsafe extern "C" fn aclSetDynamicInputTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("aclSetDynamicInputTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(Side::Input, executor, irIndex, relativeIndex, tensors, addr)
     })
 }
 
 /// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
-/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+/// executor (and that member itself). irIndex not a list parameter, relativeIndex past
+/// the list: 161002; NULL executor or list: 561103.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclSetDynamicOutputTensorAddr(
     executor: *mut aclOpExecutor,
@@ -808,14 +837,21 @@ pub unsafe extern "C" fn aclSetDynamicOutputTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("aclSetDynamicOutputTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(
+            Side::Output,
+            executor,
+            irIndex,
+            relativeIndex,
+            tensors,
+            addr,
+        )
     })
 }
 
 /// Re-points member `relativeIndex` of the tensor-list parameter `irIndex` of a repeatable
-/// executor. (No operator here takes a tensor list yet: every irIndex is out of range, 161002.)
+/// executor (and that member itself). irIndex not a list parameter, relativeIndex past
+/// the list: 161002; NULL executor or list: 561103.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclSetDynamicTensorAddr(
     executor: *mut aclOpExecutor,
@@ -824,9 +860,8 @@ pub unsafe extern "C" fn aclSetDynamicTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("aclSetDynamicTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(Side::Any, executor, irIndex, relativeIndex, tensors, addr)
     })
 }
 
@@ -839,9 +874,8 @@ pub unsafe extern "C" fn AclSetDynamicInputTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("AclSetDynamicInputTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(Side::Input, executor, irIndex, relativeIndex, tensors, addr)
     })
 }
 
@@ -854,9 +888,15 @@ pub unsafe extern "C" fn AclSetDynamicOutputTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("AclSetDynamicOutputTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(
+            Side::Output,
+            executor,
+            irIndex,
+            relativeIndex,
+            tensors,
+            addr,
+        )
     })
 }
 
@@ -869,9 +909,8 @@ pub unsafe extern "C" fn AclSetDynamicTensorAddr(
     tensors: *mut aclTensorList,
     addr: *mut c_void,
 ) -> aclnnStatus {
-    let _ = (relativeIndex, addr);
     guard::status("AclSetDynamicTensorAddr", || unsafe {
-        set_dynamic_addr(executor, irIndex, tensors)
+        set_dynamic_addr(Side::Any, executor, irIndex, relativeIndex, tensors, addr)
     })
 }
 

@@ -75,7 +75,7 @@ impl UnaryOp for Canonical {
 }
 
 /// Writes `src` (a tensor or a scalar), converted to out's dtype, into `out`.
-fn convert_into(
+pub(crate) fn convert_into(
     api: &'static str,
     src: Arg,
     out_name: &'static str,

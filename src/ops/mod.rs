@@ -1,6 +1,7 @@
 //! Operators: each file states an operator's rules (dtypes, promotion, shapes, errors)
 //! and hands the computation to the engine. Pure Rust: tensors arrive as `TensorDesc`s.
 
+pub mod activation;
 pub mod add;
 pub mod binary;
 pub mod bitwise;
@@ -13,6 +14,7 @@ pub mod div;
 pub mod elementwise;
 pub mod extremum;
 pub mod gemm;
+pub mod join;
 pub mod logical;
 pub mod math;
 pub mod matmul;

@@ -122,6 +122,12 @@ unsafe extern "C" {
     fn erff(x: f32) -> f32;
 }
 
+/// The C library's error function in f64 (within 1 ulp on glibc).
+pub(crate) fn erf64(x: f64) -> f64 {
+    // SAFETY: a pure C math function.
+    unsafe { erf(x) }
+}
+
 /// Real float functions (f32, f64), from the C library where it has them.
 pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
     const ZERO: Self;

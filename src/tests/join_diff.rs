@@ -1,0 +1,811 @@
+//! Cat, Stack, SplitTensor, SplitWithSize and GeluMul through their C entry points, on
+//! random shapes, dims (negative too), strided views with offsets and mixed dtypes,
+//! against plain loops over the logical indices written here (exact: these ops move
+//! values; GeluMul against an f64 formula within 1 ulp of f32, 0.5 ulp + that for f16).
+//! Also the tensor-list parameter machinery: list members re-pointed with
+//! aclSetDynamic{Input,Output}TensorAddr on a repeatable executor.
+
+use super::add_diff::Rng;
+use crate::capi::meta::*;
+use crate::capi::ops::{cat, gelu_mul, split_tensor, split_with_size, stack};
+use crate::capi::runtime::{
+    aclGetRecentErrMsg, aclInit, aclrtFree, aclrtMalloc, aclrtMemcpy, aclrtSetDevice,
+    aclrtSynchronizeStream,
+};
+use std::ffi::{c_void, CStr};
+use std::ptr::{null, null_mut};
+
+const F32: i32 = 0;
+const F16: i32 = 1;
+const S32: i32 = 3;
+const ND: i32 = 2;
+
+fn device() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let _ = aclInit(null());
+        assert_eq!(aclrtSetDevice(0), 0);
+    });
+}
+
+fn err() -> String {
+    unsafe { CStr::from_ptr(aclGetRecentErrMsg()) }
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// A device buffer seen as a view: logical shape, element strides, offset.
+struct T {
+    dtype: i32,
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    offset: usize,
+    storage: usize,
+    dev: *mut c_void,
+    t: *mut aclTensor,
+}
+
+fn esize(d: i32) -> usize {
+    if d == F16 {
+        2
+    } else {
+        4
+    }
+}
+
+fn encode(d: i32, v: f64) -> Vec<u8> {
+    match d {
+        F32 => (v as f32).to_le_bytes().to_vec(),
+        F16 => half::f16::from_f64(v).to_bits().to_le_bytes().to_vec(),
+        _ => (v as i32).to_le_bytes().to_vec(),
+    }
+}
+
+fn decode(d: i32, b: &[u8]) -> f64 {
+    match d {
+        F32 => f32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
+        F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64(),
+        _ => i32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
+    }
+}
+
+impl T {
+    /// A view of `shape`, contiguous or with gaps between rows, at an offset; storage
+    /// filled with `fill(storage index)`.
+    fn new(rng: &mut Rng, dtype: i32, shape: &[usize], fill: impl Fn(usize) -> f64) -> T {
+        let strided = rng.next() % 2 == 0;
+        let mut strides = vec![0; shape.len()];
+        let mut acc = 1;
+        for d in (0..shape.len()).rev() {
+            strides[d] = acc;
+            let pad = if strided {
+                (rng.next() % 3) as usize
+            } else {
+                0
+            };
+            acc *= shape[d] + pad;
+        }
+        // A permuted-looking view now and then: swap the strides of two axes of equal size.
+        let offset = (rng.next() % 4) as usize;
+        let reach = if shape.contains(&0) {
+            0
+        } else {
+            shape
+                .iter()
+                .zip(&strides)
+                .map(|(n, s)| (n - 1) * s)
+                .sum::<usize>()
+                + 1
+        };
+        let storage = offset + reach + 1;
+        let mut bytes = Vec::with_capacity(storage * esize(dtype));
+        for i in 0..storage {
+            bytes.extend(encode(dtype, fill(i)));
+        }
+        let mut dev = null_mut();
+        assert_eq!(unsafe { aclrtMalloc(&mut dev, bytes.len().max(1), 0) }, 0);
+        assert_eq!(
+            unsafe {
+                aclrtMemcpy(
+                    dev,
+                    bytes.len(),
+                    bytes.as_ptr() as *const c_void,
+                    bytes.len(),
+                    1,
+                )
+            },
+            0
+        );
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let st: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
+        let sto = [storage as i64];
+        let t = unsafe {
+            aclCreateTensor(
+                dims.as_ptr(),
+                dims.len() as u64,
+                dtype,
+                st.as_ptr(),
+                offset as i64,
+                ND,
+                sto.as_ptr(),
+                1,
+                dev,
+            )
+        };
+        assert!(!t.is_null(), "{}", err());
+        T {
+            dtype,
+            shape: shape.to_vec(),
+            strides,
+            offset,
+            storage,
+            dev,
+            t,
+        }
+    }
+
+    /// A new buffer with `self`'s view (shape, strides, offset, storage), filled by `fill`.
+    fn like(&self, fill: impl Fn(usize) -> f64) -> T {
+        let mut bytes = Vec::with_capacity(self.storage * esize(self.dtype));
+        for i in 0..self.storage {
+            bytes.extend(encode(self.dtype, fill(i)));
+        }
+        let mut dev = null_mut();
+        assert_eq!(unsafe { aclrtMalloc(&mut dev, bytes.len().max(1), 0) }, 0);
+        assert_eq!(
+            unsafe {
+                aclrtMemcpy(
+                    dev,
+                    bytes.len(),
+                    bytes.as_ptr() as *const c_void,
+                    bytes.len(),
+                    1,
+                )
+            },
+            0
+        );
+        T {
+            dtype: self.dtype,
+            shape: self.shape.clone(),
+            strides: self.strides.clone(),
+            offset: self.offset,
+            storage: self.storage,
+            dev,
+            t: null_mut(),
+        }
+    }
+
+    fn bytes(&self) -> Vec<u8> {
+        let n = self.storage * esize(self.dtype);
+        let mut b = vec![0u8; n];
+        assert_eq!(
+            unsafe { aclrtMemcpy(b.as_mut_ptr() as *mut c_void, n, self.dev, n, 2) },
+            0
+        );
+        b
+    }
+
+    fn storage_index(&self, idx: &[usize]) -> usize {
+        self.offset
+            + idx
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>()
+    }
+
+    /// The element at logical `idx`.
+    fn at(&self, bytes: &[u8], idx: &[usize]) -> f64 {
+        let e = esize(self.dtype);
+        let i = self.storage_index(idx) * e;
+        decode(self.dtype, &bytes[i..i + e])
+    }
+
+    /// Every storage element outside the view, with its value.
+    fn outside(&self, bytes: &[u8]) -> Vec<(usize, f64)> {
+        let mut inside = vec![false; self.storage];
+        for idx in indices(&self.shape) {
+            inside[self.storage_index(&idx)] = true;
+        }
+        let e = esize(self.dtype);
+        (0..self.storage)
+            .filter(|i| !inside[*i])
+            .map(|i| (i, decode(self.dtype, &bytes[i * e..i * e + e])))
+            .collect()
+    }
+}
+
+impl Drop for T {
+    fn drop(&mut self) {
+        if !self.t.is_null() {
+            assert_eq!(aclDestroyTensor(self.t), 0);
+        }
+        assert_eq!(aclrtFree(self.dev), 0);
+    }
+}
+
+fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = shape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    for mut k in 0..n {
+        let mut idx = vec![0; shape.len()];
+        for d in (0..shape.len()).rev() {
+            idx[d] = k % shape[d];
+            k /= shape[d];
+        }
+        out.push(idx);
+    }
+    out
+}
+
+fn run(
+    st: i32,
+    ws: u64,
+    ex: *mut aclOpExecutor,
+    phase2: extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32,
+) {
+    assert_eq!(st, 0, "phase 1: {}", err());
+    let mut w = null_mut();
+    if ws > 0 {
+        assert_eq!(unsafe { aclrtMalloc(&mut w, ws as usize, 0) }, 0);
+    }
+    assert_eq!(phase2(w, ws, ex, null_mut()), 0, "phase 2: {}", err());
+    assert_eq!(aclrtSynchronizeStream(null_mut()), 0, "{}", err());
+    if !w.is_null() {
+        assert_eq!(aclrtFree(w), 0);
+    }
+}
+
+/// Values exact in every dtype used here (small integers and halves).
+fn val(i: usize, salt: usize) -> f64 {
+    (((i * 7 + salt * 13) % 41) as f64 - 20.0) * 0.5
+}
+
+/// The result of converting `v` (exact in every dtype here but halves in s32) to `d`.
+fn conv(v: f64, d: i32) -> f64 {
+    if d == S32 {
+        v.trunc()
+    } else {
+        v
+    }
+}
+
+/// A list holding new tensor handles that view the same storage as `ts` (a list owns
+/// its tensors, so it gets its own).
+fn list_of(ts: &[&T]) -> *mut aclTensorList {
+    let hs: Vec<*const aclTensor> = ts
+        .iter()
+        .map(|t| {
+            let dims: Vec<i64> = t.shape.iter().map(|&d| d as i64).collect();
+            let st: Vec<i64> = t.strides.iter().map(|&s| s as i64).collect();
+            let sto = [t.storage as i64];
+            unsafe {
+                aclCreateTensor(
+                    dims.as_ptr(),
+                    dims.len() as u64,
+                    t.dtype,
+                    st.as_ptr(),
+                    t.offset as i64,
+                    ND,
+                    sto.as_ptr(),
+                    1,
+                    t.dev,
+                ) as *const aclTensor
+            }
+        })
+        .collect();
+    let l = unsafe { aclCreateTensorList(hs.as_ptr(), hs.len() as u64) };
+    assert!(!l.is_null(), "{}", err());
+    l
+}
+
+#[test]
+fn cat_and_stack_match_a_loop() {
+    device();
+    let mut rng = Rng::new(0xca7);
+    for case in 0..120 {
+        let rank = 1 + (rng.next() % 4) as usize;
+        let base: Vec<usize> = (0..rank).map(|_| (rng.next() % 4) as usize + 1).collect();
+        let n = 1 + (rng.next() % 4) as usize;
+        let stacking = case % 3 == 2;
+        let ax = (rng.next() % (rank as u64 + stacking as u64)) as usize;
+        let dtypes = [F32, F16, S32];
+        let mut ins = vec![];
+        for k in 0..n {
+            let mut shape = base.clone();
+            if !stacking {
+                shape[ax] = (rng.next() % 4) as usize; // 0 too
+            }
+            let d = dtypes[(rng.next() % 3) as usize];
+            ins.push(T::new(&mut rng, d, &shape, |i| val(i, k)));
+        }
+        // Promotion: f32 over f16 over s32 (an integer with a float gives the float).
+        let has = |d| ins.iter().any(|t| t.dtype == d);
+        let out_dtype = if has(F32) {
+            F32
+        } else if has(F16) {
+            F16
+        } else {
+            S32
+        };
+        let mut out_shape = base.clone();
+        if stacking {
+            out_shape.insert(ax, n);
+        } else {
+            out_shape[ax] = ins.iter().map(|t| t.shape[ax]).sum();
+        }
+        let out = T::new(&mut rng, out_dtype, &out_shape, |_| 99.0);
+        let refs: Vec<&T> = ins.iter().collect();
+        let list = list_of(&refs);
+        let dim = if rng.next() % 2 == 0 {
+            ax as i64
+        } else {
+            ax as i64 - (rank + stacking as usize) as i64
+        };
+        let (mut ws, mut ex) = (0u64, null_mut());
+        if stacking {
+            let st =
+                unsafe { stack::aclnnStackGetWorkspaceSize(list, dim, out.t, &mut ws, &mut ex) };
+            run(st, ws, ex, stack::aclnnStack);
+        } else {
+            let st = unsafe { cat::aclnnCatGetWorkspaceSize(list, dim, out.t, &mut ws, &mut ex) };
+            run(st, ws, ex, cat::aclnnCat);
+        }
+        let ob = out.bytes();
+        let inb: Vec<Vec<u8>> = ins.iter().map(|t| t.bytes()).collect();
+        for idx in indices(&out.shape) {
+            let (k, src) = if stacking {
+                let mut s = idx.clone();
+                let k = s.remove(ax);
+                (k, s)
+            } else {
+                let mut s = idx.clone();
+                let mut k = 0;
+                while s[ax] >= ins[k].shape[ax] {
+                    s[ax] -= ins[k].shape[ax];
+                    k += 1;
+                }
+                (k, s)
+            };
+            let want = conv(ins[k].at(&inb[k], &src), out_dtype);
+            assert_eq!(
+                out.at(&ob, &idx),
+                want,
+                "case {case} at {idx:?} (from tensors[{k}] {src:?})"
+            );
+        }
+        for (i, v) in out.outside(&ob) {
+            assert_eq!(
+                v, 99.0,
+                "case {case}: out storage {i} outside the view was written"
+            );
+        }
+        assert_eq!(aclDestroyTensorList(list), 0);
+    }
+}
+
+#[test]
+fn cat_skips_1d_empty_members_and_checks_shapes() {
+    device();
+    let mut rng = Rng::new(7);
+    let a = T::new(&mut rng, F32, &[2, 3], |i| i as f64);
+    let e = T::new(&mut rng, F32, &[0], |_| 0.0);
+    let b = T::new(&mut rng, F32, &[1, 3], |i| 100.0 + i as f64);
+    let out = T::new(&mut rng, F32, &[3, 3], |_| -1.0);
+    let list = list_of(&[&a, &e, &b]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { cat::aclnnCatGetWorkspaceSize(list, 0, out.t, &mut ws, &mut ex) };
+    run(st, ws, ex, cat::aclnnCat);
+    let ob = out.bytes();
+    assert_eq!(out.at(&ob, &[2, 1]), b.at(&b.bytes(), &[0, 1]));
+    // errors: dims differ off the axis; dim out of range; wrong out shape; NULL list
+    let c = T::new(&mut rng, F32, &[1, 4], |_| 0.0);
+    let bad = list_of(&[&a, &c]);
+    for (l, dim, o, code, needle) in [
+        (bad, 0i64, out.t, 161002, "dim 1 of tensors[1] is 4"),
+        (list, 2, out.t, 161002, "dim 2 is out of range"),
+        (list, -3, out.t, 161002, "dim -3 is out of range"),
+        (
+            list,
+            1,
+            out.t,
+            161002,
+            "dim 0 of tensors[2] is 1 but 2 in tensors[0]",
+        ),
+        (null_mut(), 0, out.t, 161001, "argument 'tensors' is NULL"),
+        (list, 0, null_mut(), 161001, "argument 'out' is NULL"),
+    ] {
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let st = unsafe { cat::aclnnCatGetWorkspaceSize(l, dim, o, &mut ws, &mut ex) };
+        assert_eq!(st, code, "{}", err());
+        assert!(err().contains(needle), "{needle}: {}", err());
+        assert!(ex.is_null());
+    }
+    // a list whose members are all 1-D empty: success, nothing to do
+    let only_empty = list_of(&[&e]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { cat::aclnnCatGetWorkspaceSize(only_empty, 0, out.t, &mut ws, &mut ex) };
+    run(st, ws, ex, cat::aclnnCat);
+    assert_eq!(out.bytes(), ob);
+    // out overlapping a member is refused
+    let alias = list_of(&[&out]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { cat::aclnnCatGetWorkspaceSize(alias, 0, out.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(err().contains("overlaps"), "{}", err());
+    for l in [list, bad, only_empty, alias] {
+        assert_eq!(aclDestroyTensorList(l), 0);
+    }
+}
+
+#[test]
+fn splits_match_a_loop() {
+    device();
+    let mut rng = Rng::new(0x5b1);
+    for case in 0..120 {
+        let rank = 1 + (rng.next() % 4) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| (rng.next() % 6) as usize).collect();
+        let ax = (rng.next() % rank as u64) as usize;
+        let dtype = [F32, F16, S32][(rng.next() % 3) as usize];
+        let x = T::new(&mut rng, dtype, &shape, |i| val(i, 3));
+        let n = shape[ax];
+        let by_sections = case % 2 == 0;
+        let sizes: Vec<usize> = if by_sections {
+            let s = 1 + (rng.next() % 4) as usize;
+            if n == 0 {
+                vec![0]
+            } else {
+                (0..n.div_ceil(s)).map(|k| s.min(n - k * s)).collect()
+            }
+        } else {
+            let mut left = n;
+            let mut v = vec![];
+            while left > 0 || v.is_empty() || rng.next() % 4 == 0 {
+                let s = if left == 0 {
+                    0
+                } else {
+                    1 + (rng.next() as usize % left)
+                };
+                v.push(s);
+                left -= s;
+                if v.len() > 6 {
+                    break;
+                }
+            }
+            let rest: usize = v.iter().sum();
+            if rest < n {
+                v.push(n - rest);
+            }
+            v
+        };
+        let outs: Vec<T> = sizes
+            .iter()
+            .map(|&s| {
+                let mut sh = shape.clone();
+                sh[ax] = s;
+                T::new(&mut rng, dtype, &sh, |_| 77.0)
+            })
+            .collect();
+        let refs: Vec<&T> = outs.iter().collect();
+        let list = list_of(&refs);
+        let dim = if rng.next() % 2 == 0 {
+            ax as i64
+        } else {
+            ax as i64 - rank as i64
+        };
+        let (mut ws, mut ex) = (0u64, null_mut());
+        if by_sections {
+            let s = if n == 0 { 1 } else { sizes[0] as u64 };
+            let st = unsafe {
+                split_tensor::aclnnSplitTensorGetWorkspaceSize(x.t, s, dim, list, &mut ws, &mut ex)
+            };
+            run(st, ws, ex, split_tensor::aclnnSplitTensor);
+        } else {
+            let sz: Vec<i64> = sizes.iter().map(|&s| s as i64).collect();
+            let arr = unsafe { aclCreateIntArray(sz.as_ptr(), sz.len() as u64) };
+            let st = unsafe {
+                split_with_size::aclnnSplitWithSizeGetWorkspaceSize(
+                    x.t, arr, dim, list, &mut ws, &mut ex,
+                )
+            };
+            run(st, ws, ex, split_with_size::aclnnSplitWithSize);
+            assert_eq!(aclDestroyIntArray(arr), 0);
+        }
+        let xb = x.bytes();
+        let mut start = 0;
+        for (k, o) in outs.iter().enumerate() {
+            let ob = o.bytes();
+            for idx in indices(&o.shape) {
+                let mut src = idx.clone();
+                src[ax] += start;
+                assert_eq!(
+                    o.at(&ob, &idx),
+                    x.at(&xb, &src),
+                    "case {case}: out[{k}] at {idx:?}"
+                );
+            }
+            for (i, v) in o.outside(&ob) {
+                assert_eq!(
+                    v, 77.0,
+                    "case {case}: out[{k}] storage {i} outside the view was written"
+                );
+            }
+            start += o.shape[ax];
+        }
+        assert_eq!(aclDestroyTensorList(list), 0);
+    }
+}
+
+#[test]
+fn split_errors_name_the_problem() {
+    device();
+    let mut rng = Rng::new(11);
+    let x = T::new(&mut rng, F32, &[5, 2], |i| i as f64);
+    let a = T::new(&mut rng, F32, &[3, 2], |_| 0.0);
+    let b = T::new(&mut rng, F32, &[2, 2], |_| 0.0);
+    let h = T::new(&mut rng, F16, &[2, 2], |_| 0.0);
+    let two = list_of(&[&a, &b]);
+    let wrong_dtype = list_of(&[&a, &h]);
+    let one = list_of(&[&a]);
+    for (l, sec, dim, needle) in [
+        (
+            one,
+            3u64,
+            0i64,
+            "out holds 1 tensors but self [5, 2] splits into 2 chunks",
+        ),
+        (
+            wrong_dtype,
+            3,
+            0,
+            "out[1] has dtype ACL_FLOAT16 but self has ACL_FLOAT",
+        ),
+        (two, 3, 2, "dim 2 is out of range"),
+        (two, 0, 0, "splitSections is 0"),
+        (
+            two,
+            2,
+            0,
+            "out holds 2 tensors but self [5, 2] splits into 3 chunks",
+        ),
+    ] {
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let st = unsafe {
+            split_tensor::aclnnSplitTensorGetWorkspaceSize(x.t, sec, dim, l, &mut ws, &mut ex)
+        };
+        assert_eq!(st, 161002, "{needle}: {}", err());
+        assert!(err().contains(needle), "{needle}: {}", err());
+    }
+    let sz = [3i64, 1];
+    let arr = unsafe { aclCreateIntArray(sz.as_ptr(), 2) };
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe {
+        split_with_size::aclnnSplitWithSizeGetWorkspaceSize(x.t, arr, 0, two, &mut ws, &mut ex)
+    };
+    assert_eq!(st, 161002);
+    assert!(
+        err().contains("splitSize [3, 1] sums to 4 but dim 0"),
+        "{}",
+        err()
+    );
+    assert_eq!(aclDestroyIntArray(arr), 0);
+    for l in [two, wrong_dtype, one] {
+        assert_eq!(aclDestroyTensorList(l), 0);
+    }
+}
+
+/// A repeatable Cat re-pointed member by member runs on the new memory; so does a
+/// repeatable SplitTensor's output list.
+#[test]
+fn list_members_are_re_pointed_with_set_dynamic_tensor_addr() {
+    device();
+    let mut rng = Rng::new(3);
+    let a = T::new(&mut rng, F32, &[2], |i| i as f64);
+    let b = T::new(&mut rng, F32, &[3], |i| 10.0 + i as f64);
+    let b2 = b.like(|i| 50.0 + i as f64);
+    let out = T::new(&mut rng, F32, &[5], |_| 0.0);
+    let list = list_of(&[&a, &b]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    assert_eq!(
+        unsafe { cat::aclnnCatGetWorkspaceSize(list, 0, out.t, &mut ws, &mut ex) },
+        0
+    );
+    assert_eq!(unsafe { aclSetAclOpExecutorRepeatable(ex) }, 0);
+    run(0, ws, ex, cat::aclnnCat);
+    let read = |t: &T| {
+        let by = t.bytes();
+        indices(&t.shape)
+            .iter()
+            .map(|i| t.at(&by, i))
+            .collect::<Vec<_>>()
+    };
+    let joined = |x: &T, y: &T| [read(x), read(y)].concat();
+    assert_eq!(read(&out), joined(&a, &b));
+    // member 1 of input list 0 now reads b2's memory (b2 has the same view)
+    let st = unsafe { aclSetDynamicInputTensorAddr(ex, 0, 1, list, b2.dev) };
+    assert_eq!(st, 0, "{}", err());
+    run(0, ws, ex, cat::aclnnCat);
+    assert_eq!(read(&out), joined(&a, &b2));
+    // out of range: a list parameter that does not exist, a member past the list
+    assert_eq!(
+        unsafe { aclSetDynamicInputTensorAddr(ex, 1, 0, list, b2.dev) },
+        161002
+    );
+    assert!(
+        err().contains("irIndex 1 is not a tensor-list parameter"),
+        "{}",
+        err()
+    );
+    assert_eq!(
+        unsafe { aclSetDynamicInputTensorAddr(ex, 0, 2, list, b2.dev) },
+        161002
+    );
+    assert_eq!(
+        unsafe { aclSetDynamicOutputTensorAddr(ex, 0, 0, list, b2.dev) },
+        161002
+    );
+    assert_eq!(unsafe { aclDestroyAclOpExecutor(ex) }, 0);
+
+    // SplitTensor: re-point output member 0
+    let x = T::new(&mut rng, F32, &[4], |i| 100.0 + i as f64);
+    let o1 = T::new(&mut rng, F32, &[2], |_| 0.0);
+    // one view for the three, so any of them can stand for another
+    let o2 = o1.like(|_| 0.0);
+    let o1b = o1.like(|_| 0.0);
+    let outs = list_of(&[&o1, &o2]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    assert_eq!(
+        unsafe {
+            split_tensor::aclnnSplitTensorGetWorkspaceSize(x.t, 2, 0, outs, &mut ws, &mut ex)
+        },
+        0
+    );
+    assert_eq!(unsafe { aclSetAclOpExecutorRepeatable(ex) }, 0);
+    assert_eq!(
+        unsafe { aclSetDynamicOutputTensorAddr(ex, 0, 0, outs, o1b.dev) },
+        0,
+        "{}",
+        err()
+    );
+    run(0, ws, ex, split_tensor::aclnnSplitTensor);
+    let xs = read(&x);
+    assert_eq!(read(&o1b), xs[..2]);
+    assert_eq!(read(&o1), vec![0.0, 0.0]);
+    assert_eq!(read(&o2), xs[2..]);
+    // the whole-operator index: self is parameter 0, the output list parameter 1
+    assert_eq!(
+        unsafe { aclSetDynamicTensorAddr(ex, 1, 1, outs, o1.dev) },
+        0,
+        "{}",
+        err()
+    );
+    run(0, ws, ex, split_tensor::aclnnSplitTensor);
+    assert_eq!(read(&o1), xs[2..]);
+    assert_eq!(unsafe { aclDestroyAclOpExecutor(ex) }, 0);
+    assert_eq!(aclDestroyTensorList(list), 0);
+    assert_eq!(aclDestroyTensorList(outs), 0);
+}
+
+fn gelu_ref(x: f64, tanh: bool) -> f64 {
+    if tanh {
+        let k = (2.0 / std::f64::consts::PI).sqrt();
+        0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
+    } else {
+        // erf from its series/continued fraction is not in std: use the identity with the
+        // complementary error function computed by a high-precision series.
+        0.5 * x * (1.0 + erf_series(x / std::f64::consts::SQRT_2))
+    }
+}
+
+/// erf(z) by its Taylor series (|z| < 3) or the asymptotic expansion of erfc: ~1e-15
+/// relative, independent of the C library the implementation uses.
+fn erf_series(z: f64) -> f64 {
+    if z.abs() < 3.0 {
+        let mut sum = 0.0f64;
+        let mut term = z;
+        let mut n = 0.0;
+        while term.abs() > 1e-20 * sum.abs().max(1e-300) {
+            sum += term / (2.0 * n + 1.0);
+            n += 1.0;
+            term *= -z * z / n;
+        }
+        sum * 2.0 / std::f64::consts::PI.sqrt()
+    } else {
+        let t = 1.0 / (z * z);
+        let mut s = 1.0;
+        let mut term = 1.0;
+        for k in 1..12 {
+            term *= -(2.0 * k as f64 - 1.0) * t / 2.0;
+            s += term;
+        }
+        let erfc = (-z * z).exp() / (z.abs() * std::f64::consts::PI.sqrt()) * s;
+        z.signum() * (1.0 - erfc)
+    }
+}
+
+#[test]
+fn gelu_mul_matches_the_formula() {
+    device();
+    let mut rng = Rng::new(0x9e1);
+    for case in 0..60 {
+        let rank = 2 + (rng.next() % 3) as usize;
+        let mut shape: Vec<usize> = (0..rank).map(|_| (rng.next() % 4) as usize + 1).collect();
+        shape[rank - 1] = 2 * ((rng.next() % 5) as usize + 1);
+        let dtype = if case % 2 == 0 { F32 } else { F16 };
+        let x = T::new(&mut rng, dtype, &shape, |i| val(i, case) * 0.37);
+        let mut oshape = shape.clone();
+        oshape[rank - 1] /= 2;
+        let out = T::new(&mut rng, dtype, &oshape, |_| 5.0);
+        let tanh = rng.next() % 2 == 0;
+        let mode: &[u8] = if tanh {
+            b"tanh\0"
+        } else if case % 3 == 0 {
+            b"none\0"
+        } else {
+            b"\0"
+        };
+        let approx = if !tanh && case % 3 == 1 {
+            null_mut()
+        } else if mode == b"\0" {
+            b"none\0".as_ptr() as *mut _
+        } else {
+            mode.as_ptr() as *mut _
+        };
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let st =
+            unsafe { gelu_mul::aclnnGeluMulGetWorkspaceSize(x.t, approx, out.t, &mut ws, &mut ex) };
+        run(st, ws, ex, gelu_mul::aclnnGeluMul);
+        let (xb, ob) = (x.bytes(), out.bytes());
+        let d = oshape[rank - 1];
+        for idx in indices(&oshape) {
+            let mut j = idx.clone();
+            let a = x.at(&xb, &idx);
+            j[rank - 1] += d;
+            let b = x.at(&xb, &j);
+            let want = gelu_ref(a, tanh) * b;
+            let got = out.at(&ob, &idx);
+            let ulp = if dtype == F32 {
+                f32::EPSILON as f64
+            } else {
+                2f64.powi(-10)
+            };
+            let tol = ulp * want.abs().max(2f64.powi(-14)) * 1.01;
+            assert!(
+                (got - want).abs() <= tol,
+                "case {case} at {idx:?}: gelu({a})·{b} = {want}, got {got}"
+            );
+        }
+        for (i, v) in out.outside(&ob) {
+            assert_eq!(v, 5.0, "case {case}: out storage {i} was written");
+        }
+    }
+    // errors: a mode it does not have, an odd last dim, out of the wrong shape
+    let x = T::new(&mut rng, F32, &[2, 4], |i| i as f64);
+    let out = T::new(&mut rng, F32, &[2, 2], |_| 0.0);
+    let odd = T::new(&mut rng, F32, &[2, 3], |i| i as f64);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe {
+        gelu_mul::aclnnGeluMulGetWorkspaceSize(
+            x.t,
+            b"erf\0".as_ptr() as *mut _,
+            out.t,
+            &mut ws,
+            &mut ex,
+        )
+    };
+    assert_eq!(st, 161002);
+    assert!(
+        err().contains("approximateOptional is \"erf\""),
+        "{}",
+        err()
+    );
+    let st = unsafe {
+        gelu_mul::aclnnGeluMulGetWorkspaceSize(odd.t, null_mut(), out.t, &mut ws, &mut ex)
+    };
+    assert_eq!(st, 161002);
+    assert!(err().contains("last dim is 3"), "{}", err());
+    let st =
+        unsafe { gelu_mul::aclnnGeluMulGetWorkspaceSize(x.t, null_mut(), x.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(err().contains("last dim halved"), "{}", err());
+}
