@@ -52,38 +52,53 @@ pub enum Kind {
     Str,
 }
 
-/// C parameter types the declarations may use: the C spelling, the Rust FFI type, the kind.
-const TYPES: &[(&str, &str, Kind)] = &[
-    ("const aclTensor *", "*const aclTensor", Kind::Tensor),
-    ("aclTensor *", "*mut aclTensor", Kind::Tensor),
-    ("const aclScalar *", "*const aclScalar", Kind::Scalar),
-    ("aclScalar *", "*mut aclScalar", Kind::Scalar),
-    ("const aclIntArray *", "*const aclIntArray", Kind::IntArray),
-    ("aclIntArray *", "*mut aclIntArray", Kind::IntArray),
-    (
-        "const aclFloatArray *",
-        "*const aclFloatArray",
-        Kind::FloatArray,
-    ),
-    ("aclFloatArray *", "*mut aclFloatArray", Kind::FloatArray),
-    (
-        "const aclBoolArray *",
-        "*const aclBoolArray",
-        Kind::BoolArray,
-    ),
-    ("aclBoolArray *", "*mut aclBoolArray", Kind::BoolArray),
-    (
-        "const aclTensorList *",
-        "*const aclTensorList",
-        Kind::TensorList,
-    ),
-    ("aclTensorList *", "*mut aclTensorList", Kind::TensorList),
-    (
-        "const aclScalarList *",
-        "*const aclScalarList",
-        Kind::ScalarList,
-    ),
-    ("aclScalarList *", "*mut aclScalarList", Kind::ScalarList),
+/// Each kind's variant name and the snake-case name of its parser (`args::<name>`) and
+/// of its `ArgSource` method.
+const KIND_NAMES: &[(Kind, &str, &str)] = &[
+    (Kind::Tensor, "Tensor", "tensor"),
+    (Kind::Scalar, "Scalar", "scalar"),
+    (Kind::IntArray, "IntArray", "int_array"),
+    (Kind::FloatArray, "FloatArray", "float_array"),
+    (Kind::BoolArray, "BoolArray", "bool_array"),
+    (Kind::TensorList, "TensorList", "tensor_list"),
+    (Kind::ScalarList, "ScalarList", "scalar_list"),
+    (Kind::Int, "Int", "int"),
+    (Kind::Float, "Float", "float"),
+    (Kind::Bool, "Bool", "bool"),
+    (Kind::DType, "DType", "dtype"),
+    (Kind::Str, "Str", "string"),
+];
+
+impl Kind {
+    fn names(self) -> (&'static str, &'static str) {
+        let k = KIND_NAMES.iter().find(|k| k.0 == self).unwrap();
+        (k.1, k.2)
+    }
+    fn variant(self) -> &'static str {
+        self.names().0
+    }
+    fn snake(self) -> &'static str {
+        self.names().1
+    }
+    /// Passed to the rule as it is (no handle to parse).
+    pub fn is_value(self) -> bool {
+        matches!(self, Kind::Int | Kind::Float | Kind::Bool | Kind::DType)
+    }
+}
+
+/// The handle types a parameter may point to (as `const T *` or `T *`), and their kinds.
+const HANDLES: &[(&str, Kind)] = &[
+    ("aclTensor", Kind::Tensor),
+    ("aclScalar", Kind::Scalar),
+    ("aclIntArray", Kind::IntArray),
+    ("aclFloatArray", Kind::FloatArray),
+    ("aclBoolArray", Kind::BoolArray),
+    ("aclTensorList", Kind::TensorList),
+    ("aclScalarList", Kind::ScalarList),
+];
+
+/// The value types a parameter may have: the C spelling, the Rust FFI type, the kind.
+const VALUES: &[(&str, &str, Kind)] = &[
     ("int64_t", "i64", Kind::Int),
     ("int32_t", "i32", Kind::Int),
     ("int16_t", "i16", Kind::Int),
@@ -96,9 +111,30 @@ const TYPES: &[(&str, &str, Kind)] = &[
     ("float", "f32", Kind::Float),
     ("bool", "bool", Kind::Bool),
     ("aclDataType", "aclDataTypeRaw", Kind::DType),
-    ("const char *", "*const ::std::ffi::c_char", Kind::Str),
-    ("char *", "*mut ::std::ffi::c_char", Kind::Str),
 ];
+
+/// The Rust FFI type and the kind of a normalised C type ("const aclTensor *", "int64_t",
+/// "const int64_t": top-level const on a value changes nothing for Rust).
+fn lookup(c_type: &str) -> Option<(String, Kind)> {
+    if let Some(pointee) = c_type.strip_suffix(" *") {
+        let (mutability, base) = match pointee.strip_prefix("const ") {
+            Some(b) => ("*const", b),
+            None => ("*mut", pointee),
+        };
+        if base == "char" {
+            return Some((format!("{mutability} ::std::ffi::c_char"), Kind::Str));
+        }
+        return HANDLES
+            .iter()
+            .find(|h| h.0 == base)
+            .map(|h| (format!("{mutability} {base}"), h.1));
+    }
+    let base = c_type.trim_start_matches("const ");
+    VALUES
+        .iter()
+        .find(|v| v.0 == base)
+        .map(|v| (v.1.to_string(), v.2))
+}
 
 /// Rust keywords a C parameter may be named (the Rust side appends `_`).
 const KEYWORDS: &[&str] = &[
@@ -122,14 +158,8 @@ impl Param {
     pub fn rust_name(&self) -> String {
         rust_ident(&self.name)
     }
-    fn rust_type(&self) -> &'static str {
-        // `const int64_t groups` is an int64_t to Rust.
-        let base = if self.c_type.ends_with('*') {
-            self.c_type.as_str()
-        } else {
-            self.c_type.trim_start_matches("const ")
-        };
-        TYPES.iter().find(|t| t.0 == base).map(|t| t.1).unwrap()
+    fn rust_type(&self) -> String {
+        lookup(&self.c_type).unwrap().0
     }
     /// The C declaration of the parameter ("const aclTensor *self").
     pub fn c_decl(&self) -> String {
@@ -255,32 +285,14 @@ fn parse_param(stem: &str, line: usize, text: &str) -> Result<Param, String> {
     if c_type.ends_with('*') {
         c_type = c_type.trim_end_matches(" *").to_string() + " *";
     }
-    // `const int64_t groups`: a const value is the value's type to Rust.
-    let base = if c_type.ends_with('*') {
-        c_type.as_str()
-    } else {
-        c_type.trim_start_matches("const ")
-    };
-    let Some(&(_, _, kind)) = TYPES.iter().find(|t| t.0 == base) else {
+    let Some((_, kind)) = lookup(&c_type) else {
         return Err(err(
             stem,
             line,
-            format!("parameter `{name}`: C type `{c_type}` is not one the declarations support (see TYPES in src/capi/decl.rs)"),
+            format!("parameter `{name}`: C type `{c_type}` is not one the declarations support (HANDLES and VALUES in src/capi/decl.rs)"),
         ));
     };
-    if optional
-        && !matches!(
-            kind,
-            Kind::Tensor
-                | Kind::Scalar
-                | Kind::IntArray
-                | Kind::FloatArray
-                | Kind::BoolArray
-                | Kind::TensorList
-                | Kind::ScalarList
-                | Kind::Str
-        )
-    {
+    if optional && kind.is_value() {
         return Err(err(
             stem,
             line,
@@ -365,6 +377,20 @@ fn parse_phase2(stem: &str, line: usize, text: &str) -> Result<[String; 4], Stri
     ])
 }
 
+/// The quoted message of a directive.
+fn quoted(stem: &str, line: usize, directive: &str, text: &str) -> Result<String, String> {
+    let m = text.trim();
+    if m.len() >= 2 && m.starts_with('"') && m.ends_with('"') {
+        Ok(m[1..m.len() - 1].to_string())
+    } else {
+        Err(err(
+            stem,
+            line,
+            format!("{directive} takes a quoted message"),
+        ))
+    }
+}
+
 /// Parses one `.decl` file.
 pub fn parse(stem: &str, text: &str) -> Result<File, String> {
     let mut file = File {
@@ -406,19 +432,11 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
                 continue;
             }
             if let Some(m) = line.strip_prefix("@refuses") {
-                let m = m.trim();
-                if !(m.len() >= 2 && m.starts_with('"') && m.ends_with('"')) {
-                    return Err(err(stem, line_no, "@refuses takes a quoted message"));
-                }
-                refuses = Some(m[1..m.len() - 1].to_string());
+                refuses = Some(quoted(stem, line_no, "@refuses", m)?);
                 continue;
             }
             if let Some(m) = line.strip_prefix("@deprecated") {
-                let m = m.trim();
-                if !(m.len() >= 2 && m.starts_with('"') && m.ends_with('"')) {
-                    return Err(err(stem, line_no, "@deprecated takes a quoted message"));
-                }
-                deprecated = Some(m[1..m.len() - 1].to_string());
+                deprecated = Some(quoted(stem, line_no, "@deprecated", m)?);
                 continue;
             }
             pending_line = line_no;
@@ -588,17 +606,10 @@ fn rename_keywords(call: &str, params: &[Param]) -> String {
 }
 
 fn conversion(p: &Param) -> String {
-    let f = match p.kind {
-        Kind::Tensor => "tensor",
-        Kind::Scalar => "scalar",
-        Kind::IntArray => "int_array",
-        Kind::FloatArray => "float_array",
-        Kind::BoolArray => "bool_array",
-        Kind::TensorList => "tensor_list",
-        Kind::ScalarList => "scalar_list",
-        Kind::Str => "string",
-        Kind::Int | Kind::Float | Kind::Bool | Kind::DType => return String::new(),
-    };
+    if p.kind.is_value() {
+        return String::new();
+    }
+    let f = p.kind.snake();
     let (r, n) = (p.rust_name(), &p.name);
     if p.optional {
         format!("            let {r} = args::optional({r}, |p| args::{f}(p, {n:?}))?;\n")
@@ -608,42 +619,12 @@ fn conversion(p: &Param) -> String {
 }
 
 fn source_method(p: &Param) -> String {
-    let m = match p.kind {
-        Kind::Tensor => "tensor",
-        Kind::Scalar => "scalar",
-        Kind::IntArray => "int_array",
-        Kind::FloatArray => "float_array",
-        Kind::BoolArray => "bool_array",
-        Kind::TensorList => "tensor_list",
-        Kind::ScalarList => "scalar_list",
-        Kind::Int => "int",
-        Kind::Float => "float",
-        Kind::Bool => "bool",
-        Kind::DType => "dtype",
-        Kind::Str => "string",
-    };
+    let m = p.kind.snake();
     let cast = match p.kind {
         Kind::Int | Kind::Float | Kind::Str => format!(" as {}", p.rust_type()),
         _ => String::new(),
     };
     format!("a.{m}(&P[{{i}}]){cast}")
-}
-
-fn kind_name(k: Kind) -> &'static str {
-    match k {
-        Kind::Tensor => "Tensor",
-        Kind::Scalar => "Scalar",
-        Kind::IntArray => "IntArray",
-        Kind::FloatArray => "FloatArray",
-        Kind::BoolArray => "BoolArray",
-        Kind::TensorList => "TensorList",
-        Kind::ScalarList => "ScalarList",
-        Kind::Int => "Int",
-        Kind::Float => "Float",
-        Kind::Bool => "Bool",
-        Kind::DType => "DType",
-        Kind::Str => "Str",
-    }
 }
 
 /// The Rust code of every entry: a module per file with the `extern "C"` pair of each
@@ -693,7 +674,7 @@ pub fn rust(files: &[File]) -> String {
                     "Param {{ c_type: {:?}, name: {:?}, kind: Kind::{}, optional: {} }}, ",
                     p.c_type,
                     p.name,
-                    kind_name(p.kind),
+                    p.kind.variant(),
                     p.optional
                 );
             }

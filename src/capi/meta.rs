@@ -490,17 +490,32 @@ pub unsafe extern "C" fn aclGetDataType(
     })
 }
 
+/// Writes the element count of the array or list `p` to `size`.
+unsafe fn element_count<T: Handle>(
+    api: &str,
+    p: *const T,
+    name: &'static str,
+    size: *mut u64,
+    len: impl FnOnce(&T) -> usize,
+) -> aclnnStatus {
+    guard::status(api, || unsafe {
+        arg::non_null(size, "size")?;
+        let n = len(handle::borrow(p, name)?) as u64;
+        arg::write(size, "size", n)
+    })
+}
+
 /// Number of elements of the int array.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclGetIntArraySize(
     array: *const aclIntArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    guard::status("aclGetIntArraySize", || unsafe {
-        arg::non_null(size, "size")?;
-        let n = handle::borrow(array, "array")?.values.len() as u64;
-        arg::write(size, "size", n)
-    })
+    unsafe {
+        element_count("aclGetIntArraySize", array, "array", size, |h| {
+            h.values.len()
+        })
+    }
 }
 
 /// Number of elements of the float array.
@@ -509,11 +524,11 @@ pub unsafe extern "C" fn aclGetFloatArraySize(
     array: *const aclFloatArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    guard::status("aclGetFloatArraySize", || unsafe {
-        arg::non_null(size, "size")?;
-        let n = handle::borrow(array, "array")?.values.len() as u64;
-        arg::write(size, "size", n)
-    })
+    unsafe {
+        element_count("aclGetFloatArraySize", array, "array", size, |h| {
+            h.values.len()
+        })
+    }
 }
 
 /// Number of elements of the bool array.
@@ -522,11 +537,11 @@ pub unsafe extern "C" fn aclGetBoolArraySize(
     array: *const aclBoolArray,
     size: *mut u64,
 ) -> aclnnStatus {
-    guard::status("aclGetBoolArraySize", || unsafe {
-        arg::non_null(size, "size")?;
-        let n = handle::borrow(array, "array")?.values.len() as u64;
-        arg::write(size, "size", n)
-    })
+    unsafe {
+        element_count("aclGetBoolArraySize", array, "array", size, |h| {
+            h.values.len()
+        })
+    }
 }
 
 /// Number of elements of the tensor list.
@@ -535,11 +550,15 @@ pub unsafe extern "C" fn aclGetTensorListSize(
     tensorList: *const aclTensorList,
     size: *mut u64,
 ) -> aclnnStatus {
-    guard::status("aclGetTensorListSize", || unsafe {
-        arg::non_null(size, "size")?;
-        let n = handle::borrow(tensorList, "tensorList")?.tensors.len() as u64;
-        arg::write(size, "size", n)
-    })
+    unsafe {
+        element_count(
+            "aclGetTensorListSize",
+            tensorList,
+            "tensorList",
+            size,
+            |h| h.tensors.len(),
+        )
+    }
 }
 
 /// Number of elements of the scalar list.
@@ -548,11 +567,15 @@ pub unsafe extern "C" fn aclGetScalarListSize(
     scalarList: *const aclScalarList,
     size: *mut u64,
 ) -> aclnnStatus {
-    guard::status("aclGetScalarListSize", || unsafe {
-        arg::non_null(size, "size")?;
-        let n = handle::borrow(scalarList, "scalarList")?.scalars.len() as u64;
-        arg::write(size, "size", n)
-    })
+    unsafe {
+        element_count(
+            "aclGetScalarListSize",
+            scalarList,
+            "scalarList",
+            size,
+            |h| h.scalars.len(),
+        )
+    }
 }
 
 /// Re-initialises an existing tensor with the same meaning as aclCreateTensor's arguments.

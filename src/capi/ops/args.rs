@@ -2,7 +2,7 @@
 //! each naming the parameter in its errors. A tensor's data must lie in device memory
 //! (`misuse::check_tensor`); every handle must be live and of its kind.
 
-use crate::capi::handle;
+use crate::capi::handle::{self, Handle};
 use crate::capi::meta::{
     aclBoolArray, aclFloatArray, aclIntArray, aclScalar, aclScalarList, aclTensor, aclTensorList,
 };
@@ -53,47 +53,54 @@ pub(crate) unsafe fn bool_array<'a>(
     Ok(&unsafe { handle::borrow(p, name)? }.values)
 }
 
-/// The members of a tensor list, each live and in device memory. A list may hold a
-/// member twice; a member destroyed on its own (not through the list) is refused.
+/// The live members of a list handle `p` of `T`s (a list may hold a member twice; a
+/// member destroyed on its own, not through the list, is refused), each read by `read`.
+unsafe fn members<'a, L: Handle, T: Handle, R>(
+    p: *const L,
+    name: &'static str,
+    addrs: impl FnOnce(&'a L) -> &'a [usize],
+    read: impl Fn(usize, &'a T) -> Result<R>,
+) -> Result<Vec<R>> {
+    let list = addrs(unsafe { handle::borrow(p, name)? });
+    let mut out = Vec::with_capacity(list.len());
+    for (i, &m) in list.iter().enumerate() {
+        let m = m as *const T;
+        if !handle::is_live(m) {
+            return Err(Error::Invalid(format!(
+                "argument '{name}': element {i} is not a live {} (destroyed on its own: a list owns its members)",
+                T::KIND
+            )));
+        }
+        // SAFETY: live, and by the C contract not destroyed during the call.
+        out.push(read(i, unsafe { &*m })?);
+    }
+    Ok(out)
+}
+
+/// The members of a tensor list, each in device memory.
 pub(crate) unsafe fn tensor_list<'a>(
     p: *const aclTensorList,
     name: &'static str,
 ) -> Result<Vec<&'a TensorDesc>> {
-    let list = unsafe { handle::borrow(p, name)? };
-    let mut out = Vec::with_capacity(list.tensors.len());
-    for (i, &t) in list.tensors.iter().enumerate() {
-        let t = t as *const aclTensor;
-        if !handle::is_live(t) {
-            return Err(Error::Invalid(format!(
-                "argument '{name}': element {i} is not a live aclTensor (destroyed on its own: a list owns its tensors)"
-            )));
-        }
-        // SAFETY: live, and by the C contract not destroyed during the call.
-        let desc = &unsafe { &*t }.desc;
-        misuse::check_tensor(desc, name)
-            .map_err(|e| Error::Invalid(format!("element {i}: {e}")))?;
-        out.push(desc);
+    unsafe {
+        members(
+            p,
+            name,
+            |l| &l.tensors,
+            |i, t: &'a aclTensor| {
+                misuse::check_tensor(&t.desc, name)
+                    .map_err(|e| Error::Invalid(format!("element {i}: {e}")))?;
+                Ok(&t.desc)
+            },
+        )
     }
-    Ok(out)
 }
 
 pub(crate) unsafe fn scalar_list(
     p: *const aclScalarList,
     name: &'static str,
 ) -> Result<Vec<Scalar>> {
-    let list = unsafe { handle::borrow(p, name)? };
-    let mut out = Vec::with_capacity(list.scalars.len());
-    for (i, &s) in list.scalars.iter().enumerate() {
-        let s = s as *const aclScalar;
-        if !handle::is_live(s) {
-            return Err(Error::Invalid(format!(
-                "argument '{name}': element {i} is not a live aclScalar (destroyed on its own: a list owns its scalars)"
-            )));
-        }
-        // SAFETY: live, and by the C contract not destroyed during the call.
-        out.push(unsafe { &*s }.value);
-    }
-    Ok(out)
+    unsafe { members(p, name, |l| &l.scalars, |_, s: &aclScalar| Ok(s.value)) }
 }
 
 /// A NUL-terminated UTF-8 string (CANN's layout and mode names are ASCII).
