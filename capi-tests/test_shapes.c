@@ -3,7 +3,8 @@
  * it: a tensor list in (aclnnCat, aclnnStack), a tensor list out (aclnnSplitTensor,
  * aclnnSplitWithSize), a `char *` attribute with NULL meaning its default (aclnnGeluMul),
  * an `aclDataType` and an int-array attribute (aclnnReduceSum), optional tensors passed as
- * NULL (aclnnClampTensor, aclnnConvDepthwise2d's bias), and list members re-pointed on a
+ * NULL (aclnnClampTensor, aclnnConvDepthwise2d's bias), several outputs (aclnnMaxDim's out
+ * and indices), and list members re-pointed on a
  * repeatable executor (aclSetDynamicInputTensorAddr). Expected values are written here.
  */
 #include "ops_common.h"
@@ -12,6 +13,7 @@
 #include "aclnnop/aclnn_clamp.h"
 #include "aclnnop/aclnn_convolution.h"
 #include "aclnnop/aclnn_gelu_mul.h"
+#include "aclnnop/aclnn_max_dim.h"
 #include "aclnnop/aclnn_reduce_sum.h"
 #include "aclnnop/aclnn_split_tensor.h"
 #include "aclnnop/aclnn_split_with_size.h"
@@ -197,6 +199,22 @@ static void test_optional_tensors_as_null(void)
     dev_free(&out);
 }
 
+static void test_several_outputs(void)
+{
+    int64_t s23[] = {2, 3}, s2[] = {2};
+    DevTensor x = mk(F, s23, 2, V(1, 5, 5, -1, NAN, 2));
+    DevTensor out = mk(F, s2, 1, NULL), idx = mk(ACL_INT64, s2, 1, NULL);
+    RUN2(aclnnMaxDimGetWorkspaceSize(x.tensor, 1, false, out.tensor, idx.tensor, &ews, &eex), aclnnMaxDim);
+    /* ties give the first index; a NaN is the maximum */
+    EXPECT_T(out, 5, NAN);
+    EXPECT_T(idx, 1, 1);
+    EXPECT_ERR(aclnnMaxDimGetWorkspaceSize(x.tensor, 1, false, out.tensor, NULL, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
+               "aclnnMaxDimGetWorkspaceSize", "indices", &out);
+    dev_free(&x);
+    dev_free(&out);
+    dev_free(&idx);
+}
+
 static void test_list_member_re_pointed(void)
 {
     const int64_t shapes[2][2] = {{2}, {2}};
@@ -234,6 +252,7 @@ int main(void)
     RUN_TEST(test_gelu_mul_string_attribute);
     RUN_TEST(test_dtype_and_int_array_attributes);
     RUN_TEST(test_optional_tensors_as_null);
+    RUN_TEST(test_several_outputs);
     RUN_TEST(test_list_member_re_pointed);
     device_teardown();
     return capi_finish();

@@ -37,6 +37,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::conv::CATALOG,
         super::prelu::CATALOG,
         super::reduce::CATALOG,
+        super::extrema::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())
@@ -99,6 +100,42 @@ pub fn markdown() -> String {
 mod tests {
     const BEGIN: &str = "<!-- operator table: generated from src/ops (cargo test); ACLNN_CPU_BLESS=1 rewrites it -->\n";
     const END: &str = "<!-- end of operator table -->";
+
+    /// The table's rows name exactly the declared entry points: every name in a row is a
+    /// declared `aclnn<Name>`, and every declared (and implemented) entry is named by a row,
+    /// itself or as the in-place form of a row's name marked "(+ Inplace)".
+    #[test]
+    fn operator_table_names_exactly_the_declared_entries() {
+        use crate::capi::ops::DECLARED;
+        let declared: std::collections::BTreeSet<&str> = DECLARED
+            .iter()
+            .filter(|d| d.refuses.is_none())
+            .map(|d| d.name)
+            .collect();
+        let mut named = std::collections::BTreeSet::new();
+        for e in super::catalog() {
+            let (names, inplace) = match e.ops.strip_suffix(" (+ Inplace)") {
+                Some(n) => (n, true),
+                None => (e.ops, false),
+            };
+            for n in names.split(", ") {
+                let api = format!("aclnn{n}");
+                assert!(
+                    declared.contains(api.as_str()),
+                    "the table names {n}, which no declaration declares"
+                );
+                named.insert(api);
+                if inplace {
+                    named.insert(format!("aclnnInplace{n}"));
+                }
+            }
+        }
+        let missing: Vec<&&str> = declared.iter().filter(|d| !named.contains(**d)).collect();
+        assert!(
+            missing.is_empty(),
+            "declared entries the operator table does not name: {missing:?}"
+        );
+    }
 
     #[test]
     fn readme_operator_table_matches_the_code() {

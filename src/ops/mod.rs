@@ -12,6 +12,7 @@ pub mod conv;
 pub mod copy;
 pub mod div;
 pub mod elementwise;
+pub mod extrema;
 pub mod extremum;
 pub mod gemm;
 pub mod join;

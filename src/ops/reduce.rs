@@ -51,7 +51,7 @@ pub fn axes(name: &str, dims: &[i64], rank: usize, all_if_empty: bool) -> Result
 }
 
 /// The reduced shape.
-fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<usize> {
+pub(super) fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<usize> {
     shape
         .iter()
         .enumerate()

@@ -809,3 +809,158 @@ fn gelu_mul_matches_the_formula() {
     assert_eq!(st, 161002);
     assert!(err().contains("last dim halved"), "{}", err());
 }
+
+/// MaxDim / MinDim / Aminmax: several outputs from one call, against loops (first index
+/// of the extreme; a NaN is the extreme and its first index is reported).
+#[test]
+fn several_outputs_match_a_loop() {
+    use crate::capi::ops::{aminmax, max_dim, min_dim};
+    device();
+    let mut rng = Rng::new(0xe47);
+    for case in 0..90 {
+        let rank = 1 + (rng.next() % 3) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| 1 + (rng.next() % 4) as usize).collect();
+        let ax = (rng.next() % rank as u64) as usize;
+        let keep = rng.next() % 2 == 0;
+        let dtype = if case % 3 == 0 { F16 } else { F32 };
+        // small values with ties, and a NaN now and then
+        let x = T::new(&mut rng, dtype, &shape, |i| {
+            if (i * 31 + case) % 17 == 0 {
+                f64::NAN
+            } else {
+                ((i * 13 + case) % 5) as f64 - 2.0
+            }
+        });
+        let mut oshape = shape.clone();
+        if keep {
+            oshape[ax] = 1;
+        } else {
+            oshape.remove(ax);
+        }
+        let out = T::new(&mut rng, dtype, &oshape, |_| 9.0);
+        let idx_t = T::new(&mut rng, S32, &oshape, |_| 9.0);
+        let mx = case % 2 == 0;
+        let (mut ws, mut ex) = (0u64, null_mut());
+        if mx {
+            let st = unsafe {
+                max_dim::aclnnMaxDimGetWorkspaceSize(
+                    x.t, ax as i64, keep, out.t, idx_t.t, &mut ws, &mut ex,
+                )
+            };
+            run(st, ws, ex, max_dim::aclnnMaxDim);
+        } else {
+            let st = unsafe {
+                min_dim::aclnnMinDimGetWorkspaceSize(
+                    x.t,
+                    ax as i64 - rank as i64,
+                    keep,
+                    out.t,
+                    idx_t.t,
+                    &mut ws,
+                    &mut ex,
+                )
+            };
+            run(st, ws, ex, min_dim::aclnnMinDim);
+        }
+        let (xb, ob, ib) = (x.bytes(), out.bytes(), idx_t.bytes());
+        for oi in indices(&oshape) {
+            let mut src = oi.clone();
+            if !keep {
+                src.insert(ax, 0);
+            }
+            let (mut best, mut at) = (f64::NAN, usize::MAX);
+            for k in 0..shape[ax] {
+                src[ax] = k;
+                let v = x.at(&xb, &src);
+                let better = at == usize::MAX
+                    || (!best.is_nan() && (v.is_nan() || if mx { v > best } else { v < best }));
+                if better {
+                    best = v;
+                    at = k;
+                }
+            }
+            let got = out.at(&ob, &oi);
+            assert!(
+                got == best || (got.is_nan() && best.is_nan()),
+                "case {case} at {oi:?}: {got} vs {best}"
+            );
+            assert_eq!(idx_t.at(&ib, &oi), at as f64, "case {case} index at {oi:?}");
+        }
+        // Aminmax over the same axis and over every axis (dim empty)
+        let all = case % 4 == 1;
+        let (mshape, dims): (Vec<usize>, Vec<i64>) = if all {
+            (if keep { vec![1; rank] } else { vec![] }, vec![])
+        } else {
+            (oshape.clone(), vec![ax as i64])
+        };
+        let lo = T::new(&mut rng, dtype, &mshape, |_| 9.0);
+        let hi = T::new(&mut rng, dtype, &mshape, |_| 9.0);
+        let arr = unsafe { aclCreateIntArray(dims.as_ptr(), dims.len() as u64) };
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let st = unsafe {
+            aminmax::aclnnAminmaxGetWorkspaceSize(x.t, arr, keep, lo.t, hi.t, &mut ws, &mut ex)
+        };
+        run(st, ws, ex, aminmax::aclnnAminmax);
+        assert_eq!(aclDestroyIntArray(arr), 0);
+        let (lb, hb) = (lo.bytes(), hi.bytes());
+        for oi in indices(&mshape) {
+            let mut vals = vec![];
+            for si in indices(&shape) {
+                let same = if all {
+                    true
+                } else {
+                    let mut r = si.clone();
+                    if keep {
+                        r[ax] = 0;
+                    } else {
+                        r.remove(ax);
+                    }
+                    r == oi
+                };
+                if same {
+                    vals.push(x.at(&xb, &si));
+                }
+            }
+            let nan = vals.iter().any(|v| v.is_nan());
+            let want_lo = if nan {
+                f64::NAN
+            } else {
+                vals.iter().cloned().fold(f64::INFINITY, f64::min)
+            };
+            let want_hi = if nan {
+                f64::NAN
+            } else {
+                vals.iter().cloned().fold(f64::NEG_INFINITY, f64::max)
+            };
+            for (t, b, w) in [(&lo, &lb, want_lo), (&hi, &hb, want_hi)] {
+                let g = t.at(b, &oi);
+                assert!(
+                    g == w || (g.is_nan() && w.is_nan()),
+                    "case {case} aminmax at {oi:?}: {g} vs {w}"
+                );
+            }
+        }
+    }
+    // errors: indices of a float dtype, a size-0 dim, outputs of another dtype
+    let x = T::new(&mut rng, F32, &[2, 0], |_| 0.0);
+    let o = T::new(&mut rng, F32, &[2], |_| 0.0);
+    let i = T::new(&mut rng, S32, &[2], |_| 0.0);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st =
+        unsafe { max_dim::aclnnMaxDimGetWorkspaceSize(x.t, 1, false, o.t, i.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(err().contains("has size 0"), "{}", err());
+    let st =
+        unsafe { max_dim::aclnnMaxDimGetWorkspaceSize(x.t, 0, false, o.t, o.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(
+        err().contains("tensor 'indices' has dtype ACL_FLOAT"),
+        "{}",
+        err()
+    );
+    let st = unsafe {
+        max_dim::aclnnMaxDimGetWorkspaceSize(x.t, 0, false, o.t, null_mut(), &mut ws, &mut ex)
+    };
+    assert_eq!(st, 161001);
+    assert!(err().contains("argument 'indices' is NULL"), "{}", err());
+}

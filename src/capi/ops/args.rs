@@ -39,6 +39,7 @@ pub(crate) unsafe fn int_array<'a>(p: *const aclIntArray, name: &'static str) ->
     Ok(&unsafe { handle::borrow(p, name)? }.values)
 }
 
+#[allow(dead_code)] // for the declarations that take one; none does yet
 pub(crate) unsafe fn float_array<'a>(
     p: *const aclFloatArray,
     name: &'static str,
@@ -46,6 +47,7 @@ pub(crate) unsafe fn float_array<'a>(
     Ok(&unsafe { handle::borrow(p, name)? }.values)
 }
 
+#[allow(dead_code)] // for the declarations that take one; none does yet
 pub(crate) unsafe fn bool_array<'a>(
     p: *const aclBoolArray,
     name: &'static str,
@@ -96,6 +98,7 @@ pub(crate) unsafe fn tensor_list<'a>(
     }
 }
 
+#[allow(dead_code)] // for the declarations that take one; none does yet
 pub(crate) unsafe fn scalar_list(
     p: *const aclScalarList,
     name: &'static str,
