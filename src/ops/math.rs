@@ -33,6 +33,16 @@ const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];
 const SIGN: &[DType] = &[F64, F32, F16, S32, S64, C64, C128, Bool, BF16];
 const ERF: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
 const REAL_FLOATS: &[DType] = &[F32, F16, F64, BF16];
+// The lists of CANN's docs (aclnnExpm1.md, aclnnLog1p.md, ...; Atlas A2).
+const EXPM1_IN: &[DType] = &[S64, Bool, F32, F16, BF16];
+const LOG1P_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F32, F16, F64, BF16];
+const LOG10_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F32, F16, F64, BF16, C64, C128];
+const LOG10_OUT: &[DType] = &[F32, F16, BF16, F64, C64, C128];
+const COSH: &[DType] = &[F32, F16, F64];
+const SINH_TAN_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F16, BF16, F32, F64, C64, C128];
+const TRUNC: &[DType] = &[F32, F16, BF16];
+const ERFC_IN: &[DType] = &[F64, F32, F16, Bool, S64];
+const ERFC_OUT: &[DType] = &[F64, F32, F16];
 
 /// A float function of `d` computed in the float dtype `floating(d)`.
 fn float_fn<const F: u8>(d: DType) -> Result<Compute> {
@@ -135,6 +145,22 @@ unary_ops! {
     log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
     exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+    /// aclnnExpm1: e^x − 1, accurate near 0.
+    expm1, inplace_expm1, "aclnnExpm1", "aclnnInplaceExpm1", ("self", "out", "selfRef"), EXPM1_IN, REAL_FLOATS, Castable, float_fn::<{ f::EXPM1 }>;
+    /// aclnnLog1p: ln(1 + x), accurate near 0.
+    log1p, inplace_log1p, "aclnnLog1p", "aclnnInplaceLog1p", ("self", "out", "selfRef"), LOG1P_IN, REAL_FLOATS, Castable, float_fn::<{ f::LOG1P }>;
+    /// aclnnLog10.
+    log10, inplace_log10, "aclnnLog10", "aclnnInplaceLog10", ("self", "out", "selfRef"), LOG10_IN, LOG10_OUT, Castable, float_fn::<{ f::LOG10 }>;
+    /// aclnnCosh.
+    cosh, inplace_cosh, "aclnnCosh", "aclnnInplaceCosh", ("self", "out", "selfRef"), COSH, COSH, Castable, float_fn::<{ f::COSH }>;
+    /// aclnnSinh.
+    sinh, inplace_sinh, "aclnnSinh", "aclnnInplaceSinh", ("self", "out", "selfRef"), SINH_TAN_IN, FLOATS, Castable, float_fn::<{ f::SINH }>;
+    /// aclnnTan.
+    tan, inplace_tan, "aclnnTan", "aclnnInplaceTan", ("self", "out", "selfRef"), SINH_TAN_IN, FLOATS, Castable, float_fn::<{ f::TAN }>;
+    /// aclnnTrunc: rounded toward zero; out has self's dtype.
+    trunc, inplace_trunc, "aclnnTrunc", "aclnnInplaceTrunc", ("self", "out", "selfRef"), TRUNC, TRUNC, Equal, same_fn::<{ f::TRUNC }>;
+    /// aclnnErfc: 1 − erf(x), accurate for large x.
+    erfc, inplace_erfc, "aclnnErfc", "aclnnInplaceErfc", ("self", "out", "selfRef"), ERFC_IN, ERFC_OUT, Castable, float_fn::<{ f::ERFC }>;
 }
 
 /// Supported dtypes, for the README's operator table.
@@ -229,5 +255,40 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: REAL_FLOATS,
         rule: "float functions (integers in f32)",
+    },
+    Entry {
+        ops: "Expm1, Log1p (+ Inplace)",
+        a: LOG1P_IN,
+        b: &[],
+        out: REAL_FLOATS,
+        rule: "e^x − 1, ln(1 + x) (Expm1 takes s64 bool f32 f16 bf16)",
+    },
+    Entry {
+        ops: "Log10, Sinh, Tan (+ Inplace)",
+        a: LOG10_IN,
+        b: &[],
+        out: LOG10_OUT,
+        rule: "float and complex functions (integers in f32)",
+    },
+    Entry {
+        ops: "Cosh, InplaceCosh",
+        a: COSH,
+        b: &[],
+        out: COSH,
+        rule: "cosh x",
+    },
+    Entry {
+        ops: "Trunc, InplaceTrunc",
+        a: TRUNC,
+        b: &[],
+        out: TRUNC,
+        rule: "rounded toward zero, out dtype = self dtype",
+    },
+    Entry {
+        ops: "Erfc, InplaceErfc",
+        a: ERFC_IN,
+        b: &[],
+        out: ERFC_OUT,
+        rule: "1 − erf(x)",
     },
 ];

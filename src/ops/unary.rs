@@ -114,12 +114,22 @@ pub mod f {
     pub const SIGN: u8 = 18;
     pub const RELU: u8 = 19;
     pub const ABS: u8 = 20;
+    pub const EXPM1: u8 = 21;
+    pub const LOG1P: u8 = 22;
+    pub const LOG10: u8 = 23;
+    pub const COSH: u8 = 24;
+    pub const SINH: u8 = 25;
+    pub const TAN: u8 = 26;
+    pub const TRUNC: u8 = 27;
+    pub const ERFC: u8 = 28;
 }
 
 unsafe extern "C" {
     // The C library's error function (glibc's libm, which Rust's std already links).
     fn erf(x: f64) -> f64;
     fn erff(x: f32) -> f32;
+    fn erfc(x: f64) -> f64;
+    fn erfcf(x: f32) -> f32;
 }
 
 /// The C library's error function in f64 (within 1 ulp on glibc).
@@ -137,7 +147,7 @@ pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
 }
 
 macro_rules! real_float {
-    ($t:ty, $erf:ident) => {
+    ($t:ty, $erf:ident, $erfc:ident) => {
         impl RealFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -182,6 +192,15 @@ macro_rules! real_float {
                     f::RECIPROCAL => 1.0 / x,
                     // SAFETY: a pure C math function.
                     f::ERF => unsafe { $erf(x) },
+                    // SAFETY: a pure C math function.
+                    f::ERFC => unsafe { $erfc(x) },
+                    f::EXPM1 => x.exp_m1(),
+                    f::LOG1P => x.ln_1p(),
+                    f::LOG10 => x.log10(),
+                    f::COSH => x.cosh(),
+                    f::SINH => x.sinh(),
+                    f::TAN => x.tan(),
+                    f::TRUNC => x.trunc(),
                     f::LOG2 => x.log2(),
                     f::EXP2 => x.exp2(),
                     f::NEG => -x,
@@ -207,8 +226,8 @@ macro_rules! real_float {
         }
     };
 }
-real_float!(f32, erff);
-real_float!(f64, erf);
+real_float!(f32, erff, erfcf);
+real_float!(f64, erf, erfc);
 
 /// Complex functions (complex64, complex128).
 pub trait ComplexFn: Element {
@@ -230,6 +249,10 @@ macro_rules! complex_fn {
                     f::TANH => z.tanh(),
                     f::RECIPROCAL => z.recip(),
                     f::NEG => -z,
+                    f::LOG10 => z.log10(),
+                    f::COSH => z.cosh(),
+                    f::SINH => z.sinh(),
+                    f::TAN => z.tan(),
                     // z / |z|, and 0 for 0.
                     _ => {
                         let a = z.abs();
