@@ -27,13 +27,6 @@ ACLNN_API aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const a
  */
 ACLNN_API aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
-ACLNN_API aclnnStatus aclnnMatmulWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
-
-/*
- * Phase 2 of aclnnMatmulWeightNz: queues the planned work on `stream`.
- */
-ACLNN_API aclnnStatus aclnnMatmulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
-
 #ifdef __cplusplus
 }
 #endif

@@ -188,10 +188,6 @@ pub struct Entry {
     pub call: String,
     pub doc: Vec<String>,
     pub deprecated: Option<String>,
-    /// `@refuses "why"`: declared (so programs compile and get a clear error) but not
-    /// implemented: phase 1 checks the arguments, then returns ACLNN_ERR_PARAM_INVALID
-    /// with this message. The coverage listing shows it as not implemented.
-    pub refuses: Option<String>,
     /// The last two phase-1 parameters as the header spells them ("uint64_t *workspaceSize").
     pub tail: [String; 2],
     /// The phase-2 parameters as the header spells them.
@@ -401,7 +397,6 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
     };
     let mut doc: Vec<String> = vec![];
     let mut deprecated = None;
-    let mut refuses = None;
     let mut phase2 = DEFAULT_PHASE2.map(String::from);
     let mut pending = String::new();
     let mut pending_line = 0;
@@ -431,10 +426,6 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
                 phase2 = parse_phase2(stem, line_no, m)?;
                 continue;
             }
-            if let Some(m) = line.strip_prefix("@refuses") {
-                refuses = Some(quoted(stem, line_no, "@refuses", m)?);
-                continue;
-            }
             if let Some(m) = line.strip_prefix("@deprecated") {
                 deprecated = Some(quoted(stem, line_no, "@deprecated", m)?);
                 continue;
@@ -456,19 +447,9 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
             ));
         }
         let stmt = parts[0].trim();
-        // The prototype has no `=`: the first one starts the `=>`. A refused entry has
-        // no rule.
-        let (proto, call) = match (stmt.split_once("=>"), &refuses) {
-            (Some((proto, call)), None) if !proto.contains('=') => {
-                (proto.trim(), call.trim().to_string())
-            }
-            (None, Some(why)) => (
-                stmt,
-                format!("Err(crate::error::Error::Invalid(String::from({why:?})))"),
-            ),
-            (Some(_), Some(_)) => {
-                return Err(err(stem, pending_line, "a @refuses entry has no `=> rule`"))
-            }
+        // The prototype has no `=`: the first one starts the `=>`.
+        let (proto, call) = match stmt.split_once("=>") {
+            Some((proto, call)) if !proto.contains('=') => (proto.trim(), call.trim().to_string()),
             _ => {
                 return Err(err(
                     stem,
@@ -544,7 +525,6 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
             call,
             doc: std::mem::take(&mut doc),
             deprecated: deprecated.take(),
-            refuses: refuses.take(),
             tail,
             phase2: phase2.clone(),
             line: pending_line,
@@ -685,12 +665,11 @@ pub fn rust(files: &[File]) -> String {
             }
             let _ = write!(
                 registry,
-                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            refuses: {refuses:?},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {stem}::{p1}({args}w, e) }},\n            phase2: {stem}::{name},\n        }}\n    }},\n",
+                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {stem}::{p1}({args}w, e) }},\n            phase2: {stem}::{name},\n        }}\n    }},\n",
                 header = f.header_name(),
                 name = e.name,
                 stem = f.stem,
                 dep = e.deprecated.is_some(),
-                refuses = e.refuses,
                 c1 = e.c_phase1(),
                 c2 = e.c_phase2(),
             );

@@ -59,8 +59,6 @@ pub struct Declared {
     pub name: &'static str,
     pub params: &'static [Param],
     pub deprecated: bool,
-    /// Declared but not implemented: phase 1 returns ACLNN_ERR_PARAM_INVALID with this.
-    pub refuses: Option<&'static str>,
     /// The phase-1 and phase-2 prototypes as the header declares them (no `ACLNN_API`, no `;`).
     pub c_phase1: &'static str,
     pub c_phase2: &'static str,
