@@ -29,6 +29,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::select::CATALOG,
         super::copy::CATALOG,
         super::join::CATALOG,
+        super::views::CATALOG,
         super::math::CATALOG,
         super::activation::CATALOG,
         super::round::CATALOG,

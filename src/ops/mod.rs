@@ -26,3 +26,4 @@ pub mod reduce;
 pub mod round;
 pub mod select;
 pub mod unary;
+pub mod views;

@@ -1,4 +1,6 @@
-//! Cat, Stack, SplitTensor, SplitWithSize and GeluMul through their C entry points, on
+//! The data-movement operators (Cat, Stack, SplitTensor, SplitWithSize, Permute, Slice,
+//! SliceV2, Expand, Repeat), GeluMul and the several-output extremes (MaxDim, MinDim,
+//! Aminmax) through their C entry points, on
 //! random shapes, dims (negative too), strided views with offsets and mixed dtypes,
 //! against plain loops over the logical indices written here (exact: these ops move
 //! values; GeluMul against an f64 formula within 1 ulp of f32, 0.5 ulp + that for f16).
@@ -963,4 +965,278 @@ fn several_outputs_match_a_loop() {
     };
     assert_eq!(st, 161001);
     assert!(err().contains("argument 'indices' is NULL"), "{}", err());
+}
+
+/// aclnnSlice.md's normalisation of start/end for an axis of size n (the reference).
+fn ref_slice(n: i64, start: i64, end: i64, step: i64) -> Vec<usize> {
+    let s = if start < -n {
+        0
+    } else if start >= n {
+        n
+    } else {
+        (start + n) % n
+    };
+    let e = if end < -n {
+        s
+    } else if end >= n {
+        n
+    } else {
+        s.max((end + n) % n)
+    };
+    (s..e).step_by(step as usize).map(|i| i as usize).collect()
+}
+
+/// Permute, Slice, SliceV2, Expand and Repeat against loops over logical indices.
+#[test]
+fn views_match_a_loop() {
+    use crate::capi::ops::{expand, permute, repeat, slice, slice_v2};
+    device();
+    let mut rng = Rng::new(0x71e);
+    for case in 0..200 {
+        let rank = 1 + (rng.next() % 4) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| 1 + (rng.next() % 4) as usize).collect();
+        let dtype = [F32, F16, S32][case % 3];
+        let x = T::new(&mut rng, dtype, &shape, |i| val(i, case));
+        let xb = x.bytes();
+        let (mut ws, mut ex) = (0u64, null_mut());
+        // (out shape, index map out -> self)
+        type Map = Box<dyn Fn(&[usize]) -> Vec<usize>>;
+        let (oshape, map, name): (Vec<usize>, Map, &str);
+        let out;
+        match case % 5 {
+            0 => {
+                let mut perm: Vec<usize> = (0..rank).collect();
+                for i in (1..rank).rev() {
+                    perm.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+                }
+                let dims: Vec<i64> = perm
+                    .iter()
+                    .map(|&p| {
+                        if rng.next() % 2 == 0 {
+                            p as i64
+                        } else {
+                            p as i64 - rank as i64
+                        }
+                    })
+                    .collect();
+                oshape = perm.iter().map(|&p| shape[p]).collect();
+                out = T::new(&mut rng, dtype, &oshape, |_| 99.0);
+                let arr = unsafe { aclCreateIntArray(dims.as_ptr(), rank as u64) };
+                let st = unsafe {
+                    permute::aclnnPermuteGetWorkspaceSize(x.t, arr, out.t, &mut ws, &mut ex)
+                };
+                run(st, ws, ex, permute::aclnnPermute);
+                assert_eq!(aclDestroyIntArray(arr), 0);
+                let p = perm.clone();
+                map = Box::new(move |o: &[usize]| {
+                    let mut s = vec![0; o.len()];
+                    for (i, &a) in p.iter().enumerate() {
+                        s[a] = o[i];
+                    }
+                    s
+                });
+                name = "Permute";
+            }
+            1 | 2 => {
+                let k = if case % 5 == 1 {
+                    1
+                } else {
+                    rank.min(1 + (rng.next() % 2) as usize)
+                };
+                let mut axes: Vec<usize> = (0..rank).collect();
+                for i in (1..rank).rev() {
+                    axes.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+                }
+                axes.truncate(k);
+                let mut picks: Vec<Vec<usize>> = shape.iter().map(|&n| (0..n).collect()).collect();
+                let (mut st_, mut en, mut sp) = (vec![], vec![], vec![]);
+                for &a in &axes {
+                    let n = shape[a] as i64;
+                    let s = (rng.next() % (2 * n as u64 + 3)) as i64 - n - 1;
+                    let e = (rng.next() % (2 * n as u64 + 3)) as i64 - n - 1;
+                    let e = if rng.next() % 4 == 0 { i64::MAX } else { e };
+                    let p = 1 + (rng.next() % 3) as i64;
+                    picks[a] = ref_slice(n, s, e, p);
+                    st_.push(s);
+                    en.push(e);
+                    sp.push(p);
+                }
+                oshape = picks.iter().map(|p| p.len()).collect();
+                out = T::new(&mut rng, dtype, &oshape, |_| 99.0);
+                if k == 1 && case % 5 == 1 {
+                    let dim = if rng.next() % 2 == 0 {
+                        axes[0] as i64
+                    } else {
+                        axes[0] as i64 - rank as i64
+                    };
+                    let st = unsafe {
+                        slice::aclnnSliceGetWorkspaceSize(
+                            x.t, dim, st_[0], en[0], sp[0], out.t, &mut ws, &mut ex,
+                        )
+                    };
+                    run(st, ws, ex, slice::aclnnSlice);
+                    name = "Slice";
+                } else {
+                    let ax: Vec<i64> = axes.iter().map(|&a| a as i64).collect();
+                    let mk = |v: &[i64]| unsafe { aclCreateIntArray(v.as_ptr(), v.len() as u64) };
+                    let (a1, a2, a3, a4) = (mk(&st_), mk(&en), mk(&ax), mk(&sp));
+                    let st = unsafe {
+                        slice_v2::aclnnSliceV2GetWorkspaceSize(
+                            x.t, a1, a2, a3, a4, out.t, &mut ws, &mut ex,
+                        )
+                    };
+                    run(st, ws, ex, slice_v2::aclnnSliceV2);
+                    for a in [a1, a2, a3, a4] {
+                        assert_eq!(aclDestroyIntArray(a), 0);
+                    }
+                    name = "SliceV2";
+                }
+                map = Box::new(move |o: &[usize]| {
+                    o.iter().enumerate().map(|(d, &i)| picks[d][i]).collect()
+                });
+            }
+            3 => {
+                // Expand: some dims of size 1 grow, some new leading dims
+                let lead = (rng.next() % 3) as usize;
+                let xs = shape.clone();
+                let mut size: Vec<i64> = (0..lead).map(|_| 1 + (rng.next() % 3) as i64).collect();
+                for &n in &xs {
+                    size.push(if n == 1 && rng.next() % 2 == 0 {
+                        3
+                    } else if rng.next() % 2 == 0 {
+                        -1
+                    } else {
+                        n as i64
+                    });
+                }
+                oshape = size
+                    .iter()
+                    .enumerate()
+                    .map(|(i, &s)| if s == -1 { xs[i - lead] } else { s as usize })
+                    .collect();
+                out = T::new(&mut rng, dtype, &oshape, |_| 99.0);
+                let arr = unsafe { aclCreateIntArray(size.as_ptr(), size.len() as u64) };
+                let st = unsafe {
+                    expand::aclnnExpandGetWorkspaceSize(x.t, arr, out.t, &mut ws, &mut ex)
+                };
+                run(st, ws, ex, expand::aclnnExpand);
+                assert_eq!(aclDestroyIntArray(arr), 0);
+                map = Box::new(move |o: &[usize]| {
+                    o[lead..]
+                        .iter()
+                        .zip(&xs)
+                        .map(|(&i, &n)| if n == 1 { 0 } else { i })
+                        .collect()
+                });
+                name = "Expand";
+            }
+            _ => {
+                let lead = (rng.next() % 2) as usize;
+                let reps: Vec<i64> = (0..rank + lead)
+                    .map(|_| (rng.next() % 3) as i64 + (case % 7 != 0) as i64)
+                    .collect();
+                let xs = shape.clone();
+                oshape = (0..rank + lead)
+                    .map(|i| reps[i] as usize * if i >= lead { xs[i - lead] } else { 1 })
+                    .collect();
+                out = T::new(&mut rng, dtype, &oshape, |_| 99.0);
+                let arr = unsafe { aclCreateIntArray(reps.as_ptr(), reps.len() as u64) };
+                let st = unsafe {
+                    repeat::aclnnRepeatGetWorkspaceSize(x.t, arr, out.t, &mut ws, &mut ex)
+                };
+                run(st, ws, ex, repeat::aclnnRepeat);
+                assert_eq!(aclDestroyIntArray(arr), 0);
+                map = Box::new(move |o: &[usize]| {
+                    o[lead..].iter().zip(&xs).map(|(&i, &n)| i % n).collect()
+                });
+                name = "Repeat";
+            }
+        }
+        let ob = out.bytes();
+        for oi in indices(&oshape) {
+            let si = map(&oi);
+            assert_eq!(
+                out.at(&ob, &oi),
+                x.at(&xb, &si),
+                "case {case} {name}: out{oi:?} should be self{si:?}"
+            );
+        }
+        for (i, v) in out.outside(&ob) {
+            assert_eq!(
+                v, 99.0,
+                "case {case} {name}: out storage {i} outside the view was written"
+            );
+        }
+    }
+}
+
+#[test]
+fn view_errors_name_the_problem() {
+    use crate::capi::ops::{expand, permute, repeat, slice};
+    device();
+    let mut rng = Rng::new(5);
+    let x = T::new(&mut rng, F32, &[2, 3], |i| i as f64);
+    let o = T::new(&mut rng, F32, &[3, 2], |_| 0.0);
+    let h = T::new(&mut rng, F16, &[3, 2], |_| 0.0);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let arr = |v: &[i64]| unsafe { aclCreateIntArray(v.as_ptr(), v.len() as u64) };
+    for (dims, out, needle) in [
+        (vec![1i64, 1], o.t, "names axis 1 twice"),
+        (vec![1], o.t, "dims [1] has 1 values but self has 2 dims"),
+        (vec![2, 0], o.t, "dims value 2 is out of range"),
+        (
+            vec![1, 0],
+            h.t,
+            "out has dtype ACL_FLOAT16 but must have self's dtype ACL_FLOAT",
+        ),
+        (
+            vec![0, 1],
+            o.t,
+            "out has shape [3, 2] but the result has shape [2, 3]",
+        ),
+    ] {
+        let a = arr(&dims);
+        let st = unsafe { permute::aclnnPermuteGetWorkspaceSize(x.t, a, out, &mut ws, &mut ex) };
+        assert_eq!(st, 161002, "{needle}");
+        assert!(err().contains(needle), "{needle}: {}", err());
+        assert_eq!(aclDestroyIntArray(a), 0);
+    }
+    let st = unsafe { slice::aclnnSliceGetWorkspaceSize(x.t, 0, 0, 2, 0, o.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(err().contains("step 0 must be positive"), "{}", err());
+    let a = arr(&[4, 3]);
+    let st = unsafe { expand::aclnnExpandGetWorkspaceSize(x.t, a, o.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(err().contains("cannot expand self [2, 3]"), "{}", err());
+    let st = unsafe { repeat::aclnnRepeatGetWorkspaceSize(x.t, a, o.t, &mut ws, &mut ex) };
+    assert_eq!(st, 161002);
+    assert!(
+        err().contains("out has shape [3, 2] but the result has shape [8, 9]"),
+        "{}",
+        err()
+    );
+    assert_eq!(aclDestroyIntArray(a), 0);
+}
+
+/// Five repeated axes are ten view axes, past the engine's eight: the leading ones run as
+/// steps of one operator.
+#[test]
+fn repeat_past_eight_axes() {
+    use crate::capi::ops::repeat;
+    device();
+    let mut rng = Rng::new(9);
+    let x = T::new(&mut rng, F32, &[2, 3, 2, 2, 3], |i| i as f64);
+    let oshape = [4, 6, 4, 2, 6];
+    let out = T::new(&mut rng, F32, &oshape, |_| -1.0);
+    let reps = [2i64, 2, 2, 1, 2];
+    let a = unsafe { aclCreateIntArray(reps.as_ptr(), 5) };
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { repeat::aclnnRepeatGetWorkspaceSize(x.t, a, out.t, &mut ws, &mut ex) };
+    run(st, ws, ex, repeat::aclnnRepeat);
+    assert_eq!(aclDestroyIntArray(a), 0);
+    let (xb, ob) = (x.bytes(), out.bytes());
+    for oi in indices(&oshape) {
+        let si: Vec<usize> = oi.iter().zip(&x.shape).map(|(&i, &n)| i % n).collect();
+        assert_eq!(out.at(&ob, &oi), x.at(&xb, &si), "out{oi:?}");
+    }
 }
