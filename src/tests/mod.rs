@@ -15,4 +15,5 @@ mod reduce_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
+mod torch_ref;
 mod unary_diff;
