@@ -63,7 +63,14 @@ macro_rules! int_decimals {
             type A = $t;
             type O = $t;
             fn new(p: &Params) -> Self {
-                let k = (-p.ints[0]).clamp(0, 20) as u32;
+                // |d| without negating d: -i64::MIN overflows (it wrapped to i64::MIN, so
+                // the scale became 1 and nothing was rounded).
+                let d = p.ints[0];
+                let k = if d < 0 {
+                    d.unsigned_abs().min(20) as u32
+                } else {
+                    0
+                };
                 IntDecimals {
                     scale: 10i128.pow(k),
                     _t: std::marker::PhantomData,
