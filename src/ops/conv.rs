@@ -1035,6 +1035,13 @@ pub fn convolution(
 /// width, in, out) weight and a required bias (Cout), padded by `pad` on both sides of
 /// time, into a (time, batch, out) output: Convolution of the views permuted to NCL
 /// (no copies), as torch.conv_tbc.
+///
+/// As CANN's checks (aclnn_convolution.cpp: DtypeCheckerTbc, FormatCheckerTbc,
+/// ValueCheckerTbc): self, weight and output are ND or NCL and of one dtype (f32, f16 or
+/// bf16; no promotion); bias is 1-D of Cout. The output is (T + 2·pad − K + 1, B, Cout);
+/// a non-empty self needs T + 2·pad >= K. A self or weight with a 0 dim (T = 0 or Cin = 0)
+/// and a non-empty output gives the bias in every output element (CANN broadcasts the
+/// bias into the output; torch.conv_tbc the same).
 pub fn conv_tbc(
     self_: &TensorDesc,
     weight: &TensorDesc,
@@ -1043,23 +1050,86 @@ pub fn conv_tbc(
     output: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
+    const API: &str = "aclnnConvTbc";
     for (name, t) in [("self", self_), ("weight", weight), ("output", output)] {
         crate::ensure!(
             t.rank() == 3,
-            "{name} has {} dims {:?}; aclnnConvTbc takes 3-D (time, batch, channel) tensors (weight: kernel width, in, out)",
+            "{name} has {} dims {:?}; {API} takes 3-D (time, batch, channel) tensors (weight: kernel width, in, out)",
             t.rank(),
             t.shape
         );
+        crate::ensure!(
+            matches!(t.format, Format::ND | Format::NCL),
+            "tensor '{name}' has format {}; {API} takes ND or NCL",
+            t.format
+        );
     }
-    crate::ensure!((0..=255).contains(&pad), "pad {pad} is outside [0, 255]");
     crate::ensure!(
-        weight.shape[1] == self_.shape[2],
-        "weight {:?} has {} input channels but self {:?} has {}",
-        weight.shape,
-        weight.shape[1],
-        self_.shape,
-        self_.shape[2]
+        LIST.contains(&self_.dtype),
+        "tensor 'self' has dtype {}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16",
+        self_.dtype
     );
+    for (name, t) in [("weight", weight), ("output", output)] {
+        crate::ensure!(
+            t.dtype == self_.dtype,
+            "tensor '{name}' has dtype {} but self has {}: {API} needs self, weight and output of one dtype",
+            t.dtype,
+            self_.dtype
+        );
+    }
+    ew::check_tensor("bias", bias, LIST)?;
+    computation(("bias", bias.dtype), ("self and weight", self_.dtype))?;
+    check_cube_math_type(cube_math_type)?;
+    crate::ensure!((0..=255).contains(&pad), "pad {pad} is outside [0, 255]");
+    let ([t, b, cin], [k, wcin, cout]) = (
+        [self_.shape[0], self_.shape[1], self_.shape[2]],
+        [weight.shape[0], weight.shape[1], weight.shape[2]],
+    );
+    crate::ensure!(
+        wcin == cin,
+        "weight {:?} has {wcin} input channels but self {:?} has {cin}",
+        weight.shape,
+        self_.shape
+    );
+    crate::ensure!(
+        k >= 1,
+        "weight {:?} has a kernel width (weight.shape[0]) of 0; it must be >= 1",
+        weight.shape
+    );
+    crate::ensure!(
+        bias.rank() == 1 && bias.shape[0] == cout,
+        "bias has shape {:?} but must be 1-D of the output channels [{cout}] (weight.shape[2])",
+        bias.shape
+    );
+    let tout = t as i64 + 2 * pad - k as i64 + 1;
+    crate::ensure!(
+        tout >= 1 || (self_.is_empty() && tout >= 0),
+        "self's time dim {t} with pad {pad} on both sides is shorter than the kernel width {k}: the output would have {tout} steps"
+    );
+    let want = [tout as usize, b, cout];
+    crate::ensure!(
+        output.shape[..] == want,
+        "output has shape {:?} but aclnnConvTbc's output is (T + 2·pad − K + 1, B, Cout) = {want:?}",
+        output.shape
+    );
+    output.check_output("output")?;
+    if output.is_empty() {
+        let bindings = Bindings {
+            tensors: std::sync::Arc::new(vec![
+                Some(self_.clone()),
+                Some(weight.clone()),
+                Some(bias.clone()),
+                Some(output.clone()),
+            ]),
+            n_inputs: 3,
+            outputs: smallvec::smallvec![3],
+        };
+        return Ok(Executor::new(API, bindings, Nothing));
+    }
+    if self_.is_empty() || weight.is_empty() {
+        // Nothing to convolve (T = 0 or Cin = 0): every output element is the bias.
+        return super::copy::inplace_copy(output, bias).map(|e| e.renamed(API));
+    }
     let ncl = |t: &TensorDesc, perm: &[usize]| t.permuted(perm, Format::NCL);
     convolution(
         &ncl(self_, &[1, 2, 0]),
@@ -1074,7 +1144,7 @@ pub fn conv_tbc(
         &ncl(output, &[1, 2, 0]),
         cube_math_type,
     )
-    .map(|e| e.renamed("aclnnConvTbc"))
+    .map(|e| e.renamed(API))
 }
 
 /// aclnnConvDepthwise2d: each input channel convolved with its own kernels, weight
