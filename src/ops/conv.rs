@@ -1149,6 +1149,11 @@ pub fn conv_tbc(
 
 /// aclnnConvDepthwise2d: each input channel convolved with its own kernels, weight
 /// (C·multiplier, 1, kH, kW) with kernelSize = (kH, kW): Convolution with groups = C.
+///
+/// As CANN (aclnnConvDepthwise2d.md's error table, aclnn_convolution.cpp's
+/// DtypeCheckerDepthwise2d / DimCheckerDepthwise2d): self, weight and out are of one
+/// dtype, and so is bias when given; stride, padding and dilation have 2 values each
+/// (padding [h, w], both sides); weight's first dim is a multiple of self's channels.
 #[allow(clippy::too_many_arguments)]
 pub fn conv_depthwise2d(
     self_: &TensorDesc,
@@ -1161,12 +1166,39 @@ pub fn conv_depthwise2d(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
+    const API: &str = "aclnnConvDepthwise2d";
     crate::ensure!(
         self_.rank() == 4 && weight.rank() == 4,
-        "self {:?} and weight {:?} must be 4-D NCHW for aclnnConvDepthwise2d",
+        "self {:?} and weight {:?} must be 4-D NCHW for {API}",
         self_.shape,
         weight.shape
     );
+    crate::ensure!(
+        LIST.contains(&self_.dtype),
+        "tensor 'self' has dtype {}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16",
+        self_.dtype
+    );
+    let mut same = vec![("weight", weight), ("out", out)];
+    same.extend(bias.map(|b| ("bias", b)));
+    for (name, t) in same {
+        crate::ensure!(
+            t.dtype == self_.dtype,
+            "tensor '{name}' has dtype {} but self has {}: {API} needs self, weight, out (and bias) of one dtype",
+            t.dtype,
+            self_.dtype
+        );
+    }
+    for (name, v) in [
+        ("stride", stride),
+        ("padding", padding),
+        ("dilation", dilation),
+    ] {
+        crate::ensure!(
+            v.len() == 2,
+            "{name} has {} values {v:?}; {API} takes 2 ([h, w])",
+            v.len()
+        );
+    }
     crate::ensure!(
         weight.shape[1] == 1,
         "weight {:?}: a depthwise weight's second dim must be 1",
@@ -1183,8 +1215,15 @@ pub fn conv_depthwise2d(
     let groups = self_.shape[1] as i64;
     crate::ensure!(
         groups >= 1,
-        "self {:?} has no channels; aclnnConvDepthwise2d needs C >= 1",
+        "self {:?} has no channels; {API} needs C >= 1",
         self_.shape
+    );
+    crate::ensure!(
+        weight.shape[0] % self_.shape[1] == 0,
+        "weight {:?} has {} output channels, which is not a multiple of self's {} channels",
+        weight.shape,
+        weight.shape[0],
+        self_.shape[1]
     );
     convolution(
         self_,
@@ -1199,7 +1238,7 @@ pub fn conv_depthwise2d(
         out,
         cube_math_type,
     )
-    .map(|e| e.renamed("aclnnConvDepthwise2d"))
+    .map(|e| e.renamed(API))
 }
 
 /// Supported dtypes, for the README's operator table.
