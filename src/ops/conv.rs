@@ -1109,7 +1109,7 @@ pub fn conv_tbc(
     let want = [tout as usize, b, cout];
     crate::ensure!(
         output.shape[..] == want,
-        "output has shape {:?} but aclnnConvTbc's output is (T + 2·pad − K + 1, B, Cout) = {want:?}",
+        "'output' has shape {:?} but aclnnConvTbc's output is (T + 2·pad − K + 1, B, Cout) = {want:?}",
         output.shape
     );
     output.check_output("output")?;
@@ -1224,6 +1224,41 @@ pub fn conv_depthwise2d(
         weight.shape,
         weight.shape[0],
         self_.shape[1]
+    );
+    // What Convolution would report about its 'input' / 'output', named as this entry's
+    // self / weight / out.
+    for (name, t) in [("self", self_), ("weight", weight), ("out", out)] {
+        crate::ensure!(
+            t.format == Format::NCHW,
+            "tensor '{name}' has format {}; {API} takes NCHW",
+            t.format
+        );
+    }
+    crate::ensure!(
+        out.rank() == 4,
+        "out has {} dims {:?}; {API} writes a 4-D NCHW out",
+        out.rank(),
+        out.shape
+    );
+    let stride_u = positive("stride", stride, 2)?;
+    let dilation_u = positive("dilation", dilation, 2)?;
+    let pads = paddings(padding, 2, false)?;
+    let mut want = vec![self_.shape[0], weight.shape[0]];
+    for i in 0..2 {
+        let (inp, k) = (self_.shape[2 + i] as i128, weight.shape[2 + i] as i128);
+        let span = dilation_u[i] as i128 * (k - 1) + 1;
+        let padded = inp + 2 * pads[i].0 as i128;
+        crate::ensure!(
+            k < 1 || padded >= span,
+            "spatial dim {i}: self's {inp} padded by {} on both sides is smaller than the dilated kernel ({span})",
+            pads[i].0
+        );
+        want.push(((padded - span).max(0) / stride_u[i] as i128 + 1) as usize);
+    }
+    crate::ensure!(
+        out.shape[..] == want[..],
+        "'out' has shape {:?} but the depthwise convolution's output is {want:?}",
+        out.shape
     );
     convolution(
         self_,
