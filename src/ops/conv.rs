@@ -1219,7 +1219,7 @@ pub fn conv_depthwise2d(
         self_.shape
     );
     crate::ensure!(
-        weight.shape[0] % self_.shape[1] == 0,
+        weight.shape[0].is_multiple_of(self_.shape[1]),
         "weight {:?} has {} output channels, which is not a multiple of self's {} channels",
         weight.shape,
         weight.shape[0],
