@@ -4,8 +4,11 @@
 //!   both: ACLNN_ERR_PARAM_NULLPTR, as CANN). The computation dtype is the tensor-scalar
 //!   promotion of self with each bound (an integer tensor with a float bound computes in
 //!   f32); the bounds are converted to it once (an integer bound beyond an integer dtype's
-//!   range saturates). NaN in self stays NaN; a min above max gives max everywhere (as
-//!   torch.clamp).
+//!   range saturates). Then as with tensor bounds: NaN in self or in a bound gives NaN,
+//!   between -0.0 and +0.0 Maximum's and Minimum's rule applies, a min above max gives max
+//!   everywhere (as torch.clamp). CANN converts a scalar bound to a tensor and runs the
+//!   same ClipByValueV2 kernel as for tensor bounds (aclnn_clamp.cpp), so both forms treat
+//!   a NaN or a signed zero alike.
 //! - Tensor bounds (ClampTensor, ClampMinTensor, ClampMaxTensor and the in-place forms):
 //!   self and the bounds broadcast together and promote (tensor-tensor; a bound may be
 //!   bool); the result is cast to out. A NaN in self or in a bound gives NaN (torch.clamp
@@ -36,7 +39,9 @@ struct ClampOp<T> {
     hi: Option<T>,
     _t: PhantomData<T>,
 }
-impl<T: crate::element::Element + PartialOrd> UnaryOp for ClampOp<T> {
+/// `minimum(maximum(x, lo), hi)` with the scalar bounds: the tensor-bound rule (a scalar
+/// bound is the same kernel's bound tensor on the device).
+impl<T: Extremum> UnaryOp for ClampOp<T> {
     type A = T;
     type O = T;
     fn new(p: &Params) -> Self {
@@ -51,14 +56,10 @@ impl<T: crate::element::Element + PartialOrd> UnaryOp for ClampOp<T> {
     fn apply(&self, x: T) -> T {
         let mut y = x;
         if let Some(lo) = self.lo {
-            if y < lo {
-                y = lo;
-            }
+            y = y.maximum(lo);
         }
         if let Some(hi) = self.hi {
-            if y > hi {
-                y = hi;
-            }
+            y = y.minimum(hi);
         }
         y
     }

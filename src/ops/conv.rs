@@ -1035,6 +1035,13 @@ pub fn convolution(
 /// width, in, out) weight and a required bias (Cout), padded by `pad` on both sides of
 /// time, into a (time, batch, out) output: Convolution of the views permuted to NCL
 /// (no copies), as torch.conv_tbc.
+///
+/// As CANN's checks (aclnn_convolution.cpp: DtypeCheckerTbc, FormatCheckerTbc,
+/// ValueCheckerTbc): self, weight and output are ND or NCL and of one dtype (f32, f16 or
+/// bf16; no promotion); bias is 1-D of Cout. The output is (T + 2·pad − K + 1, B, Cout);
+/// a non-empty self needs T + 2·pad >= K. A self or weight with a 0 dim (T = 0 or Cin = 0)
+/// and a non-empty output gives the bias in every output element (CANN broadcasts the
+/// bias into the output; torch.conv_tbc the same).
 pub fn conv_tbc(
     self_: &TensorDesc,
     weight: &TensorDesc,
@@ -1043,23 +1050,86 @@ pub fn conv_tbc(
     output: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
+    const API: &str = "aclnnConvTbc";
     for (name, t) in [("self", self_), ("weight", weight), ("output", output)] {
         crate::ensure!(
             t.rank() == 3,
-            "{name} has {} dims {:?}; aclnnConvTbc takes 3-D (time, batch, channel) tensors (weight: kernel width, in, out)",
+            "{name} has {} dims {:?}; {API} takes 3-D (time, batch, channel) tensors (weight: kernel width, in, out)",
             t.rank(),
             t.shape
         );
+        crate::ensure!(
+            matches!(t.format, Format::ND | Format::NCL),
+            "tensor '{name}' has format {}; {API} takes ND or NCL",
+            t.format
+        );
     }
-    crate::ensure!((0..=255).contains(&pad), "pad {pad} is outside [0, 255]");
     crate::ensure!(
-        weight.shape[1] == self_.shape[2],
-        "weight {:?} has {} input channels but self {:?} has {}",
-        weight.shape,
-        weight.shape[1],
-        self_.shape,
-        self_.shape[2]
+        LIST.contains(&self_.dtype),
+        "tensor 'self' has dtype {}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16",
+        self_.dtype
     );
+    for (name, t) in [("weight", weight), ("output", output)] {
+        crate::ensure!(
+            t.dtype == self_.dtype,
+            "tensor '{name}' has dtype {} but self has {}: {API} needs self, weight and output of one dtype",
+            t.dtype,
+            self_.dtype
+        );
+    }
+    ew::check_tensor("bias", bias, LIST)?;
+    computation(("bias", bias.dtype), ("self and weight", self_.dtype))?;
+    check_cube_math_type(cube_math_type)?;
+    crate::ensure!((0..=255).contains(&pad), "pad {pad} is outside [0, 255]");
+    let ([t, b, cin], [k, wcin, cout]) = (
+        [self_.shape[0], self_.shape[1], self_.shape[2]],
+        [weight.shape[0], weight.shape[1], weight.shape[2]],
+    );
+    crate::ensure!(
+        wcin == cin,
+        "weight {:?} has {wcin} input channels but self {:?} has {cin}",
+        weight.shape,
+        self_.shape
+    );
+    crate::ensure!(
+        k >= 1,
+        "weight {:?} has a kernel width (weight.shape[0]) of 0; it must be >= 1",
+        weight.shape
+    );
+    crate::ensure!(
+        bias.rank() == 1 && bias.shape[0] == cout,
+        "bias has shape {:?} but must be 1-D of the output channels [{cout}] (weight.shape[2])",
+        bias.shape
+    );
+    let tout = t as i64 + 2 * pad - k as i64 + 1;
+    crate::ensure!(
+        tout >= 1 || (self_.is_empty() && tout >= 0),
+        "self's time dim {t} with pad {pad} on both sides is shorter than the kernel width {k}: the output would have {tout} steps"
+    );
+    let want = [tout as usize, b, cout];
+    crate::ensure!(
+        output.shape[..] == want,
+        "'output' has shape {:?} but aclnnConvTbc's output is (T + 2·pad − K + 1, B, Cout) = {want:?}",
+        output.shape
+    );
+    output.check_output("output")?;
+    if output.is_empty() {
+        let bindings = Bindings {
+            tensors: std::sync::Arc::new(vec![
+                Some(self_.clone()),
+                Some(weight.clone()),
+                Some(bias.clone()),
+                Some(output.clone()),
+            ]),
+            n_inputs: 3,
+            outputs: smallvec::smallvec![3],
+        };
+        return Ok(Executor::new(API, bindings, Nothing));
+    }
+    if self_.is_empty() || weight.is_empty() {
+        // Nothing to convolve (T = 0 or Cin = 0): every output element is the bias.
+        return super::copy::inplace_copy(output, bias).map(|e| e.renamed(API));
+    }
     let ncl = |t: &TensorDesc, perm: &[usize]| t.permuted(perm, Format::NCL);
     convolution(
         &ncl(self_, &[1, 2, 0]),
@@ -1074,11 +1144,16 @@ pub fn conv_tbc(
         &ncl(output, &[1, 2, 0]),
         cube_math_type,
     )
-    .map(|e| e.renamed("aclnnConvTbc"))
+    .map(|e| e.renamed(API))
 }
 
 /// aclnnConvDepthwise2d: each input channel convolved with its own kernels, weight
 /// (C·multiplier, 1, kH, kW) with kernelSize = (kH, kW): Convolution with groups = C.
+///
+/// As CANN (aclnnConvDepthwise2d.md's error table, aclnn_convolution.cpp's
+/// DtypeCheckerDepthwise2d / DimCheckerDepthwise2d): self, weight and out are of one
+/// dtype, and so is bias when given; stride, padding and dilation have 2 values each
+/// (padding [h, w], both sides); weight's first dim is a multiple of self's channels.
 #[allow(clippy::too_many_arguments)]
 pub fn conv_depthwise2d(
     self_: &TensorDesc,
@@ -1091,12 +1166,39 @@ pub fn conv_depthwise2d(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
+    const API: &str = "aclnnConvDepthwise2d";
     crate::ensure!(
         self_.rank() == 4 && weight.rank() == 4,
-        "self {:?} and weight {:?} must be 4-D NCHW for aclnnConvDepthwise2d",
+        "self {:?} and weight {:?} must be 4-D NCHW for {API}",
         self_.shape,
         weight.shape
     );
+    crate::ensure!(
+        LIST.contains(&self_.dtype),
+        "tensor 'self' has dtype {}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16",
+        self_.dtype
+    );
+    let mut same = vec![("weight", weight), ("out", out)];
+    same.extend(bias.map(|b| ("bias", b)));
+    for (name, t) in same {
+        crate::ensure!(
+            t.dtype == self_.dtype,
+            "tensor '{name}' has dtype {} but self has {}: {API} needs self, weight, out (and bias) of one dtype",
+            t.dtype,
+            self_.dtype
+        );
+    }
+    for (name, v) in [
+        ("stride", stride),
+        ("padding", padding),
+        ("dilation", dilation),
+    ] {
+        crate::ensure!(
+            v.len() == 2,
+            "{name} has {} values {v:?}; {API} takes 2 ([h, w])",
+            v.len()
+        );
+    }
     crate::ensure!(
         weight.shape[1] == 1,
         "weight {:?}: a depthwise weight's second dim must be 1",
@@ -1113,8 +1215,50 @@ pub fn conv_depthwise2d(
     let groups = self_.shape[1] as i64;
     crate::ensure!(
         groups >= 1,
-        "self {:?} has no channels; aclnnConvDepthwise2d needs C >= 1",
+        "self {:?} has no channels; {API} needs C >= 1",
         self_.shape
+    );
+    crate::ensure!(
+        weight.shape[0].is_multiple_of(self_.shape[1]),
+        "weight {:?} has {} output channels, which is not a multiple of self's {} channels",
+        weight.shape,
+        weight.shape[0],
+        self_.shape[1]
+    );
+    // What Convolution would report about its 'input' / 'output', named as this entry's
+    // self / weight / out.
+    for (name, t) in [("self", self_), ("weight", weight), ("out", out)] {
+        crate::ensure!(
+            t.format == Format::NCHW,
+            "tensor '{name}' has format {}; {API} takes NCHW",
+            t.format
+        );
+    }
+    crate::ensure!(
+        out.rank() == 4,
+        "out has {} dims {:?}; {API} writes a 4-D NCHW out",
+        out.rank(),
+        out.shape
+    );
+    let stride_u = positive("stride", stride, 2)?;
+    let dilation_u = positive("dilation", dilation, 2)?;
+    let pads = paddings(padding, 2, false)?;
+    let mut want = vec![self_.shape[0], weight.shape[0]];
+    for i in 0..2 {
+        let (inp, k) = (self_.shape[2 + i] as i128, weight.shape[2 + i] as i128);
+        let span = dilation_u[i] as i128 * (k - 1) + 1;
+        let padded = inp + 2 * pads[i].0 as i128;
+        crate::ensure!(
+            k < 1 || padded >= span,
+            "spatial dim {i}: self's {inp} padded by {} on both sides is smaller than the dilated kernel ({span})",
+            pads[i].0
+        );
+        want.push(((padded - span).max(0) / stride_u[i] as i128 + 1) as usize);
+    }
+    crate::ensure!(
+        out.shape[..] == want[..],
+        "'out' has shape {:?} but the depthwise convolution's output is {want:?}",
+        out.shape
     );
     convolution(
         self_,
@@ -1129,7 +1273,7 @@ pub fn conv_depthwise2d(
         out,
         cube_math_type,
     )
-    .map(|e| e.renamed("aclnnConvDepthwise2d"))
+    .map(|e| e.renamed(API))
 }
 
 /// Supported dtypes, for the README's operator table.

@@ -2,8 +2,9 @@
 //! to even, as torch.round(x, decimals=d):
 //!
 //! - floats: `nearbyint(x·10^d) / 10^d` for d ≥ 0 and `nearbyint(x / 10^-d) · 10^-d` for
-//!   d < 0, with 10^|d| in the computation dtype (f16/bf16 compute in f32 and round once;
-//!   a 10^|d| that overflows gives NaN for finite x, as torch's does);
+//!   d < 0, with 10^|d| = C's pow(10, |d|) in f64 rounded into the computation dtype,
+//!   as torch's kernel takes it (f16/bf16 compute in f32 and round once; a 10^|d| that
+//!   overflows gives NaN for finite x, as torch's does);
 //! - integers (s32, s64): unchanged for d ≥ 0; for d < 0, the exact integer nearest to
 //!   x / 10^-d (halves to even) times 10^-d, wrapping like the dtype's arithmetic.
 //!
@@ -33,7 +34,10 @@ macro_rules! float_decimals {
             type O = $t;
             fn new(p: &Params) -> Self {
                 let d = p.ints[0];
-                let scale = (10.0f64).powi(d.unsigned_abs().min(i32::MAX as u64) as i32) as $t;
+                // C's pow(10, |d|) in f64, then into the dtype, as torch's kernel
+                // (`static_cast<scalar_t>(std::pow(10, decimals))`); powi's repeated
+                // products are off by an ulp from |d| = 33 on.
+                let scale = (10.0f64).powf(d.unsigned_abs() as f64) as $t;
                 Decimals { d, scale }
             }
             #[inline(always)]
@@ -63,7 +67,14 @@ macro_rules! int_decimals {
             type A = $t;
             type O = $t;
             fn new(p: &Params) -> Self {
-                let k = (-p.ints[0]).clamp(0, 20) as u32;
+                // |d| without negating d: -i64::MIN overflows (it wrapped to i64::MIN, so
+                // the scale became 1 and nothing was rounded).
+                let d = p.ints[0];
+                let k = if d < 0 {
+                    d.unsigned_abs().min(20) as u32
+                } else {
+                    0
+                };
                 IntDecimals {
                     scale: 10i128.pow(k),
                     _t: std::marker::PhantomData,

@@ -1726,21 +1726,36 @@ fn clamp_ref(x: Val, lo: Option<Val>, hi: Option<Val>, p: DType) -> Val {
     let x = convert(x, p);
     let lo = lo.map(|v| convert(v, p));
     let hi = hi.map(|v| convert(v, p));
-    let lt = |a: Val, b: Val| match (a, b) {
-        (Val::I(a), Val::I(b)) => a < b,
-        (Val::F(a), Val::F(b)) => a < b,
+    // max then min, NaN propagating, max(-0, +0) = +0 and min(-0, +0) = -0 (the
+    // Maximum/Minimum rule, as for tensor bounds).
+    let ext = |a: Val, b: Val, upper: bool| match (a, b) {
+        (Val::I(a), Val::I(b)) => Val::I(if upper { a.min(b) } else { a.max(b) }),
+        (Val::F(a), Val::F(b)) => Val::F(if a.is_nan() || b.is_nan() {
+            f64::NAN
+        } else if a == b && a == 0.0 {
+            let neg = if upper {
+                a.is_sign_negative() || b.is_sign_negative()
+            } else {
+                a.is_sign_negative() && b.is_sign_negative()
+            };
+            if neg {
+                -0.0
+            } else {
+                0.0
+            }
+        } else if (a < b) == upper {
+            a
+        } else {
+            b
+        }),
         _ => unreachable!(),
     };
     let mut y = x;
     if let Some(l) = lo {
-        if lt(y, l) {
-            y = l;
-        }
+        y = ext(y, l, false);
     }
     if let Some(h) = hi {
-        if lt(h, y) {
-            y = h;
-        }
+        y = ext(y, h, true);
     }
     y
 }
