@@ -6,8 +6,10 @@
 //! must not be complex for a real result, nor float for an integer one. alpha is
 //! converted to the promoted dtype first (as the device does), then the result is
 //! computed as a multiply and an add (not fused), f16/bf16 in f32 rounded once.
-//! InplaceAdds/InplaceSubs do not take complex tensors. Sub of two bools is refused (as
-//! PyTorch does: "subtraction with two bool tensors is not supported").
+//! InplaceAdds/InplaceSubs do not take complex tensors. Sub of two bools is computed as
+//! on the device (the Sub kernel runs on bool; CANN's tests take it as logical xor): a
+//! bool alpha (or an integer one, converted to bool: non-zero is true) applies as a
+//! logical and, so `out = self xor (alpha and other)`.
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
@@ -103,11 +105,6 @@ enum Sign {
 /// then to the kernel's.
 fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     check_alpha(alpha, promoted)?;
-    crate::ensure!(
-        !(sign == Sign::Minus && promoted == DType::Bool),
-        "self and other are both ACL_BOOL (promoted dtype {promoted}): subtraction of two bool operands is not \
-         supported; use aclnnLogicalXor or aclnnBitwiseXorTensor"
-    );
     let c = promoted.compute();
     let a = alpha.cast(promoted).cast(c);
     let (kernel, narrow) = match sign {
@@ -209,6 +206,6 @@ pub const CATALOG: &[Entry] = &[
         a: ALL12,
         b: ALL12,
         out: ALL12,
-        rule: "self − alpha·other (not bool − bool)",
+        rule: "self − alpha·other (bool: self xor (alpha and other))",
     },
 ];

@@ -16,7 +16,8 @@
 //! - inputs are converted to the promoted dtype P (ints wrap, floats round to nearest
 //!   even); f16/bf16 compute in f32 and round once to P; the P result is converted to out;
 //! - Sub: `a - alpha*b`, alpha converted to P, a multiply then a subtraction (not fused);
-//!   bool - bool refused; InplaceSubs refuses a complex selfRef;
+//!   bool - bool is `a xor (alpha and b)` (CANN's Sub kernel on bool, as its tests model
+//!   it); InplaceSubs refuses a complex selfRef;
 //! - Div: computes in P if P is float/complex, else in f32 (each input converted straight
 //!   to f32); the out-cast check is on P. DivMod: 1 = trunc, 2 = floor (integer P: exact
 //!   floor division in P, x/0 = 0, MIN/-1 = MIN); other modes, and 1/2 with complex P,
@@ -459,7 +460,7 @@ fn sub_p(p: DType, a: V, b: V, al: V) -> V {
             let (a, t) = (cv(a), cmul64(cv(al), cv(b)));
             V::C(a.0 - t.0, a.1 - t.1)
         }
-        K::Bool => panic!("bool - bool is refused"),
+        K::Bool => V::B(bv(a) != (bv(al) && bv(b))),
     }
 }
 
@@ -967,9 +968,6 @@ impl Case {
                 let (p, al) = (p.unwrap(), self.alpha.unwrap().dtype);
                 if !ref_alpha_ok(al, p) {
                     return Some(format!("alpha {al:?} cannot apply to {p:?}"));
-                }
-                if p == Bool {
-                    return Some("bool - bool".into());
                 }
             }
             Fam::DivMod => {
@@ -2565,16 +2563,120 @@ fn capi_comparisons_out_dtypes_and_scalar_promotion() {
     assert_values(got, &[V::B(true)], "f16 2048 == (2049 rounded to f16)");
 }
 
-/// Sub: bool - bool is refused; InplaceSubs refuses a complex selfRef; a float alpha
-/// cannot apply to an integer P; alpha applies in P.
+/// Sub of two bools (CANN: the Sub kernel runs on bool, and its tests take the result as
+/// `self xor (alpha and other)`): every form, alpha true/false and integer alphas (converted
+/// to bool: non-zero is true), broadcasting either way, bool and integer outs; a float alpha
+/// cannot apply to a bool P.
+#[test]
+fn capi_sub_of_two_bools_is_xor_with_alpha() {
+    init_runtime();
+    let bools = |v: &[u8]| v.iter().map(|&b| V::B(b != 0)).collect::<Vec<_>>();
+    let p = enc(Bool, &[1.0, 0.0, 1.0, 0.0]);
+    let q = enc(Bool, &[1.0, 1.0, 0.0, 0.0]);
+    let pq = [(Bool, p.clone()), (Bool, q.clone())];
+    for (alpha, want) in [
+        (Sc::int(Bool, 1), [0, 1, 1, 0]),
+        (Sc::int(Bool, 0), [1, 0, 1, 0]),
+        (Sc::int(S32, 1), [0, 1, 1, 0]),
+        (Sc::int(S64, 2), [0, 1, 1, 0]),
+        (Sc::int(S8, -1), [0, 1, 1, 0]),
+        (Sc::int(S32, 0), [1, 0, 1, 0]),
+    ] {
+        let what = format!("bool - bool, alpha {:?}", alpha.value());
+        let got = run_1d((Fam::Sub, Form::TT), &pq, None, Some(alpha), 0, Some(Bool)).unwrap();
+        assert_values(got, &bools(&want), &what);
+        let got = run_1d((Fam::Sub, Form::TT), &pq, None, Some(alpha), 0, Some(S32)).unwrap();
+        let w: Vec<i128> = want.iter().map(|&b| b as i128).collect();
+        assert_values(got, &ints(&w), &format!("{what} into s32"));
+        let got = run_1d((Fam::Sub, Form::ITT), &pq, None, Some(alpha), 0, None).unwrap();
+        assert_values(got, &bools(&want), &format!("in place {what}"));
+    }
+    let t = Some(Sc::int(Bool, 1));
+    // other (1,) broadcasts to self (4,); self (1,) broadcasts to other (4,).
+    let got = run_1d(
+        (Fam::Sub, Form::TT),
+        &[(Bool, p.clone()), (Bool, enc(Bool, &[1.0]))],
+        None,
+        t,
+        0,
+        Some(Bool),
+    )
+    .unwrap();
+    assert_values(got, &bools(&[0, 1, 0, 1]), "bool (4,) - bool (1,)");
+    let got = run_1d(
+        (Fam::Sub, Form::TT),
+        &[(Bool, enc(Bool, &[1.0])), (Bool, q.clone())],
+        None,
+        t,
+        0,
+        Some(F32),
+    )
+    .unwrap();
+    assert_values(
+        got,
+        &[V::F(0.0), V::F(0.0), V::F(1.0), V::F(1.0)],
+        "bool (1,) - bool (4,) into f32",
+    );
+    let got = run_1d(
+        (Fam::Sub, Form::ITT),
+        &[(Bool, p.clone()), (Bool, enc(Bool, &[1.0]))],
+        None,
+        Some(Sc::int(Bool, 0)),
+        0,
+        None,
+    )
+    .unwrap();
+    assert_values(got, &bools(&[1, 0, 1, 0]), "in place, alpha false");
+    // Subs / InplaceSubs with a bool scalar other.
+    for (other, alpha, want) in [
+        (1, 1, [0, 1, 0, 1]),
+        (1, 0, [1, 0, 1, 0]),
+        (0, 1, [1, 0, 1, 0]),
+    ] {
+        let (o, a) = (Sc::int(Bool, other), Some(Sc::int(Bool, alpha)));
+        let what = format!("bool - {other} (bool scalar), alpha {alpha}");
+        let got = run_1d(
+            (Fam::Sub, Form::TS),
+            &[(Bool, p.clone())],
+            Some(o),
+            a,
+            0,
+            Some(Bool),
+        )
+        .unwrap();
+        assert_values(got, &bools(&want), &what);
+        let got = run_1d(
+            (Fam::Sub, Form::ITS),
+            &[(Bool, p.clone())],
+            Some(o),
+            a,
+            0,
+            None,
+        )
+        .unwrap();
+        assert_values(got, &bools(&want), &format!("in place {what}"));
+    }
+    // A float alpha cannot apply to a bool P.
+    for form in [Form::TT, Form::ITT] {
+        assert!(run_1d(
+            (Fam::Sub, form),
+            &pq,
+            None,
+            Some(Sc::f64(F32, 1.0)),
+            0,
+            (form == Form::TT).then_some(Bool)
+        )
+        .unwrap()
+        .is_none());
+    }
+}
+
+/// Sub: InplaceSubs refuses a complex selfRef; a float alpha cannot apply to an integer P;
+/// alpha applies in P.
 #[test]
 fn capi_sub_refusals_and_alpha() {
     init_runtime();
-    let bb = [(Bool, enc(Bool, &[1.0])), (Bool, enc(Bool, &[1.0]))];
     let one = Some(Sc::int(S32, 1));
-    assert!(run_1d((Fam::Sub, Form::TT), &bb, None, one, 0, Some(S32))
-        .unwrap()
-        .is_none());
     let c = [(C64, enc(C64, &[1.0]))];
     assert!(run_1d(
         (Fam::Sub, Form::ITS),
