@@ -33,7 +33,9 @@
 //!   quiet NaNs and glibc's powf returns NaN. Both bool refused; a scalar exponent with
 //!   an integral P must be a non-negative value of P;
 //! - Maximum/Minimum: NaN propagates, max(-0,+0) = +0, min(-0,+0) = -0, bool or/and;
-//! - comparisons in P (IEEE), logical ops on truth values, bitwise ops in P (bool P:
+//! - comparisons in P (IEEE), except that an integer tensor ordered (>, >=, <, <=)
+//!   against an integer scalar compares exact values (CANN promotes with the scalar's
+//!   dtype; Eq/Ne convert the scalar to P, wrapping), logical ops on truth values, bitwise ops in P (bool P:
 //!   logical), BitwiseNot with out dtype == self dtype, SWhere selecting in P;
 //! - the checked dtype (P, or bool for predicates) must cast to out (SEMANTICS §5: never
 //!   float -> int, non-bool -> bool, complex <-> real, bool -> complex);
@@ -1074,7 +1076,15 @@ impl Case {
                 e(extremum(pp(), x, y, self.fam == Fam::Max))
             }
             Fam::Cmp(r) => {
-                let (x, y) = pa();
+                let (x, mut y) = pa();
+                // An integer tensor ordered against an integer scalar compares exactly (the
+                // device promotes with the scalar's dtype); Eq/Ne wrap the scalar into P.
+                let scalar_form = matches!(self.form, Form::TS | Form::ITS);
+                if scalar_form && kind(pp()) == K::Int && !matches!(r, Rel::Eq | Rel::Ne) {
+                    if let V::I(v) = b.unwrap() {
+                        y = V::I(v);
+                    }
+                }
                 e(V::B(compare(r, x, y)))
             }
             Fam::Logic(c) => e(V::B(connective(c, truth(a), truth(b.unwrap())))),
@@ -2486,8 +2496,9 @@ fn capi_maximum_minimum_nan_and_signed_zero() {
     assert_values(got, &ints(&[0, 0, 0, 1]), "bool min");
 }
 
-/// Comparisons: a complex out is refused (bool -> complex); Scalar forms convert the
-/// scalar to P (an s32 300 compares as s8 44); u16 tensors take no float scalar.
+/// Comparisons: a complex out is refused (bool -> complex); EqScalar/NeScalar convert the
+/// scalar to P (an s32 300 equals s8 44, as on the device), the ordered Scalar forms
+/// compare exactly (s8 >= 300 is false); u16 tensors take no float scalar.
 #[test]
 fn capi_comparisons_out_dtypes_and_scalar_promotion() {
     init_runtime();
@@ -2528,7 +2539,7 @@ fn capi_comparisons_out_dtypes_and_scalar_promotion() {
         None,
     )
     .unwrap();
-    assert_values(got, &ints(&[1, 1]), "in-place s8 >= 44");
+    assert_values(got, &ints(&[0, 0]), "in-place s8 >= 300 (exact, not 44)");
     let u16 = [(U16, enc(U16, &[3.0]))];
     assert!(run_1d(
         (Fam::Cmp(Rel::Gt), Form::TS),
@@ -2561,6 +2572,91 @@ fn capi_comparisons_out_dtypes_and_scalar_promotion() {
     )
     .unwrap();
     assert_values(got, &[V::B(true)], "f16 2048 == (2049 rounded to f16)");
+}
+
+/// An integer tensor compared with an integer scalar outside (or at the edge of) the
+/// tensor dtype's range, for every integer tensor dtype, every integer scalar dtype the
+/// operator takes and the boundary values: GtScalar/GeScalar/LtScalar/LeScalar (and their
+/// in-place forms) give the exact answer (CANN's A2 code promotes the tensor with the
+/// scalar's dtype); EqScalar/NeScalar compare with the scalar converted to the tensor's
+/// dtype (wrapping), as the A2 code's C cast of the scalar does.
+#[test]
+fn capi_integer_tensor_vs_out_of_range_integer_scalar() {
+    init_runtime();
+    const INTS: [DType; 8] = [S8, U8, S16, U16, S32, U32, S64, U64];
+    let bytes = |d: DType, vals: &[i128]| -> Vec<u8> {
+        vals.iter()
+            .flat_map(|v| (*v as u128).to_le_bytes()[..size(d)].to_vec())
+            .collect()
+    };
+    let scalar = |d: DType, v: i128| Sc {
+        dtype: d,
+        bytes: {
+            let mut b = [0u8; 16];
+            b[..size(d)].copy_from_slice(&(v as u128).to_le_bytes()[..size(d)]);
+            b
+        },
+    };
+    let mut checked = 0;
+    for t in INTS {
+        let (lo, hi) = int_range(t);
+        let xs: Vec<i128> = [lo, lo + 1, 0, 1, hi - 1, hi]
+            .into_iter()
+            .fold(vec![], |mut v, x| {
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+                v
+            });
+        let tensor = [(t, bytes(t, &xs))];
+        for sd in INTS {
+            let (slo, shi) = int_range(sd);
+            for v in [lo - 1, lo, hi, hi + 1, slo, shi, 0, 300, -300] {
+                if v < slo || v > shi {
+                    continue;
+                }
+                for rel in RELS {
+                    let (la, lb, _) = lists(Fam::Cmp(rel), Form::TS);
+                    if !la.contains(&t) || !lb.contains(&sd) {
+                        continue;
+                    }
+                    let exact = |x: i128| match rel {
+                        Rel::Gt => x > v,
+                        Rel::Ge => x >= v,
+                        Rel::Lt => x < v,
+                        Rel::Le => x <= v,
+                        Rel::Eq => x == wrap(v, t),
+                        Rel::Ne => x != wrap(v, t),
+                    };
+                    let want: Vec<V> = xs.iter().map(|&x| V::B(exact(x))).collect();
+                    let what = format!("{t:?} {xs:?} {rel:?} {v} ({sd:?})");
+                    let got = run_1d(
+                        (Fam::Cmp(rel), Form::TS),
+                        &tensor,
+                        Some(scalar(sd, v)),
+                        None,
+                        0,
+                        Some(Bool),
+                    )
+                    .unwrap();
+                    assert_values(got, &want, &what);
+                    let got = run_1d(
+                        (Fam::Cmp(rel), Form::ITS),
+                        &tensor,
+                        Some(scalar(sd, v)),
+                        None,
+                        0,
+                        None,
+                    )
+                    .unwrap();
+                    let want: Vec<V> = xs.iter().map(|&x| V::I(exact(x) as i128)).collect();
+                    assert_values(got, &want, &format!("in place {what}"));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
 }
 
 /// Sub of two bools (CANN: the Sub kernel runs on bool, and its tests take the result as
