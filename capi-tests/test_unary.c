@@ -268,9 +268,9 @@ static const Op UNARY_OPS[] = {
     UROW("aclnnRelu", ws_Relu, aclnnRelu, RELU, gen_any, EXACT, .mix_a = ACL_INT8, .mix_out = ACL_INT8,
          .bad_in = ACL_INT16, .bad_out = H),
     UROW("aclnnRelu", ws_Relu, aclnnRelu, RELU, gen_any, EXACT, .dt = ACL_INT64, .out_dt = ACL_INT64, .mix_a = BF,
-         .mix_out = BF, .bad_in = ACL_UINT8, .bad_out = I),
-    IUROW("aclnnInplaceRelu", ws_iRelu, aclnnInplaceRelu, RELU, gen_any, EXACT, .dt = I, .mix_a = H,
-          .bad_in = ACL_UINT8),
+         .mix_out = BF, .bad_in = ACL_UINT16, .bad_out = I),
+    IUROW("aclnnInplaceRelu", ws_iRelu, aclnnInplaceRelu, RELU, gen_any, EXACT, .dt = I, .mix_a = ACL_UINT8,
+          .bad_in = ACL_UINT16),
     UROW("aclnnGelu", ws_Gelu, aclnnGelu, GELU, gen_act, ULP2, .mix_a = H, .mix_out = H, .bad_in = D, .bad_out = H),
     UROW("aclnnGelu", ws_Gelu, aclnnGelu, GELU, gen_act, ULP2, .dt = BF, .out_dt = BF, .bad_in = I, .bad_out = F),
     UROW("aclnnSilu", ws_Silu, aclnnSilu, SILU, gen_act, ULP2, .mix_a = BF, .mix_out = BF, .bad_in = D, .bad_out = BF),
@@ -653,19 +653,21 @@ static void test_tanh_sigmoid(void)
     expect_dtype_err(row(SIGMOID, K_U), F, I, "out");
 }
 
-/* Relu: out must have self's dtype; NaN stays NaN. */
+/* Relu: out must have self's dtype; NaN stays NaN; u8 is taken (and unchanged), as on the device. */
 static void test_relu(void)
 {
     FN_VALUES(RELU, F, F, 0, -1, 0, 2.5, -INFINITY, INFINITY, NAN, 1e-45, -1e-45);
     FN_VALUES(RELU, BF, BF, 0, -1, 3);
     FN_VALUES(RELU, ACL_INT8, ACL_INT8, 0, -128, 127, 0, -1);
     FN_VALUES(RELU, ACL_INT64, ACL_INT64, 0, -9.2e18, 9.2e18, 1);
+    FN_VALUES(RELU, ACL_UINT8, ACL_UINT8, 0, 0, 1, 200, 255);
     const Op *op = row(RELU, K_U);
     expect_dtype_err(op, F, D, "out");
     expect_dtype_err(op, F, H, "out");
     expect_dtype_err(op, I, ACL_INT64, "out");
     expect_dtype_err(op, ACL_INT8, F, "out");
-    expect_dtype_err(op, ACL_UINT8, ACL_UINT8, "self");
+    expect_dtype_err(op, ACL_UINT8, ACL_INT8, "out");
+    expect_dtype_err(op, ACL_UINT16, ACL_UINT16, "self");
     expect_dtype_err(op, D, D, "self");
 }
 

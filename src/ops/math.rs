@@ -26,7 +26,9 @@ const EXP_IN: &[DType] = &[F32, F16, F64, C64, C128, Bool, S64, BF16];
 const LOG_IN: &[DType] = &[Bool, S64, S32, S16, S8, U8, F32, F16, F64, C64, C128, BF16];
 const TANH_IN: &[DType] = &[F32, F16, Bool, U8, S8, S16, S32, S64, BF16];
 const HALFS: &[DType] = &[F32, F16, BF16];
-const RELU: &[DType] = &[F32, F16, S8, S32, S64, BF16];
+/// Relu: CANN's A2 code (`DTYPE_SUPPORT_LIST` + bf16) and InplaceRelu's doc take u8 too
+/// (Relu's doc omits it); max(x, 0) of a u8 is x.
+const RELU: &[DType] = &[F32, F16, S8, U8, S32, S64, BF16];
 const FLOOR: &[DType] = &[F64, F32, F16, BF16, S64, S32, S16, S8, U64, U32, U16, U8];
 const CEIL: &[DType] = &[F16, F32, F64, BF16];
 const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];

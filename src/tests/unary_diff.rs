@@ -185,8 +185,8 @@ const OPS: &[OpDef] = &[
         fun: Fun::Relu,
         f: m::relu,
         fi: m::inplace_relu,
-        ins: &[F32, F16, S8, S32, S64, BF16],
-        outs: &[F32, F16, S8, S32, S64, BF16],
+        ins: &[F32, F16, S8, U8, S32, S64, BF16],
+        outs: &[F32, F16, S8, U8, S32, S64, BF16],
         rule: Rule::Equal,
     },
     OpDef {
@@ -1024,7 +1024,7 @@ fn phase1_shape_rank_and_named_out_rules() {
     // unsupported self dtypes
     for (fun, d) in [
         (Fun::Sigmoid, F64),
-        (Fun::Relu, U8),
+        (Fun::Relu, U16),
         (Fun::Relu, Bool),
         (Fun::Ceil, S32),
         (Fun::Tanh, F64),
