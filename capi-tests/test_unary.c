@@ -296,7 +296,7 @@ static const Op UNARY_OPS[] = {
     IUROW("aclnnInplaceErf", ws_iErf, aclnnInplaceErf, ERF, gen_act, ULP2, .dt = H, .mix_a = D,
           .bad_in = ACL_COMPLEX64, .bad_out = I),
     UROW("aclnnLog2", ws_Log2, aclnnLog2, LOG2, gen_pos, ULP2, .mix_a = ACL_UINT8, .mix_out = BF,
-         .bad_in = ACL_COMPLEX64, .bad_out = ACL_INT64),
+         .bad_in = ACL_UINT16, .bad_out = ACL_INT64),
     IUROW("aclnnInplaceLog2", ws_iLog2, aclnnInplaceLog2, LOG2, gen_pos, ULP2, .dt = D, .mix_a = BF,
           .bad_in = ACL_UINT16, .bad_out = I),
     UROW("aclnnExp2", ws_Exp2, aclnnExp2, EXP2, gen_any, ULP2, .mix_a = ACL_BOOL, .mix_out = H,
@@ -765,6 +765,16 @@ static void test_erf_log2_exp2(void)
     /* complex and unsigned wide dtypes are not supported; outs must be float */
     expect_dtype_err(row(ERF, K_U), ACL_COMPLEX64, ACL_COMPLEX64, "self");
     expect_dtype_err(row(LOG2, K_U), F, ACL_COMPLEX64, "out");
+    /* Log2 of complex (CANN's A2 code takes c64/c128): ln z / ln 2, principal branch */
+    int64_t s3[] = {3};
+    DevTensor c = mk(ACL_COMPLEX64, s3, 1, V(4, 0, -1, 0, 0, 1));
+    DevTensor o = mk(ACL_COMPLEX64, s3, 1, NULL);
+    Args x = {c.tensor, NULL, NULL, NULL, o.tensor};
+    OP_OK(row(LOG2, K_U), &x);
+    check_c64("log2 of complex64", &o, V(2, 0, 0, PI / 0.69314718055994530942, 0, PI / 2 / 0.69314718055994530942), 3);
+    expect_dtype_err(row(LOG2, K_U), ACL_COMPLEX64, F, "out");
+    dev_free(&c);
+    dev_free(&o);
     expect_dtype_err(row(EXP2, K_U), ACL_UINT16, F, "self");
     expect_dtype_err(row(EXP2, K_U), I, I, "out");
 }

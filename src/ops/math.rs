@@ -34,6 +34,9 @@ const CEIL: &[DType] = &[F16, F32, F64, BF16];
 const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];
 const SIGN: &[DType] = &[F64, F32, F16, S32, S64, C64, C128, Bool, BF16];
 const ERF: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+/// Log2: CANN's A2 code (`DTYPE_SUPPORT_LIST_910B`, outs `ASCEND910B_OUTPUT_DTYPE_SUPPORT_LIST`)
+/// and doc take complex too.
+const LOG2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool, C64, C128];
 const REAL_FLOATS: &[DType] = &[F32, F16, F64, BF16];
 
 /// A float function of `d` computed in the float dtype `floating(d)`.
@@ -134,7 +137,7 @@ unary_ops! {
     /// aclnnErf: the error function.
     erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
     /// aclnnLog2.
-    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
+    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), LOG2_IN, FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
     exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
 }
@@ -226,10 +229,17 @@ pub const CATALOG: &[Entry] = &[
         rule: "−1/0/1 (complex z/|z|)",
     },
     Entry {
-        ops: "Erf, Log2, Exp2 (+ Inplace)",
+        ops: "Erf, Exp2 (+ Inplace)",
         a: ERF,
         b: &[],
         out: REAL_FLOATS,
         rule: "float functions (integers in f32)",
+    },
+    Entry {
+        ops: "Log2, InplaceLog2",
+        a: LOG2_IN,
+        b: &[],
+        out: FLOATS,
+        rule: "log₂ x (integers in f32; complex: ln z / ln 2)",
     },
 ];

@@ -224,6 +224,12 @@ macro_rules! complex_fn {
                     f::TANH => z.tanh(),
                     f::RECIPROCAL => z.recip(),
                     f::NEG => -z,
+                    // ln z / ln 2 (principal branch), in complex128 and rounded once.
+                    f::LOG2 => {
+                        let w = num_complex::Complex::new(z.re as f64, z.im as f64).ln()
+                            / std::f64::consts::LN_2;
+                        <$t>::new(w.re as $r, w.im as $r)
+                    }
                     // z / |z|, and 0 for 0.
                     _ => {
                         let a = z.abs();

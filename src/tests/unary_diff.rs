@@ -258,8 +258,9 @@ const OPS: &[OpDef] = &[
         fun: Fun::Log2,
         f: m::log2,
         fi: m::inplace_log2,
-        ins: ERF_IN,
-        outs: REAL_FLOATS,
+        // CANN's A2 code and doc: complex too.
+        ins: &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool, C64, C128],
+        outs: FLOATS,
         rule: Rule::Castable,
     },
     OpDef {
@@ -477,6 +478,10 @@ fn c_ref(fun: Fun, x: f64, y: f64) -> (f64, f64) {
     match fun {
         Fun::Exp => (x.exp() * y.cos(), x.exp() * y.sin()),
         Fun::Log => (hyp.ln(), y.atan2(x)),
+        Fun::Log2 => (
+            hyp.ln() / std::f64::consts::LN_2,
+            y.atan2(x) / std::f64::consts::LN_2,
+        ),
         Fun::Sqrt => sqrt(x, y),
         Fun::Rsqrt => {
             let (a, b) = sqrt(x, y);
@@ -654,7 +659,11 @@ fn expected(fun: Fun, d: DType, o: DType, x: Val) -> Want {
                 r,
                 fmt: f,
                 k: c_bound(fun),
-                floor: if fun == Fun::Log { 1.0 } else { 0.0 },
+                floor: if matches!(fun, Fun::Log | Fun::Log2) {
+                    1.0
+                } else {
+                    0.0
+                },
             }
         }
     }
@@ -1648,6 +1657,7 @@ fn complex_functions_match_formulas() {
     for fun in [
         Fun::Exp,
         Fun::Log,
+        Fun::Log2,
         Fun::Sqrt,
         Fun::Sin,
         Fun::Cos,
