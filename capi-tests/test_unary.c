@@ -651,6 +651,21 @@ static void test_tanh_sigmoid(void)
     FN_VALUES(SIGMOID, BF, BF, 2, 0, 2, -2, 50, -50);
     expect_dtype_err(row(SIGMOID, K_U), I, F, "self");
     expect_dtype_err(row(SIGMOID, K_U), F, I, "out");
+    expect_dtype_err(row(SIGMOID, K_U), D, D, "self");
+    /* InplaceSigmoid also takes f64 and complex (CANN's A2 code and doc): 1/(1+e^-z) */
+    int64_t s2[] = {2};
+    int64_t s3[] = {3};
+    DevTensor d = mk(D, s3, 1, V(0, INFINITY, -INFINITY));
+    Args y = {d.tensor, NULL, NULL, NULL, NULL};
+    OP_OK(row(SIGMOID, K_IU), &y);
+    EXPECT_T(d, 0.5, 1, 0);
+    DevTensor c = mk(ACL_COMPLEX64, s2, 1, V(0, 0, 0, PI / 2));
+    Args z = {c.tensor, NULL, NULL, NULL, NULL};
+    OP_OK(row(SIGMOID, K_IU), &z);
+    /* 1/(1 + e^{-i pi/2}) = 1/(1 - i) = (1 + i)/2 */
+    check_c64("inplace sigmoid of complex64", &c, V(0.5, 0, 0.5, 0.5), 2);
+    dev_free(&d);
+    dev_free(&c);
 }
 
 /* Relu: out must have self's dtype; NaN stays NaN; u8 is taken (and unchanged), as on the device. */

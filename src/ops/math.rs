@@ -116,8 +116,6 @@ unary_ops! {
     cos, inplace_cos, "aclnnCos", "aclnnInplaceCos", ("input", "out", "inputRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::COS }>;
     /// aclnnTanh.
     tanh, inplace_tanh, "aclnnTanh", "aclnnInplaceTanh", ("self", "out", "selfRef"), TANH_IN, HALFS, Castable, float_fn::<{ f::TANH }>;
-    /// aclnnSigmoid: 1/(1+e^-x).
-    sigmoid, inplace_sigmoid, "aclnnSigmoid", "aclnnInplaceSigmoid", ("self", "out", "selfRef"), HALFS, HALFS, Castable, float_fn::<{ f::SIGMOID }>;
     /// aclnnRelu: max(x, 0) (NaN stays NaN); out has self's dtype.
     relu, inplace_relu, "aclnnRelu", "aclnnInplaceRelu", ("self", "out", "selfRef"), RELU, RELU, Equal, same_fn::<{ f::RELU }>;
     /// aclnnGelu: the tanh approximation 0.5x(1+tanh(√(2/π)(x+0.044715x³))).
@@ -140,6 +138,45 @@ unary_ops! {
     log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), LOG2_IN, FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
     exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+}
+
+/// InplaceSigmoid's selfRef: CANN's A2 code (`GetSelfRefDtypeList` = `DTYPE_OUT_LIST`) and
+/// doc take f64 and complex too, unlike Sigmoid's documented self.
+const SIGMOID_INPLACE: &[DType] = &[F32, F16, F64, C64, C128, BF16];
+
+/// aclnnSigmoid: 1/(1+e^-x).
+pub fn sigmoid(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    let rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(
+        "aclnnSigmoid",
+        &rule,
+        "self",
+        self_,
+        Some(("out", out)),
+        float_fn::<{ f::SIGMOID }>,
+    )
+}
+
+/// The in-place form (aclnnInplaceSigmoid): f32 f16 f64 c64 c128 bf16 (complex:
+/// 1/(1+e^-z)).
+pub fn inplace_sigmoid(self_ref: &TensorDesc) -> Result<Executor> {
+    let rule = Rule {
+        a: SIGMOID_INPLACE,
+        out: SIGMOID_INPLACE,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(
+        "aclnnInplaceSigmoid",
+        &rule,
+        "selfRef",
+        self_ref,
+        None,
+        float_fn::<{ f::SIGMOID }>,
+    )
 }
 
 /// Supported dtypes, for the README's operator table.
@@ -180,11 +217,18 @@ pub const CATALOG: &[Entry] = &[
         rule: "tanh x",
     },
     Entry {
-        ops: "Sigmoid, InplaceSigmoid",
+        ops: "Sigmoid",
         a: HALFS,
         b: &[],
         out: HALFS,
         rule: "1/(1+e^−x)",
+    },
+    Entry {
+        ops: "InplaceSigmoid",
+        a: SIGMOID_INPLACE,
+        b: &[],
+        out: SIGMOID_INPLACE,
+        rule: "1/(1+e^−x) (complex: 1/(1+e^−z))",
     },
     Entry {
         ops: "Relu, InplaceRelu",

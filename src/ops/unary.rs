@@ -224,6 +224,13 @@ macro_rules! complex_fn {
                     f::TANH => z.tanh(),
                     f::RECIPROCAL => z.recip(),
                     f::NEG => -z,
+                    // 1/(1+e^-z), in complex128 and rounded once.
+                    f::SIGMOID => {
+                        let one = num_complex::Complex::new(1.0f64, 0.0);
+                        let w = num_complex::Complex::new(z.re as f64, z.im as f64);
+                        let w = one / (one + (-w).exp());
+                        <$t>::new(w.re as $r, w.im as $r)
+                    }
                     // ln z / ln 2 (principal branch), in complex128 and rounded once.
                     f::LOG2 => {
                         let w = num_complex::Complex::new(z.re as f64, z.im as f64).ln()
