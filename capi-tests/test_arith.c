@@ -410,9 +410,9 @@ static void test_sub_other_dtypes(void)
     DevTensor fo = mk(F, s1, 1, NULL);
     EXPECT_ERR(aclnnSubGetWorkspaceSize(c.tensor, d.tensor, two, fo.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
                "aclnnSubGetWorkspaceSize", "out", &fo);
-    /* InplaceSubs does not take a complex selfRef (library rule, as InplaceAdds) */
-    EXPECT_ERR(aclnnInplaceSubsGetWorkspaceSize(c.tensor, two, one, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnInplaceSubsGetWorkspaceSize", "selfRef", &c);
+    /* InplaceSubs takes a complex selfRef (CANN's doc and A2 code): (1+2i) - 1*2 = -1+2i */
+    RUN2(aclnnInplaceSubsGetWorkspaceSize(c.tensor, two, one, &ews, &eex), aclnnInplaceSubs);
+    EXPECT_T(c, -1, 2);
     /* f16 - f16 rounds once: 2048 - 0.5 = 2047.5 lies halfway between the f16 values 2047 and 2048 (even) */
     DevTensor h = mk(ACL_FLOAT16, s2, 1, V(2048, 1)), hb = mk(ACL_FLOAT16, s2, 1, V(0.5, 0.0009765625));
     DevTensor ho = mk(ACL_FLOAT16, s2, 1, NULL);

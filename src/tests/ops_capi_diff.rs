@@ -17,7 +17,7 @@
 //!   even); f16/bf16 compute in f32 and round once to P; the P result is converted to out;
 //! - Sub: `a - alpha*b`, alpha converted to P, a multiply then a subtraction (not fused);
 //!   bool - bool is `a xor (alpha and b)` (CANN's Sub kernel on bool, as its tests model
-//!   it); InplaceSubs refuses a complex selfRef;
+//!   it); InplaceSubs takes a complex selfRef (its doc and CANN's A2 code);
 //! - Div: computes in P if P is float/complex, else in f32 (each input converted straight
 //!   to f32); the out-cast check is on P. DivMod: 1 = trunc, 2 = floor (integer P: exact
 //!   floor division in P, x/0 = 0, MIN/-1 = MIN); other modes, and 1/2 with complex P,
@@ -953,9 +953,6 @@ impl Case {
         let (a, b) = (self.a_dtype(), self.b_dtype());
         if self.fam == Fam::Pow && self.form != Form::ST && a == Bool && b == Some(Bool) {
             return Some("pow of two bools".into());
-        }
-        if self.fam == Fam::Sub && self.form == Form::ITS && kind(a) == K::Complex {
-            return Some("InplaceSubs with a complex selfRef".into());
         }
         let p = if b.is_some() {
             match self.promoted() {
@@ -2767,23 +2764,34 @@ fn capi_sub_of_two_bools_is_xor_with_alpha() {
     }
 }
 
-/// Sub: InplaceSubs refuses a complex selfRef; a float alpha cannot apply to an integer P;
-/// alpha applies in P.
+/// Sub: InplaceSubs takes a complex selfRef (CANN's doc and A2 code list complex); a float
+/// alpha cannot apply to an integer P; alpha applies in P.
 #[test]
 fn capi_sub_refusals_and_alpha() {
     init_runtime();
     let one = Some(Sc::int(S32, 1));
     let c = [(C64, enc(C64, &[1.0]))];
-    assert!(run_1d(
+    let got = run_1d(
         (Fam::Sub, Form::ITS),
         &c,
-        Some(Sc::int(F32, 1)),
+        Some(Sc::int(F32, 3)),
         one,
         0,
-        None
+        None,
     )
-    .unwrap()
-    .is_none());
+    .unwrap();
+    assert_values(got, &[V::C(-2.0, 0.0)], "InplaceSubs complex64 - 3");
+    let c128 = [(C128, enc(C128, &[1.0]))];
+    let got = run_1d(
+        (Fam::Sub, Form::ITS),
+        &c128,
+        Some(Sc::int(S32, 2)),
+        Some(Sc::int(S32, 3)),
+        0,
+        None,
+    )
+    .unwrap();
+    assert_values(got, &[V::C(-5.0, 0.0)], "InplaceSubs complex128 - 3*2");
     let got = run_1d(
         (Fam::Sub, Form::TS),
         &c,
