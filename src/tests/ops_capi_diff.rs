@@ -240,9 +240,19 @@ fn lists(fam: Fam, form: Form) -> (Vec<DType>, Vec<DType>, Vec<DType>) {
             let o = with(&i, &[C64, C128]);
             (i.clone(), i, o)
         }
+        // The Scalar forms of And/Or may write a float out (their A2 docs; the A2 code only
+        // checks the cast), and OrScalar takes no u32/u64 self or other on A2.
         Fam::Bit(Conn::And) => {
             let i = vec![Bool, S8, S16, S32, S64, U8, U16];
-            let o = with(&i, &[U32, U64]);
+            let mut o = with(&i, &[U32, U64]);
+            if matches!(form, Form::TS | Form::ITS) {
+                o.extend([F32, F16, F64, BF16]);
+            }
+            (i.clone(), i, o)
+        }
+        Fam::Bit(Conn::Or) if matches!(form, Form::TS | Form::ITS) => {
+            let i = vec![Bool, S8, S16, S32, S64, U8, U16];
+            let o = with(&i, &[U32, U64, F32, F16, F64, BF16]);
             (i.clone(), i, o)
         }
         Fam::Bit(Conn::Or) => {
@@ -2909,6 +2919,95 @@ fn capi_pow_integer_rules() {
     )
     .unwrap();
     assert_values(got, &ints(&[44, wrap(44 * 44, S8)]), "300^e in s8");
+}
+
+/// BitwiseAndScalar/BitwiseOrScalar (and their in-place forms' lists) per CANN's A2 code and
+/// docs: a float out is accepted (the result converted), as are u32/u64 outs (the code checks
+/// only the cast); BitwiseOrScalar refuses a u32/u64 self or scalar; the Tensor forms keep
+/// integer outs only. Every case is also checked against the model by `run_1d`.
+#[test]
+fn capi_bitwise_scalar_dtype_lists() {
+    init_runtime();
+    let a = [(S32, enc(S32, &[4660.0, -1.0, 7.0]))];
+    let cases = [
+        (Conn::And, 0xFF, [52.0, 255.0, 7.0]),
+        (Conn::Or, 2, [4662.0, -1.0, 7.0]),
+    ];
+    for (conn, s, want) in cases {
+        for out in [F32, F64] {
+            let got = run_1d(
+                (Fam::Bit(conn), Form::TS),
+                &a,
+                Some(Sc::int(S64, s)),
+                None,
+                0,
+                Some(out),
+            )
+            .unwrap();
+            let w: Vec<V> = want.iter().map(|&x| V::F(x)).collect();
+            assert_values(got, &w, &format!("{conn:?}Scalar s32 into {out:?}"));
+        }
+        for out in [F16, BF16, U32, U64, S8] {
+            let got = run_1d(
+                (Fam::Bit(conn), Form::TS),
+                &a,
+                Some(Sc::int(S64, s)),
+                None,
+                0,
+                Some(out),
+            )
+            .unwrap();
+            assert!(got.is_some(), "{conn:?}Scalar s32 into {out:?} refused");
+        }
+        // The Tensor form keeps integer outs.
+        let b = [a[0].clone(), (S32, enc(S32, &[s as f64; 3]))];
+        assert!(
+            run_1d((Fam::Bit(conn), Form::TT), &b, None, None, 0, Some(F32))
+                .unwrap()
+                .is_none(),
+            "{conn:?}Tensor into f32"
+        );
+    }
+    // BitwiseOrScalar: no u32/u64 self or other; BitwiseOrTensor takes them.
+    for d in [U32, U64] {
+        let t = [(d, enc(d, &[5.0, 6.0]))];
+        for form in [Form::TS, Form::ITS] {
+            let out = (form == Form::TS).then_some(d);
+            assert!(
+                run_1d(
+                    (Fam::Bit(Conn::Or), form),
+                    &t,
+                    Some(Sc::int(d, 1)),
+                    None,
+                    0,
+                    out
+                )
+                .unwrap()
+                .is_none(),
+                "OrScalar {d:?} {form:?}"
+            );
+        }
+        let got = run_1d(
+            (Fam::Bit(Conn::Or), Form::TS),
+            &[(S32, enc(S32, &[5.0]))],
+            Some(Sc::int(d, 1)),
+            None,
+            0,
+            Some(S32),
+        )
+        .unwrap();
+        assert!(got.is_none(), "OrScalar with a {d:?} scalar");
+        let got = run_1d(
+            (Fam::Bit(Conn::Or), Form::TT),
+            &[t[0].clone(), t[0].clone()],
+            None,
+            None,
+            0,
+            Some(d),
+        )
+        .unwrap();
+        assert_values(got, &ints(&[5, 6]), &format!("OrTensor {d:?}"));
+    }
 }
 
 /// BitwiseNot keeps self's dtype; logical ops read truth values and refuse complex outs.
