@@ -353,14 +353,23 @@ static void test_reduce_errors(void)
                "aclnnLogSoftmaxGetWorkspaceSize", "self", &o23);
     EXPECT_ERR(aclnnArgMinGetWorkspaceSize(x.tensor, 1, false, o2.tensor, &ews, &eex), INV,
                "aclnnArgMinGetWorkspaceSize", "out", &o2);
-    /* Amax/Amin/ArgMax over a reduced axis of size 0 */
+    /* Amax/Amin/ArgMin over a reduced axis of size 0 */
     DevTensor e = mk(F, s03, 2, NULL), o3 = mk(F, s3, 1, NULL), oi3 = mk(ACL_INT64, s3, 1, NULL);
     EXPECT_ERR(aclnnAmaxGetWorkspaceSize(e.tensor, d0, false, o3.tensor, &ews, &eex), INV,
                "aclnnAmaxGetWorkspaceSize", "size 0", &o3);
     EXPECT_ERR(aclnnAminGetWorkspaceSize(e.tensor, d0, false, o3.tensor, &ews, &eex), INV,
                "aclnnAminGetWorkspaceSize", "size 0", &o3);
-    EXPECT_ERR(aclnnArgMaxGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), INV,
-               "aclnnArgMaxGetWorkspaceSize", "size 0", &oi3);
+    EXPECT_ERR(aclnnArgMinGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), INV,
+               "aclnnArgMinGetWorkspaceSize", "size 0", &oi3);
+    /* ArgMax over it succeeds and writes nothing (CANN's A2 code returns for an empty self) */
+    dev_fill_bytes(&oi3, SENT);
+    RUN2(aclnnArgMaxGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), aclnnArgMax);
+    check_untouched_at(__FILE__, __LINE__, &oi3);
+    /* bool is no ArgMax/ArgMin dtype (CANN's A2 list); Amax/Amin take it */
+    EXPECT_ERR(aclnnArgMaxGetWorkspaceSize(b.tensor, 1, false, oi2.tensor, &ews, &eex), INV,
+               "aclnnArgMaxGetWorkspaceSize", "self", &oi2);
+    EXPECT_ERR(aclnnArgMinGetWorkspaceSize(b.tensor, 1, false, oi2.tensor, &ews, &eex), INV,
+               "aclnnArgMinGetWorkspaceSize", "self", &oi2);
     /* an empty mean is NaN, not allowed for a complex out */
     DevTensor z = mk(ACL_COMPLEX64, s03, 2, NULL), oz = mk(ACL_COMPLEX64, s3, 1, NULL);
     EXPECT_ERR(aclnnMeanGetWorkspaceSize(z.tensor, d0, false, ACL_COMPLEX64, oz.tensor, &ews, &eex), INV,
