@@ -33,7 +33,11 @@ const FLOOR: &[DType] = &[F64, F32, F16, BF16, S64, S32, S16, S8, U64, U32, U16,
 const CEIL: &[DType] = &[F16, F32, F64, BF16];
 const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];
 const SIGN: &[DType] = &[F64, F32, F16, S32, S64, C64, C128, Bool, BF16];
-const ERF: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+/// Exp2's self (its A2 list: bool, the integers but u16-u64, the real floats).
+const EXP2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+/// Erf's self: CANN's A2 code (`DTYPE_SUPPORT_LIST_910B`) f64 f32 f16 bf16 bool s64; the doc
+/// gives bf16 to A3 only, the code to every 910B-910E (A2 included) - we follow the code.
+const ERF_IN: &[DType] = &[F32, F16, F64, BF16, S64, Bool];
 /// Log2: CANN's A2 code (`DTYPE_SUPPORT_LIST_910B`, outs `ASCEND910B_OUTPUT_DTYPE_SUPPORT_LIST`)
 /// and doc take complex too.
 const LOG2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool, C64, C128];
@@ -133,11 +137,11 @@ unary_ops! {
     /// aclnnReciprocal: 1/x.
     reciprocal, inplace_reciprocal, "aclnnReciprocal", "aclnnInplaceReciprocal", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::RECIPROCAL }>;
     /// aclnnErf: the error function.
-    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
+    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF_IN, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
     /// aclnnLog2.
     log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), LOG2_IN, FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
-    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), EXP2_IN, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
 }
 
 /// InplaceSigmoid's selfRef: CANN's A2 code (`GetSelfRefDtypeList` = `DTYPE_OUT_LIST`) and
@@ -273,11 +277,18 @@ pub const CATALOG: &[Entry] = &[
         rule: "−1/0/1 (complex z/|z|)",
     },
     Entry {
-        ops: "Erf, Exp2 (+ Inplace)",
-        a: ERF,
+        ops: "Erf, InplaceErf",
+        a: ERF_IN,
         b: &[],
         out: REAL_FLOATS,
-        rule: "float functions (integers in f32)",
+        rule: "erf x (s64 and bool in f32)",
+    },
+    Entry {
+        ops: "Exp2, InplaceExp2",
+        a: EXP2_IN,
+        b: &[],
+        out: REAL_FLOATS,
+        rule: "2^x (integers in f32)",
     },
     Entry {
         ops: "Log2, InplaceLog2",

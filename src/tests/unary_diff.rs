@@ -98,7 +98,7 @@ const FLOATS: &[DType] = &[F32, F16, F64, C64, C128, BF16];
 const REAL_FLOATS: &[DType] = &[F32, F16, F64, BF16];
 const HALFS: &[DType] = &[F32, F16, BF16];
 const LOG_IN: &[DType] = &[Bool, S64, S32, S16, S8, U8, F32, F16, F64, C64, C128, BF16];
-const ERF_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+const EXP2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
 
 const OPS: &[OpDef] = &[
     OpDef {
@@ -250,7 +250,8 @@ const OPS: &[OpDef] = &[
         fun: Fun::Erf,
         f: m::erf,
         fi: m::inplace_erf,
-        ins: ERF_IN,
+        // CANN's A2 code and doc: no s32/s16/s8/u8 (bf16: the A2 code).
+        ins: &[F32, F16, F64, BF16, S64, Bool],
         outs: REAL_FLOATS,
         rule: Rule::Castable,
     },
@@ -267,7 +268,7 @@ const OPS: &[OpDef] = &[
         fun: Fun::Exp2,
         f: m::exp2,
         fi: m::inplace_exp2,
-        ins: ERF_IN,
+        ins: EXP2_IN,
         outs: REAL_FLOATS,
         rule: Rule::Castable,
     },
@@ -1084,6 +1085,10 @@ fn phase1_shape_rank_and_named_out_rules() {
         (Fun::Log, U16),
         (Fun::Log, C32),
         (Fun::Erf, C64),
+        (Fun::Erf, S32),
+        (Fun::Erf, S16),
+        (Fun::Erf, S8),
+        (Fun::Erf, U8),
     ] {
         for &o in &ALL16 {
             refused(fun, d, o, &mut rng);
