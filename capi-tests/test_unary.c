@@ -323,8 +323,8 @@ static const Op UNARY_OPS[] = {
      .bad_in = UNDEF, .bad_out = ACL_INT64, .bad_out_b = ACL_COMPLEX128, .np_a = UNDEF, .np_b = UNDEF},
     /* InplaceZero */
     IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .mix_a = ACL_BOOL, .bad_in = UNDEF),
-    IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .dt = ACL_UINT32, .mix_a = BF,
-          .bad_in = UNDEF),
+    IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .dt = ACL_UINT16, .mix_a = BF,
+          .bad_in = ACL_UINT32),
 };
 
 /* ================================================================ helpers for the value tests */
@@ -923,6 +923,11 @@ static void test_fill_zero(void)
     EXPECT_T(f, 0, 0);
     EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(NULL, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
                "aclnnInplaceZeroGetWorkspaceSize", "selfRef", NULL);
+    /* InplaceZero takes no u32/u64 (CANN's A2 list) */
+    DevTensor w = mk(ACL_UINT64, s2, 1, NULL);
+    EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(w.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnInplaceZeroGetWorkspaceSize", "selfRef", &w);
+    dev_free(&w);
     /* complex32 is no dtype of these operators */
     DevTensor c32 = mk(ACL_COMPLEX32, s2, 1, NULL);
     EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(c32.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
