@@ -185,10 +185,14 @@ static void test_mean(void)
     DevTensor i = mk(ACL_INT32, (int64_t[]){2, 2}, 2, V(-1, -2, 1, 2)), oi = mk(ACL_INT32, s2, 1, NULL);
     mean_run(&i, dm1, false, ACL_INT32, &oi);
     EXPECT_T(oi, -1, 1);
-    /* MeanV2: noopWithEmptyAxes true with no dims: a copy (into f64); false: every axis. */
-    DevTensor c = mk(ACL_DOUBLE, s23, 2, NULL);
+    /* MeanV2: noopWithEmptyAxes true with no dims: a copy; false: every axis. out must have
+       self's dtype (CANN's A2 code and doc), even for the copy. */
+    DevTensor c = mk(F, s23, 2, NULL), cd = mk(ACL_DOUBLE, s23, 2, NULL);
     RUN2(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, true, c.tensor, &ews, &eex), aclnnMeanV2);
     EXPECT_T(c, 1, 2, 3, 4, 5, 6);
+    EXPECT_ERR(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, true, cd.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnMeanV2GetWorkspaceSize", "out", &cd);
+    dev_free(&cd);
     RUN2(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, false, o.tensor, &ews, &eex), aclnnMeanV2);
     CHECK(first(&o) == 3.5);
     DevTensor o2 = mk(F, (int64_t[]){2, 1}, 2, NULL);

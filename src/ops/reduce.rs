@@ -187,7 +187,9 @@ pub fn mean(
     mean_impl("aclnnMean", self_, dims, keep, d, out, false)
 }
 
-/// aclnnMeanV2: the mean in out's dtype; with no dims and noopWithEmptyAxes, a copy.
+/// aclnnMeanV2: the mean in self's dtype, which out must have (CANN's A2 code:
+/// `CheckDtypeValidONNX`, OP_CHECK_DTYPE_NOT_SAME; doc: out's dtype 需要和self一致); with no
+/// dims and noopWithEmptyAxes, a copy.
 pub fn mean_v2(
     self_: &TensorDesc,
     dims: &[i64],
@@ -195,6 +197,14 @@ pub fn mean_v2(
     noop_with_empty_axes: bool,
     out: &TensorDesc,
 ) -> Result<Executor> {
+    ew::check_tensor("self", self_, MEAN)?;
+    ew::check_tensor("out", out, MEAN)?;
+    crate::ensure!(
+        out.dtype == self_.dtype,
+        "out has dtype {} but must have self's dtype {}",
+        out.dtype,
+        self_.dtype
+    );
     mean_impl(
         "aclnnMeanV2",
         self_,
@@ -341,11 +351,18 @@ pub const CATALOG: &[Entry] = &[
         rule: "sum over dims (f64 accumulation), out dtype = dtype",
     },
     Entry {
-        ops: "Mean, MeanV2",
+        ops: "Mean",
         a: MEAN,
         b: &[],
         out: MEAN,
-        rule: "mean over dims; empty → NaN",
+        rule: "mean over dims in dtype; empty → NaN",
+    },
+    Entry {
+        ops: "MeanV2",
+        a: MEAN,
+        b: &[],
+        out: MEAN,
+        rule: "mean over dims, out dtype = self dtype; empty → NaN",
     },
     Entry {
         ops: "Amax, Amin",
