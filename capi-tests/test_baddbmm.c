@@ -64,7 +64,7 @@ static void test_baddbmm_self_shapes(void)
     } self[] = {{{1}, 1},       {{p}, 1},       {{1, p}, 2},    {{n, 1}, 2},    {{n, p}, 2},
                 {{1, 1, 1}, 3}, {{b, 1, p}, 3}, {{1, n, p}, 3}, {{b, n, 1}, 3}, {{b, n, p}, 3}};
     double *v1 = ints(0, b * n * m), *v2 = ints(1, b * m * p), *vs = ints(2, b * n * p), want[12], got[12];
-    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {D, D}, {H, F}};
+    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {BF, BF}, {H, F}};
     for (size_t d = 0; d < ARRAY_LEN(dts); d++)
         for (size_t i = 0; i < ARRAY_LEN(self); i++)
             for (int bb = 0; bb < 2; bb++) {

@@ -15,9 +15,12 @@
 //! product's dtype is not a cube dtype (Mul + ReduceSum, bool: LogicalAnd + ReduceAny): see
 //! `IntAddmv`.
 //!
-//! Dtypes: f32, f16, bf16 (and f64); bf16 does not mix with f16 or f32. f16/bf16 inputs are
-//! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 in f64; the
-//! result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
+//! Dtypes: f32, f16, bf16; bf16 does not mix with f16 or f32. f64 is refused by Mm,
+//! BatchMatMul, Matmul, Addmm and Baddbmm (and their in-place forms), as on Atlas A2, whose
+//! cube matmul rule (`Dav2201MatMulRule`) and operator lists take f32/f16/bf16 only; Addmv
+//! takes it (its A2 code computes f64 with Mul + ReduceSum). f16/bf16 inputs are
+//! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 (Addmv) in f64;
+//! the result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
 //! computes at least in f32 here). Strided and transposed views go to the GEMM as they are
 //! (no copy) when their dtype is the computation dtype and they do not overlap out.
 
@@ -33,7 +36,9 @@ use crate::scalar::Scalar;
 use crate::tensor::{contiguous_strides, TensorDesc};
 
 use DType::*;
-const LIST: &[DType] = &[F32, F16, BF16, F64];
+/// The cube matmul's dtypes on Atlas A2 (`Dav2201MatMulRule::GetSupportedDTypes` and the
+/// operators' own lists in ops-nn's aclnn_mm/matmul/batch_matmul/addmm/baddbmm.cpp).
+const LIST: &[DType] = &[F32, F16, BF16];
 const SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8];
 /// Baddbmm's beta and alpha also accept bool.
 const BMM_SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool];
@@ -86,7 +91,13 @@ pub(crate) fn check_cube_math_type(t: i64) -> Result<()> {
     Ok(())
 }
 
-fn check_input(name: &str, t: &TensorDesc) -> Result<()> {
+/// A tensor of a cube matmul operator (`api`): f32, f16 or bf16; f64 with its own message.
+fn check_input(api: &str, name: &str, t: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        t.dtype != F64,
+        "tensor '{name}' has dtype ACL_DOUBLE, which {api} does not support: on Atlas A2 its cube \
+         matmul takes ACL_FLOAT, ACL_FLOAT16 and ACL_BF16 only"
+    );
     ew::check_tensor(name, t, LIST)
 }
 
@@ -481,8 +492,8 @@ fn product(
     Ok(Executor::new(api, bindings, plan))
 }
 
-fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
-    ew::check_tensor(name, out, LIST)?;
+fn check_out(api: &str, name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
+    check_input(api, name, out)?;
     out.check_output(name)?;
     ew::check_out_cast(p, name, out)?;
     crate::ensure!(
@@ -536,8 +547,8 @@ fn fixed_rank_product(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat2", mat2)?;
+    check_input(api, "self", self_)?;
+    check_input(api, "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     check_cube_math_type(cube_math_type)?;
     crate::ensure!(
@@ -554,7 +565,7 @@ fn fixed_rank_product(
     let batch =
         broadcast_shapes(&[("self", &self_.shape[..b]), ("mat2", &mat2.shape[..b])])?.to_vec();
     let out_shape: Vec<usize> = batch.iter().copied().chain([m, n]).collect();
-    check_out("out", out, &out_shape, p)?;
+    check_out(api, "out", out, &out_shape, p)?;
     let s = [mat_strides(self_), mat_strides(mat2)];
     product(
         api,
@@ -579,8 +590,8 @@ pub fn matmul(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat2", mat2)?;
+    check_input("aclnnMatmul", "self", self_)?;
+    check_input("aclnnMatmul", "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     let (ra, rb) = (self_.rank(), mat2.rank());
     crate::ensure!(
@@ -616,7 +627,7 @@ pub fn matmul(
     if rb > 1 {
         shape.push(n);
     }
-    check_out("out", out, &shape, p)?;
+    check_out("aclnnMatmul", "out", out, &shape, p)?;
     product(
         "aclnnMatmul",
         vec![self_.clone(), mat2.clone(), out.clone()],
@@ -672,9 +683,9 @@ fn addmm_impl(
         Biased::Baddbmm => ("batch1", "batch2", 3, BMM_SCALARS),
     };
     let self_name = if out.is_some() { "self" } else { "selfRef" };
-    check_input(self_name, self_)?;
-    check_input(n1, mat1)?;
-    check_input(n2, mat2)?;
+    check_input(api, self_name, self_)?;
+    check_input(api, n1, mat1)?;
+    check_input(api, n2, mat2)?;
     let (p1, c) = computation((n1, mat1.dtype), (n2, mat2.dtype))?;
     let product_name = format!("{n1} @ {n2}");
     let (p, _) = computation((self_name, self_.dtype), (&product_name, p1))?;
@@ -726,7 +737,7 @@ fn addmm_impl(
                 "self of shape {:?} and the product of shape {shape:?} must both be empty or both non-empty",
                 self_.shape
             );
-            check_out("out", o, &shape, p)?;
+            check_out(api, "out", o, &shape, p)?;
             (
                 vec![self_.clone(), mat1.clone(), mat2.clone(), o.clone()],
                 3,
@@ -740,7 +751,7 @@ fn addmm_impl(
                 "selfRef has shape {:?} but must be the product's shape {shape:?}",
                 self_.shape
             );
-            check_out("selfRef", self_, &self_.shape, p)?;
+            check_out(api, "selfRef", self_, &self_.shape, p)?;
             (vec![self_.clone(), mat1.clone(), mat2.clone()], 0, true)
         }
     };
@@ -1190,7 +1201,7 @@ pub const CATALOG: &[Entry] = &[
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "matrix product, f32 accumulation (bf16 does not mix)",
+        rule: "matrix product, f32 accumulation (bf16 does not mix; no f64 on A2)",
     },
     Entry {
         ops: "Addmm, InplaceAddmm",

@@ -7,7 +7,8 @@
 //! - Baddbmm: `beta*self + alpha*(batch1@batch2)`, batch1 (b,n,m), batch2 (b,m,p), both 3-D,
 //!   a batch of 1 broadcasting (not in InplaceBaddbmm); self of 1-3 dims broadcasting one way
 //!   to (b,n,p); self and the product both empty or both non-empty; out (b,n,p); selfRef
-//!   (b,n,p) (or (n,p) when b is 1); beta/alpha f32 f16 f64 s8 s16 s32 s64 u8 bool.
+//!   (b,n,p) (or (n,p) when b is 1); beta/alpha f32 f16 f64 s8 s16 s32 s64 u8 bool; tensors
+//!   f32 f16 bf16 (no f64 on Atlas A2).
 //! - Addmv: `beta*self + alpha*(mat@vec)`, mat (m,k) 2-D, vec (k) 1-D, out (m) 1-D, self 0-D
 //!   or (m), or (1) when alpha is not 0; beta/alpha without bool; bf16 mixes with f16/f32.
 //! - Addmv with integer or bool mat/vec (CANN's A2 `GetMulResult` path, `addmv_integer_*`):
@@ -227,7 +228,7 @@ fn empty_dims() {
             Op::Baddbmm,
             contig(&[2, 3, 0], F32, 0),
             contig(&[2, 0, 4], F32, 1),
-            Some(contig(&[3, 1], F64, 2)),
+            Some(contig(&[3, 1], F16, 2)),
             Some(contig(&[2, 3, 4], F16, 3)),
         );
         case.beta = scal(F32, beta);
@@ -367,6 +368,9 @@ fn baddbmm_dtype_scalar_and_cube_errors() {
         ([F32, F32, F32, S32], "f32 into an int out"),
         ([S64, F32, F32, F32], "int self"),
         ([F32, F32, F32, C64], "complex out"),
+        ([F64, F32, F32, F32], "f64 self (no f64 on the A2 cube)"),
+        ([F32, F64, F64, F32], "f64 batches"),
+        ([F32, F32, F32, F64], "f64 out"),
     ] {
         invalid(run(&mut p, ds, &f1, 0), what);
     }
