@@ -1,6 +1,6 @@
 /*
  * Binary arithmetic beyond Add (reference 5.1): Sub/Subs/InplaceSub/InplaceSubs (alpha; bool - bool
- * refused), Mul/Muls/InplaceMul/InplaceMuls, Div/Divs/InplaceDiv/InplaceDivs (integer inputs divide
+ * is a logical xor), Mul/Muls/InplaceMul/InplaceMuls, Div/Divs/InplaceDiv/InplaceDivs (integer inputs divide
  * in f32; IEEE division by zero), DivMod/DivMods/InplaceDivMod/InplaceDivMods (modes 0, 1, 2;
  * others and trunc/floor on complex refused), PowTensorTensor/InplacePowTensorTensor/
  * PowTensorScalar/InplacePowTensorScalar/PowScalarTensor, Maximum/Minimum (NaN propagates).
@@ -326,27 +326,38 @@ static void test_sub_alpha(void)
     dev_free(&io);
 }
 
-/* bool - bool is refused in every form; bool with another dtype computes in that dtype. */
+/* bool - bool is `self xor (alpha and other)` in every form (CANN runs its Sub kernel on bool);
+ * an integer alpha is converted to bool; bool with another dtype computes in that dtype. */
 static void test_sub_bool(void)
 {
-    int64_t s3[] = {3};
+    int64_t s3[] = {3}, s1[] = {1};
     DevTensor p = mk(ACL_BOOL, s3, 1, V(1, 0, 1)), q = mk(ACL_BOOL, s3, 1, V(1, 1, 0));
     DevTensor ob = mk(ACL_BOOL, s3, 1, NULL), oi = mk(ACL_INT32, s3, 1, NULL);
-    aclScalar *one = sc(ACL_INT32, 1), *t = sc(ACL_BOOL, 1);
-    /* (the message names the parameters and the dtype: checked once, for aclnnSub) */
-    EXPECT_ERR(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, one, ob.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnSubGetWorkspaceSize", "self", &ob);
-    CHECK_ERRMSG("ACL_BOOL");
-    EXPECT_ERR(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, one, oi.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnSubGetWorkspaceSize", NULL, &oi);
-    EXPECT_ERR(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, t, ob.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnSubGetWorkspaceSize", NULL, &ob);
-    EXPECT_ERR(aclnnSubsGetWorkspaceSize(p.tensor, t, one, ob.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnSubsGetWorkspaceSize", NULL, &ob);
-    EXPECT_ERR(aclnnInplaceSubGetWorkspaceSize(p.tensor, q.tensor, one, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnInplaceSubGetWorkspaceSize", NULL, &p);
-    EXPECT_ERR(aclnnInplaceSubsGetWorkspaceSize(q.tensor, t, one, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnInplaceSubsGetWorkspaceSize", NULL, &q);
+    DevTensor q1 = mk(ACL_BOOL, s1, 1, V(1));
+    aclScalar *one = sc(ACL_INT32, 1), *t = sc(ACL_BOOL, 1), *fa = sc(ACL_BOOL, 0), *two = sc(ACL_INT64, 2);
+    RUN2(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, one, ob.tensor, &ews, &eex), aclnnSub);
+    EXPECT_T(ob, 0, 1, 1);
+    RUN2(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, two, oi.tensor, &ews, &eex), aclnnSub);
+    EXPECT_T(oi, 0, 1, 1);
+    RUN2(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, fa, ob.tensor, &ews, &eex), aclnnSub);
+    EXPECT_T(ob, 1, 0, 1);
+    /* other (1,) broadcasts */
+    RUN2(aclnnSubGetWorkspaceSize(p.tensor, q1.tensor, t, ob.tensor, &ews, &eex), aclnnSub);
+    EXPECT_T(ob, 0, 1, 0);
+    RUN2(aclnnSubsGetWorkspaceSize(p.tensor, t, t, ob.tensor, &ews, &eex), aclnnSubs);
+    EXPECT_T(ob, 0, 1, 0);
+    RUN2(aclnnInplaceSubsGetWorkspaceSize(q.tensor, t, fa, &ews, &eex), aclnnInplaceSubs);
+    EXPECT_T(q, 1, 1, 0);
+    RUN2(aclnnInplaceSubGetWorkspaceSize(q.tensor, p.tensor, t, &ews, &eex), aclnnInplaceSub);
+    EXPECT_T(q, 0, 1, 1);
+    /* a float alpha cannot apply to a bool result */
+    aclScalar *half = sc(F, 0.5);
+    EXPECT_ERR(aclnnSubGetWorkspaceSize(p.tensor, q.tensor, half, ob.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnSubGetWorkspaceSize", "alpha", &ob);
+    CHECK_OK(aclDestroyScalar(half));
+    CHECK_OK(aclDestroyScalar(fa));
+    CHECK_OK(aclDestroyScalar(two));
+    dev_free(&q1);
 
     /* bool - s32 and s32 - bool compute in s32 */
     dev_write(&p, (const uint8_t[]){1, 0, 1});
@@ -399,9 +410,9 @@ static void test_sub_other_dtypes(void)
     DevTensor fo = mk(F, s1, 1, NULL);
     EXPECT_ERR(aclnnSubGetWorkspaceSize(c.tensor, d.tensor, two, fo.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
                "aclnnSubGetWorkspaceSize", "out", &fo);
-    /* InplaceSubs does not take a complex selfRef (library rule, as InplaceAdds) */
-    EXPECT_ERR(aclnnInplaceSubsGetWorkspaceSize(c.tensor, two, one, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
-               "aclnnInplaceSubsGetWorkspaceSize", "selfRef", &c);
+    /* InplaceSubs takes a complex selfRef (CANN's doc and A2 code): (1+2i) - 1*2 = -1+2i */
+    RUN2(aclnnInplaceSubsGetWorkspaceSize(c.tensor, two, one, &ews, &eex), aclnnInplaceSubs);
+    EXPECT_T(c, -1, 2);
     /* f16 - f16 rounds once: 2048 - 0.5 = 2047.5 lies halfway between the f16 values 2047 and 2048 (even) */
     DevTensor h = mk(ACL_FLOAT16, s2, 1, V(2048, 1)), hb = mk(ACL_FLOAT16, s2, 1, V(0.5, 0.0009765625));
     DevTensor ho = mk(ACL_FLOAT16, s2, 1, NULL);

@@ -64,7 +64,7 @@ static void test_baddbmm_self_shapes(void)
     } self[] = {{{1}, 1},       {{p}, 1},       {{1, p}, 2},    {{n, 1}, 2},    {{n, p}, 2},
                 {{1, 1, 1}, 3}, {{b, 1, p}, 3}, {{1, n, p}, 3}, {{b, n, 1}, 3}, {{b, n, p}, 3}};
     double *v1 = ints(0, b * n * m), *v2 = ints(1, b * m * p), *vs = ints(2, b * n * p), want[12], got[12];
-    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {D, D}, {H, F}};
+    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {BF, BF}, {H, F}};
     for (size_t d = 0; d < ARRAY_LEN(dts); d++)
         for (size_t i = 0; i < ARRAY_LEN(self); i++)
             for (int bb = 0; bb < 2; bb++) {
@@ -159,6 +159,38 @@ static void test_addmv_values(void)
     free(vm);
     free(vv);
     free(vs);
+}
+
+/* Integer and bool Addmv (the A2 code's Mul + ReduceSum path): exact integer arithmetic that
+ * wraps in the promoted dtype; a non-1 alpha joins the promotion; bool is logical. */
+static void test_addmv_integers(void)
+{
+    int64_t sm[] = {2, 3}, sk[] = {3}, so[] = {2};
+    DevTensor M = mk(ACL_INT8, sm, 2, V(100, 100, 100, 1, 2, 3)), Vc = mk(ACL_INT8, sk, 1, V(1, 1, 1));
+    DevTensor S = mk(ACL_INT8, so, 1, V(1, -1)), O8 = mk(ACL_INT8, so, 1, NULL), O64 = mk(ACL_INT64, so, 1, NULL);
+    aclScalar *one = sc(ACL_INT8, 1), *two = sc(ACL_INT64, 2), *half = sc(F, 0.5);
+    /* 300 wraps to 44 in s8; + self */
+    RUN2(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, one, one, O8.tensor, 0, &ews, &eex), aclnnAddmv);
+    EXPECT_T(O8, 45, 5);
+    /* an s64 alpha 2: the product becomes s64 after the s8 sum: 44*2 + 1 */
+    RUN2(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, two, one, O64.tensor, 0, &ews, &eex), aclnnAddmv);
+    EXPECT_T(O64, 89, 11);
+    /* a float alpha 0.5 makes the result f32: an s8 out is refused */
+    EXPECT_ERR(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, half, one, O8.tensor, 0, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnAddmvGetWorkspaceSize", "out", &O8);
+    /* bool: self or any(mat and vec) */
+    int64_t sb[] = {2, 2}, s2[] = {2};
+    DevTensor BM = mk(ACL_BOOL, sb, 2, V(1, 0, 0, 0)), BV = mk(ACL_BOOL, s2, 1, V(1, 1));
+    DevTensor BS = mk(ACL_BOOL, s2, 1, V(0, 0)), BO = mk(ACL_BOOL, s2, 1, NULL);
+    aclScalar *t = sc(ACL_BOOL, 1);
+    RUN2(aclnnAddmvGetWorkspaceSize(BS.tensor, BM.tensor, BV.tensor, t, t, BO.tensor, 0, &ews, &eex), aclnnAddmv);
+    EXPECT_T(BO, 1, 0);
+    CHECK_OK(aclDestroyScalar(one));
+    CHECK_OK(aclDestroyScalar(two));
+    CHECK_OK(aclDestroyScalar(half));
+    CHECK_OK(aclDestroyScalar(t));
+    DevTensor *all[] = {&M, &Vc, &S, &O8, &O64, &BM, &BV, &BS, &BO};
+    for (size_t i = 0; i < ARRAY_LEN(all); i++) dev_free(all[i]);
 }
 
 /* beta = 0: a self full of NaN/inf is not read; beta = 1: NaN propagates. */
@@ -260,7 +292,7 @@ static void test_errors_invalid(void)
     DevTensor S4 = mk(F, s1224, 4, NULL), AI = mk(ACL_INT32, s1, 3, NULL), AB = mk(BF, s1, 3, NULL);
     DevTensor OI = mk(ACL_INT32, s224, 3, NULL);
     DevTensor M = mk(F, sm, 2, NULL), Vc = mk(F, sk, 1, NULL), V2 = mk(F, sk2, 1, NULL), OV = mk(F, s4, 1, NULL);
-    DevTensor S1 = mk(F, s1v, 1, NULL), S41 = mk(F, s41, 2, NULL), MI = mk(ACL_INT32, sm, 2, NULL);
+    DevTensor S1 = mk(F, s1v, 1, NULL), S41 = mk(F, s41, 2, NULL), MI = mk(ACL_UINT16, sm, 2, NULL);
     aclScalar *one = sc(F, 1), *zero = sc(F, 0), *u16 = sc(ACL_UINT16, 1), *bl = sc(ACL_BOOL, 1);
     const long long INV = ACLNN_ERR_PARAM_INVALID;
     const char *api = "aclnnBaddbmmGetWorkspaceSize";
@@ -301,8 +333,9 @@ static void test_errors_invalid(void)
                api, "out", &S3);
     EXPECT_ERR(aclnnAddmvGetWorkspaceSize(S.tensor, MI.tensor, Vc.tensor, one, one, OV.tensor, 0, &ews, &eex), INV,
                api, "mat", &OV);
-    EXPECT_ERR(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, one, bl, OV.tensor, 0, &ews, &eex), INV, api,
+    EXPECT_ERR(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, one, u16, OV.tensor, 0, &ews, &eex), INV, api,
                "beta", &OV);
+    (void)bl;
     EXPECT_ERR(aclnnAddmvGetWorkspaceSize(S.tensor, M.tensor, Vc.tensor, one, one, OV.tensor, -1, &ews, &eex), INV,
                api, "cubeMathType", &OV);
     aclScalar *all_s[] = {one, zero, u16, bl};
@@ -317,6 +350,7 @@ int main(void)
     RUN_TEST(test_baddbmm_self_shapes);
     RUN_TEST(test_baddbmm_views_inplace);
     RUN_TEST(test_addmv_values);
+    RUN_TEST(test_addmv_integers);
     RUN_TEST(test_beta_zero);
     RUN_TEST(test_errors_null);
     RUN_TEST(test_errors_invalid);

@@ -113,9 +113,9 @@ static void prod_case(enum Prod p, aclDataType da, const int64_t *as, size_t an,
 static void test_mm_dtypes(void)
 {
     int64_t s23[] = {2, 3}, s34[] = {3, 4}, s1[] = {1, 1};
-    /* same dtype, mixes (f16 + f32, f64 + anything), every out dtype */
-    const aclDataType pairs[][2] = {{F, F}, {H, H}, {BF, BF}, {D, D}, {H, F}, {F, H}, {D, BF}, {H, D}};
-    const aclDataType outs[] = {F, H, BF, D};
+    /* same dtype, mixes (f16 + f32), every out dtype (no f64 on the Atlas A2 cube) */
+    const aclDataType pairs[][2] = {{F, F}, {H, H}, {BF, BF}, {H, F}, {F, H}};
+    const aclDataType outs[] = {F, H, BF};
     for (size_t i = 0; i < ARRAY_LEN(pairs); i++)
         for (size_t o = 0; o < ARRAY_LEN(outs); o++) {
             prod_case(MM, pairs[i][0], s23, 2, pairs[i][1], s34, 2, outs[o], (int8_t)(o % 5));
@@ -134,12 +134,12 @@ static void test_mm_views(void)
     int64_t st_a[] = {5, 4}, sh_a[] = {4, 5}, str_a[] = {1, 4};
     int64_t st_b[] = {5, 6}, sh_b[] = {5, 3}, str_b[] = {6, 2};
     double *sa = vals(0, 20), *sb = vals(1, 30);
-    const aclDataType dts[] = {F, H, BF, D};
+    const aclDataType dts[] = {F, H, BF};
     for (size_t d = 0; d < ARRAY_LEN(dts); d++) {
         aclDataType dt = dts[d];
         DevTensor A = mkv(dt, st_a, 2, sa, sh_a, 2, str_a, 0);
         DevTensor B = mkv(dt, st_b, 2, sb, sh_b, 2, str_b, 1);
-        DevTensor O = mkv(dt == D ? D : F, VSTORE, 2, NULL, VSHAPE, 2, VSTRIDES, VOFF);
+        DevTensor O = mkv(F, VSTORE, 2, NULL, VSHAPE, 2, VSTRIDES, VOFF);
         RUN2(aclnnMmGetWorkspaceSize(A.tensor, B.tensor, O.tensor, 1, &ews, &eex), aclnnMm);
         double got[100];
         rd(&O, got);
@@ -186,7 +186,7 @@ static void test_matmul_shapes(void)
         {{2, 1, 3, 2, 4}, {4, 1, 4, 3}, 5, 4, {2, 4, 3, 2, 3}, 5},     /* batch broadcast */
         {{1, 2, 1, 2, 2, 4}, {2, 1, 2, 1, 4, 3}, 6, 6, {2, 2, 2, 2, 2, 3}, 6}, /* 6-D */
     };
-    const aclDataType dts[][3] = {{F, F, F}, {H, H, H}, {BF, BF, BF}, {H, F, F}, {D, D, D}};
+    const aclDataType dts[][3] = {{F, F, F}, {H, H, H}, {BF, BF, BF}, {H, F, F}, {BF, BF, F}};
     for (size_t i = 0; i < ARRAY_LEN(c); i++) {
         int64_t os[8];
         size_t on;
@@ -242,7 +242,7 @@ static void test_addmm_bias_shapes(void)
         size_t n;
     } bias[] = {{{1}, 1}, {{n}, 1}, {{1, n}, 2}, {{m, 1}, 2}, {{m, n}, 2}, {{1, 1}, 2}};
     double *va = vals(0, m * k), *vb = vals(1, k * n), *vc = vals(1, m * n), want[6], got[6];
-    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {D, D}};
+    const aclDataType dts[][2] = {{F, F}, {H, H}, {BF, F}, {H, F}};
     for (size_t d = 0; d < ARRAY_LEN(dts); d++)
         for (size_t i = 0; i < ARRAY_LEN(bias); i++) {
             aclDataType dt = dts[d][0], od = dts[d][1];
@@ -404,7 +404,7 @@ static void test_out_overlaps_input(void)
     int64_t s[] = {n, n}, st[] = {n + 1, n}, str[] = {n, 1};
     double *va = vals(0, n * n), *vb = vals(1, n * n), want[16], got[20];
     ref_matmul(va, s, 2, vb, s, 2, want, (int64_t[8]){0}, &(size_t){0});
-    const aclDataType dts[] = {F, H, D};
+    const aclDataType dts[] = {F, H, BF};
     for (size_t d = 0; d < ARRAY_LEN(dts); d++) {
         aclDataType dt = dts[d];
         DevTensor A = mk(dt, s, 2, va), B = mk(dt, s, 2, vb);
@@ -560,6 +560,25 @@ static void test_errors_invalid(void)
                ACLNN_ERR_PARAM_INVALID, "aclnnAddmmGetWorkspaceSize", "mat1", &O);
     EXPECT_ERR(aclnnAddmmGetWorkspaceSize(S.tensor, A.tensor, B.tensor, cb, one, O.tensor, 0, &ews, &eex),
                ACLNN_ERR_PARAM_INVALID, "aclnnAddmmGetWorkspaceSize", "beta", &O);
+    /* f64: the Atlas A2 cube matmul takes f32/f16/bf16 only; the message names ACL_DOUBLE and the operator */
+    DevTensor AD = mk(D, s23, 2, NULL), OD = mk(D, s24, 2, NULL), SD = mk(D, s4, 1, NULL), A3D = mk(D, a3, 3, NULL);
+    for (int p = MM; p <= MATMUL; p += 2) {
+        EXPECT_ERR(prod_ws((enum Prod)p, AD.tensor, B.tensor, O.tensor, 0, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+                   PROD_API[p], "self", &O);
+        CHECK_ERRMSG("ACL_DOUBLE");
+        EXPECT_ERR(prod_ws((enum Prod)p, A.tensor, B.tensor, OD.tensor, 0, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+                   PROD_API[p], "out", &OD);
+    }
+    EXPECT_ERR(aclnnBatchMatMulGetWorkspaceSize(A3D.tensor, A3.tensor, O3.tensor, 0, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnBatchMatMulGetWorkspaceSize", "ACL_DOUBLE", &O3);
+    EXPECT_ERR(aclnnAddmmGetWorkspaceSize(SD.tensor, A.tensor, B.tensor, one, one, O.tensor, 0, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnAddmmGetWorkspaceSize", "ACL_DOUBLE", &O);
+    EXPECT_ERR(aclnnInplaceAddmmGetWorkspaceSize(OD.tensor, A.tensor, B.tensor, one, one, 0, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnInplaceAddmmGetWorkspaceSize", "ACL_DOUBLE", &OD);
+    dev_free(&AD);
+    dev_free(&OD);
+    dev_free(&SD);
+    dev_free(&A3D);
     CHECK_OK(aclDestroyScalar(one));
     CHECK_OK(aclDestroyScalar(cb));
     DevTensor *all[] = {&A, &B, &O, &S, &B43, &O25, &S3, &A3, &B3, &O3, &O124, &A4, &AI, &OI, &AB, &BH};

@@ -185,10 +185,14 @@ static void test_mean(void)
     DevTensor i = mk(ACL_INT32, (int64_t[]){2, 2}, 2, V(-1, -2, 1, 2)), oi = mk(ACL_INT32, s2, 1, NULL);
     mean_run(&i, dm1, false, ACL_INT32, &oi);
     EXPECT_T(oi, -1, 1);
-    /* MeanV2: noopWithEmptyAxes true with no dims: a copy (into f64); false: every axis. */
-    DevTensor c = mk(ACL_DOUBLE, s23, 2, NULL);
+    /* MeanV2: noopWithEmptyAxes true with no dims: a copy; false: every axis. out must have
+       self's dtype (CANN's A2 code and doc), even for the copy. */
+    DevTensor c = mk(F, s23, 2, NULL), cd = mk(ACL_DOUBLE, s23, 2, NULL);
     RUN2(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, true, c.tensor, &ews, &eex), aclnnMeanV2);
     EXPECT_T(c, 1, 2, 3, 4, 5, 6);
+    EXPECT_ERR(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, true, cd.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnMeanV2GetWorkspaceSize", "out", &cd);
+    dev_free(&cd);
     RUN2(aclnnMeanV2GetWorkspaceSize(x.tensor, none, false, false, o.tensor, &ews, &eex), aclnnMeanV2);
     CHECK(first(&o) == 3.5);
     DevTensor o2 = mk(F, (int64_t[]){2, 1}, 2, NULL);
@@ -353,14 +357,23 @@ static void test_reduce_errors(void)
                "aclnnLogSoftmaxGetWorkspaceSize", "self", &o23);
     EXPECT_ERR(aclnnArgMinGetWorkspaceSize(x.tensor, 1, false, o2.tensor, &ews, &eex), INV,
                "aclnnArgMinGetWorkspaceSize", "out", &o2);
-    /* Amax/Amin/ArgMax over a reduced axis of size 0 */
+    /* Amax/Amin/ArgMin over a reduced axis of size 0 */
     DevTensor e = mk(F, s03, 2, NULL), o3 = mk(F, s3, 1, NULL), oi3 = mk(ACL_INT64, s3, 1, NULL);
     EXPECT_ERR(aclnnAmaxGetWorkspaceSize(e.tensor, d0, false, o3.tensor, &ews, &eex), INV,
                "aclnnAmaxGetWorkspaceSize", "size 0", &o3);
     EXPECT_ERR(aclnnAminGetWorkspaceSize(e.tensor, d0, false, o3.tensor, &ews, &eex), INV,
                "aclnnAminGetWorkspaceSize", "size 0", &o3);
-    EXPECT_ERR(aclnnArgMaxGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), INV,
-               "aclnnArgMaxGetWorkspaceSize", "size 0", &oi3);
+    EXPECT_ERR(aclnnArgMinGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), INV,
+               "aclnnArgMinGetWorkspaceSize", "size 0", &oi3);
+    /* ArgMax over it succeeds and writes nothing (CANN's A2 code returns for an empty self) */
+    dev_fill_bytes(&oi3, SENT);
+    RUN2(aclnnArgMaxGetWorkspaceSize(e.tensor, 0, false, oi3.tensor, &ews, &eex), aclnnArgMax);
+    check_untouched_at(__FILE__, __LINE__, &oi3);
+    /* bool is no ArgMax/ArgMin dtype (CANN's A2 list); Amax/Amin take it */
+    EXPECT_ERR(aclnnArgMaxGetWorkspaceSize(b.tensor, 1, false, oi2.tensor, &ews, &eex), INV,
+               "aclnnArgMaxGetWorkspaceSize", "self", &oi2);
+    EXPECT_ERR(aclnnArgMinGetWorkspaceSize(b.tensor, 1, false, oi2.tensor, &ews, &eex), INV,
+               "aclnnArgMinGetWorkspaceSize", "self", &oi2);
     /* an empty mean is NaN, not allowed for a complex out */
     DevTensor z = mk(ACL_COMPLEX64, s03, 2, NULL), oz = mk(ACL_COMPLEX64, s3, 1, NULL);
     EXPECT_ERR(aclnnMeanGetWorkspaceSize(z.tensor, d0, false, ACL_COMPLEX64, oz.tensor, &ews, &eex), INV,

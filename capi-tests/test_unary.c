@@ -268,9 +268,9 @@ static const Op UNARY_OPS[] = {
     UROW("aclnnRelu", ws_Relu, aclnnRelu, RELU, gen_any, EXACT, .mix_a = ACL_INT8, .mix_out = ACL_INT8,
          .bad_in = ACL_INT16, .bad_out = H),
     UROW("aclnnRelu", ws_Relu, aclnnRelu, RELU, gen_any, EXACT, .dt = ACL_INT64, .out_dt = ACL_INT64, .mix_a = BF,
-         .mix_out = BF, .bad_in = ACL_UINT8, .bad_out = I),
-    IUROW("aclnnInplaceRelu", ws_iRelu, aclnnInplaceRelu, RELU, gen_any, EXACT, .dt = I, .mix_a = H,
-          .bad_in = ACL_UINT8),
+         .mix_out = BF, .bad_in = ACL_UINT16, .bad_out = I),
+    IUROW("aclnnInplaceRelu", ws_iRelu, aclnnInplaceRelu, RELU, gen_any, EXACT, .dt = I, .mix_a = ACL_UINT8,
+          .bad_in = ACL_UINT16),
     UROW("aclnnGelu", ws_Gelu, aclnnGelu, GELU, gen_act, ULP2, .mix_a = H, .mix_out = H, .bad_in = D, .bad_out = H),
     UROW("aclnnGelu", ws_Gelu, aclnnGelu, GELU, gen_act, ULP2, .dt = BF, .out_dt = BF, .bad_in = I, .bad_out = F),
     UROW("aclnnSilu", ws_Silu, aclnnSilu, SILU, gen_act, ULP2, .mix_a = BF, .mix_out = BF, .bad_in = D, .bad_out = BF),
@@ -291,12 +291,12 @@ static const Op UNARY_OPS[] = {
          .mix_out = H, .bad_in = ACL_UINT16, .bad_out = I),
     IUROW("aclnnInplaceReciprocal", ws_iReciprocal, aclnnInplaceReciprocal, RECIPROCAL, gen_nonzero, ULP2, .dt = D,
           .mix_a = H, .bad_in = ACL_UINT16, .bad_out = I),
-    UROW("aclnnErf", ws_Erf, aclnnErf, ERF, gen_act, ULP2, .mix_a = ACL_INT16, .mix_out = F, .bad_in = ACL_COMPLEX64,
+    UROW("aclnnErf", ws_Erf, aclnnErf, ERF, gen_act, ULP2, .mix_a = ACL_INT64, .mix_out = F, .bad_in = ACL_INT16,
          .bad_out = ACL_COMPLEX64),
     IUROW("aclnnInplaceErf", ws_iErf, aclnnInplaceErf, ERF, gen_act, ULP2, .dt = H, .mix_a = D,
           .bad_in = ACL_COMPLEX64, .bad_out = I),
     UROW("aclnnLog2", ws_Log2, aclnnLog2, LOG2, gen_pos, ULP2, .mix_a = ACL_UINT8, .mix_out = BF,
-         .bad_in = ACL_COMPLEX64, .bad_out = ACL_INT64),
+         .bad_in = ACL_UINT16, .bad_out = ACL_INT64),
     IUROW("aclnnInplaceLog2", ws_iLog2, aclnnInplaceLog2, LOG2, gen_pos, ULP2, .dt = D, .mix_a = BF,
           .bad_in = ACL_UINT16, .bad_out = I),
     UROW("aclnnExp2", ws_Exp2, aclnnExp2, EXP2, gen_any, ULP2, .mix_a = ACL_BOOL, .mix_out = H,
@@ -323,8 +323,8 @@ static const Op UNARY_OPS[] = {
      .bad_in = UNDEF, .bad_out = ACL_INT64, .bad_out_b = ACL_COMPLEX128, .np_a = UNDEF, .np_b = UNDEF},
     /* InplaceZero */
     IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .mix_a = ACL_BOOL, .bad_in = UNDEF),
-    IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .dt = ACL_UINT32, .mix_a = BF,
-          .bad_in = UNDEF),
+    IUROW("aclnnInplaceZero", ws_iZero, aclnnInplaceZero, ZERO, gen_any, EXACT, .dt = ACL_UINT16, .mix_a = BF,
+          .bad_in = ACL_UINT32),
 };
 
 /* ================================================================ helpers for the value tests */
@@ -475,6 +475,8 @@ static void test_abs(void)
     /* a real self needs out of its own dtype */
     expect_dtype_err(op, ACL_INT8, ACL_INT16, "out");
     expect_dtype_err(op, F, D, "out");
+    /* complex32 is no Abs dtype on Atlas A2 (CANN's A2 code list) */
+    expect_dtype_err(op, ACL_COMPLEX32, H, "self");
     dev_free(&c);
     dev_free(&o);
 }
@@ -651,21 +653,38 @@ static void test_tanh_sigmoid(void)
     FN_VALUES(SIGMOID, BF, BF, 2, 0, 2, -2, 50, -50);
     expect_dtype_err(row(SIGMOID, K_U), I, F, "self");
     expect_dtype_err(row(SIGMOID, K_U), F, I, "out");
+    expect_dtype_err(row(SIGMOID, K_U), D, D, "self");
+    /* InplaceSigmoid also takes f64 and complex (CANN's A2 code and doc): 1/(1+e^-z) */
+    int64_t s2[] = {2};
+    int64_t s3[] = {3};
+    DevTensor d = mk(D, s3, 1, V(0, INFINITY, -INFINITY));
+    Args y = {d.tensor, NULL, NULL, NULL, NULL};
+    OP_OK(row(SIGMOID, K_IU), &y);
+    EXPECT_T(d, 0.5, 1, 0);
+    DevTensor c = mk(ACL_COMPLEX64, s2, 1, V(0, 0, 0, PI / 2));
+    Args z = {c.tensor, NULL, NULL, NULL, NULL};
+    OP_OK(row(SIGMOID, K_IU), &z);
+    /* 1/(1 + e^{-i pi/2}) = 1/(1 - i) = (1 + i)/2 */
+    check_c64("inplace sigmoid of complex64", &c, V(0.5, 0, 0.5, 0.5), 2);
+    dev_free(&d);
+    dev_free(&c);
 }
 
-/* Relu: out must have self's dtype; NaN stays NaN. */
+/* Relu: out must have self's dtype; NaN stays NaN; u8 is taken (and unchanged), as on the device. */
 static void test_relu(void)
 {
     FN_VALUES(RELU, F, F, 0, -1, 0, 2.5, -INFINITY, INFINITY, NAN, 1e-45, -1e-45);
     FN_VALUES(RELU, BF, BF, 0, -1, 3);
     FN_VALUES(RELU, ACL_INT8, ACL_INT8, 0, -128, 127, 0, -1);
     FN_VALUES(RELU, ACL_INT64, ACL_INT64, 0, -9.2e18, 9.2e18, 1);
+    FN_VALUES(RELU, ACL_UINT8, ACL_UINT8, 0, 0, 1, 200, 255);
     const Op *op = row(RELU, K_U);
     expect_dtype_err(op, F, D, "out");
     expect_dtype_err(op, F, H, "out");
     expect_dtype_err(op, I, ACL_INT64, "out");
     expect_dtype_err(op, ACL_INT8, F, "out");
-    expect_dtype_err(op, ACL_UINT8, ACL_UINT8, "self");
+    expect_dtype_err(op, ACL_UINT8, ACL_INT8, "out");
+    expect_dtype_err(op, ACL_UINT16, ACL_UINT16, "self");
     expect_dtype_err(op, D, D, "self");
 }
 
@@ -753,7 +772,11 @@ static void test_erf_log2_exp2(void)
 {
     FN_VALUES(ERF, F, F, 2, 0, -0.0, 0.5, -0.5, 1e-30, 2, -3, 4, INFINITY, -INFINITY, NAN);
     FN_VALUES(ERF, D, D, 2, 0, 0.5, -3, 1e-300);
-    FN_VALUES(ERF, ACL_INT8, F, 2, -1, 0, 1, 2);
+    FN_VALUES(ERF, ACL_INT64, F, 2, -1, 0, 1, 2);
+    FN_VALUES(ERF, ACL_BOOL, F, 2, 0, 1);
+    /* s32/s16/s8/u8 are no Erf dtypes on Atlas A2 (CANN's code and doc) */
+    expect_dtype_err(row(ERF, K_U), ACL_INT8, F, "self");
+    expect_dtype_err(row(ERF, K_U), I, F, "self");
     FN_VALUES(LOG2, F, F, 2, 8, 1, 0, -0.0, -1, 0.5, 3, 1e-45, INFINITY, NAN);
     FN_VALUES(LOG2, D, D, 2, 1024, 3, 4.9e-324);
     FN_VALUES(LOG2, I, F, 2, 1, 0, -4, 7);
@@ -763,6 +786,16 @@ static void test_erf_log2_exp2(void)
     /* complex and unsigned wide dtypes are not supported; outs must be float */
     expect_dtype_err(row(ERF, K_U), ACL_COMPLEX64, ACL_COMPLEX64, "self");
     expect_dtype_err(row(LOG2, K_U), F, ACL_COMPLEX64, "out");
+    /* Log2 of complex (CANN's A2 code takes c64/c128): ln z / ln 2, principal branch */
+    int64_t s3[] = {3};
+    DevTensor c = mk(ACL_COMPLEX64, s3, 1, V(4, 0, -1, 0, 0, 1));
+    DevTensor o = mk(ACL_COMPLEX64, s3, 1, NULL);
+    Args x = {c.tensor, NULL, NULL, NULL, o.tensor};
+    OP_OK(row(LOG2, K_U), &x);
+    check_c64("log2 of complex64", &o, V(2, 0, 0, PI / 0.69314718055994530942, 0, PI / 2 / 0.69314718055994530942), 3);
+    expect_dtype_err(row(LOG2, K_U), ACL_COMPLEX64, F, "out");
+    dev_free(&c);
+    dev_free(&o);
     expect_dtype_err(row(EXP2, K_U), ACL_UINT16, F, "self");
     expect_dtype_err(row(EXP2, K_U), I, I, "out");
 }
@@ -890,6 +923,11 @@ static void test_fill_zero(void)
     EXPECT_T(f, 0, 0);
     EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(NULL, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
                "aclnnInplaceZeroGetWorkspaceSize", "selfRef", NULL);
+    /* InplaceZero takes no u32/u64 (CANN's A2 list) */
+    DevTensor w = mk(ACL_UINT64, s2, 1, NULL);
+    EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(w.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnInplaceZeroGetWorkspaceSize", "selfRef", &w);
+    dev_free(&w);
     /* complex32 is no dtype of these operators */
     DevTensor c32 = mk(ACL_COMPLEX32, s2, 1, NULL);
     EXPECT_ERR(aclnnInplaceZeroGetWorkspaceSize(c32.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,

@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /*
- * Phase 1 of `out = self - alpha * other` (ALL12 dtypes, broadcasting, promotion; two bools are refused).
+ * Phase 1 of `out = self - alpha * other` (ALL12 dtypes, broadcasting, promotion; two bools: self xor (alpha and other)).
  */
 ACLNN_API aclnnStatus aclnnSubGetWorkspaceSize(const aclTensor *self, const aclTensor *other, const aclScalar *alpha, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 

@@ -6,8 +6,11 @@
 //! must not be complex for a real result, nor float for an integer one. alpha is
 //! converted to the promoted dtype first (as the device does), then the result is
 //! computed as a multiply and an add (not fused), f16/bf16 in f32 rounded once.
-//! InplaceAdds/InplaceSubs do not take complex tensors. Sub of two bools is refused (as
-//! PyTorch does: "subtraction with two bool tensors is not supported").
+//! InplaceAdds does not take complex tensors (its doc omits them); InplaceSubs does (its doc
+//! and CANN's A2 code list COMPLEX64/COMPLEX128). Sub of two bools is computed as
+//! on the device (the Sub kernel runs on bool; CANN's tests take it as logical xor): a
+//! bool alpha (or an integer one, converted to bool: non-zero is true) applies as a
+//! logical and, so `out = self xor (alpha and other)`.
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
@@ -103,11 +106,6 @@ enum Sign {
 /// then to the kernel's.
 fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     check_alpha(alpha, promoted)?;
-    crate::ensure!(
-        !(sign == Sign::Minus && promoted == DType::Bool),
-        "self and other are both ACL_BOOL (promoted dtype {promoted}): subtraction of two bool operands is not \
-         supported; use aclnnLogicalXor or aclnnBitwiseXorTensor"
-    );
     let c = promoted.compute();
     let a = alpha.cast(promoted).cast(c);
     let (kernel, narrow) = match sign {
@@ -143,37 +141,70 @@ fn no_complex(api: &str, t: &TensorDesc) -> Result<()> {
 }
 
 macro_rules! family {
-    ($sign:expr, $tt:ident, $ts:ident, $itt:ident, $its:ident, $n_tt:literal, $n_ts:literal, $n_itt:literal, $n_its:literal) => {
+    ($sign:expr, $complex_its:expr, $tt:ident, $ts:ident, $itt:ident, $its:ident, $n_tt:literal, $n_ts:literal, $n_itt:literal, $n_its:literal) => {
         #[doc = concat!($n_tt, ": `out = self ± alpha * other`.")]
-        pub fn $tt(self_: &TensorDesc, other: &TensorDesc, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
-            binary::build($n_tt, &DTYPES, Operand::Tensor("self", self_), Operand::Tensor("other", other), Some(("out", out)), |p| {
-                compute($sign, alpha, p)
-            })
+        pub fn $tt(
+            self_: &TensorDesc,
+            other: &TensorDesc,
+            alpha: &Scalar,
+            out: &TensorDesc,
+        ) -> Result<Executor> {
+            binary::build(
+                $n_tt,
+                &DTYPES,
+                Operand::Tensor("self", self_),
+                Operand::Tensor("other", other),
+                Some(("out", out)),
+                |p| compute($sign, alpha, p),
+            )
         }
         #[doc = concat!($n_ts, ": as the tensor form with a scalar `other`.")]
-        pub fn $ts(self_: &TensorDesc, other: &Scalar, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
-            binary::build($n_ts, &DTYPES, Operand::Tensor("self", self_), Operand::Scalar("other", other), Some(("out", out)), |p| {
-                compute($sign, alpha, p)
-            })
+        pub fn $ts(
+            self_: &TensorDesc,
+            other: &Scalar,
+            alpha: &Scalar,
+            out: &TensorDesc,
+        ) -> Result<Executor> {
+            binary::build(
+                $n_ts,
+                &DTYPES,
+                Operand::Tensor("self", self_),
+                Operand::Scalar("other", other),
+                Some(("out", out)),
+                |p| compute($sign, alpha, p),
+            )
         }
         #[doc = concat!($n_itt, ": in place into `selfRef`.")]
         pub fn $itt(self_ref: &TensorDesc, other: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
-            binary::build($n_itt, &DTYPES, Operand::Tensor("selfRef", self_ref), Operand::Tensor("other", other), None, |p| {
-                compute($sign, alpha, p)
-            })
+            binary::build(
+                $n_itt,
+                &DTYPES,
+                Operand::Tensor("selfRef", self_ref),
+                Operand::Tensor("other", other),
+                None,
+                |p| compute($sign, alpha, p),
+            )
         }
-        #[doc = concat!($n_its, ": in place into `selfRef` with a scalar `other` (no complex selfRef).")]
+        #[doc = concat!($n_its, ": in place into `selfRef` with a scalar `other`.")]
         pub fn $its(self_ref: &TensorDesc, other: &Scalar, alpha: &Scalar) -> Result<Executor> {
-            no_complex($n_its, self_ref)?;
-            binary::build($n_its, &DTYPES, Operand::Tensor("selfRef", self_ref), Operand::Scalar("other", other), None, |p| {
-                compute($sign, alpha, p)
-            })
+            if !$complex_its {
+                no_complex($n_its, self_ref)?;
+            }
+            binary::build(
+                $n_its,
+                &DTYPES,
+                Operand::Tensor("selfRef", self_ref),
+                Operand::Scalar("other", other),
+                None,
+                |p| compute($sign, alpha, p),
+            )
         }
     };
 }
 
 family!(
     Sign::Plus,
+    false,
     add,
     adds,
     inplace_add,
@@ -185,6 +216,7 @@ family!(
 );
 family!(
     Sign::Minus,
+    true,
     sub,
     subs,
     inplace_sub,
@@ -209,6 +241,6 @@ pub const CATALOG: &[Entry] = &[
         a: ALL12,
         b: ALL12,
         out: ALL12,
-        rule: "self − alpha·other (not bool − bool)",
+        rule: "self − alpha·other (bool: self xor (alpha and other))",
     },
 ];

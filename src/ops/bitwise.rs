@@ -2,6 +2,11 @@
 //! in-place forms, and BitwiseNot (reference §5.3). Operands promote (tensor-tensor, or
 //! tensor-scalar); a bool result is the logical connective, an integer result the
 //! bitwise one on two's complement bits. BitwiseNot's out must have self's dtype.
+//!
+//! The Scalar forms have their own lists (CANN's A2 code and docs): BitwiseOrScalar's self
+//! and other exclude u32/u64 on Atlas A2/A3; BitwiseAndScalar's and BitwiseOrScalar's out
+//! may be a float (the docs list f32 f16 f64 bf16; the A2 code only checks that the result
+//! casts to out, which is also why their u32/u64 outs, absent from the docs, stay accepted).
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
@@ -28,17 +33,35 @@ pub enum Bitwise {
 const AND_IN: &[DType] = &[Bool, S8, S16, S32, S64, U8, U16];
 const OR_IN: &[DType] = &[Bool, S8, S16, S32, S64, U8, U16, U32, U64];
 const AND_OR_OUT: &[DType] = &[Bool, S8, S16, S32, S64, U8, U16, U32, U64];
+/// BitwiseOrScalar's self and other (A2 code `DTYPE_SUPPORT_LIST_DEFAULT`; doc: "self和other的
+/// 数据类型不支持UINT32、UINT64" on A2/A3).
+const OR_SCALAR_IN: &[DType] = &[Bool, S8, S16, S32, S64, U8, U16];
+/// BitwiseAndScalar's and BitwiseOrScalar's out: the docs' A2 lists (+ u32/u64, which the A2
+/// code's CanCast-only check lets through).
+const AND_OR_SCALAR_OUT: &[DType] = &[
+    Bool, S8, S16, S32, S64, U8, U16, U32, U64, F32, F16, F64, BF16,
+];
 const XOR_IN: &[DType] = &[Bool, S8, S16, S32, S64, U8];
 const XOR_OUT: &[DType] = &[Bool, S8, S16, S32, S64, U8, F32, F16, F64, BF16];
 const NOT_LIST: &[DType] = &[S16, S32, S64, S8, U8, Bool];
 
 impl Bitwise {
-    fn dtypes(self) -> Dtypes {
+    /// The lists of the Tensor forms, or of the Scalar forms when `scalar`.
+    fn dtypes(self, scalar: bool) -> Dtypes {
         match self {
             Bitwise::And => Dtypes {
                 a: AND_IN,
                 b: AND_IN,
-                out: AND_OR_OUT,
+                out: if scalar {
+                    AND_OR_SCALAR_OUT
+                } else {
+                    AND_OR_OUT
+                },
+            },
+            Bitwise::Or if scalar => Dtypes {
+                a: OR_SCALAR_IN,
+                b: OR_SCALAR_IN,
+                out: AND_OR_SCALAR_OUT,
             },
             Bitwise::Or => Dtypes {
                 a: OR_IN,
@@ -188,7 +211,7 @@ pub fn bitwise(
     let name = if out.is_some() { "self" } else { "selfRef" };
     binary::build(
         api,
-        &b.dtypes(),
+        &b.dtypes(matches!(other, Operand::Scalar(..))),
         Operand::Tensor(name, self_),
         other,
         out.map(|o| ("out", o)),
@@ -226,17 +249,31 @@ pub fn not(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
 /// Supported dtypes, for the README's operator table.
 pub const CATALOG: &[Entry] = &[
     Entry {
-        ops: "BitwiseAndTensor, BitwiseAndScalar (+ Inplace)",
+        ops: "BitwiseAndTensor, InplaceBitwiseAndTensor",
         a: AND_IN,
         b: AND_IN,
         out: AND_OR_OUT,
         rule: "bitwise and (logical for bool)",
     },
     Entry {
-        ops: "BitwiseOrTensor, BitwiseOrScalar (+ Inplace)",
+        ops: "BitwiseAndScalar, InplaceBitwiseAndScalar",
+        a: AND_IN,
+        b: AND_IN,
+        out: AND_OR_SCALAR_OUT,
+        rule: "bitwise and (logical for bool)",
+    },
+    Entry {
+        ops: "BitwiseOrTensor, InplaceBitwiseOrTensor",
         a: OR_IN,
         b: OR_IN,
         out: AND_OR_OUT,
+        rule: "bitwise or (logical for bool)",
+    },
+    Entry {
+        ops: "BitwiseOrScalar, InplaceBitwiseOrScalar",
+        a: OR_SCALAR_IN,
+        b: OR_SCALAR_IN,
+        out: AND_OR_SCALAR_OUT,
         rule: "bitwise or (logical for bool)",
     },
     Entry {

@@ -6,15 +6,25 @@
 //! dtype class); f16/bf16 compare exactly in f32. Floats follow IEEE: every comparison
 //! with NaN is false except `!=`. The bool result is converted to out's dtype (any dtype
 //! bool converts to: bool, integers, floats); in-place forms write 0/1 into selfRef.
+//!
+//! An integer tensor ordered against an integer scalar outside the tensor dtype's range
+//! (GtScalar, GeScalar, LtScalar, LeScalar: `s8 x > 300`) compares exactly, as CANN's A2
+//! code does by promoting the tensor with the scalar's dtype: the result is the same for
+//! every element (x > 300 is false for every s8 x), not the comparison with the scalar
+//! wrapped into the tensor's dtype. EqScalar/NeScalar compute in the tensor's dtype on the
+//! device too (the scalar is converted with a C cast, so it wraps: `s8 x == 300` is
+//! `x == 44`), and so do they here.
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
 use crate::dtype::DType;
+use crate::element::Wide;
 use crate::element::{Bool8, C128, C64};
 use crate::engine::kernel::{binary as kernel, BinaryOp, Equal, Ordered};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
+use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use std::marker::PhantomData;
 
@@ -101,6 +111,58 @@ impl<T: Equal, const NE: bool> BinaryOp for CmpEq<T, NE> {
     }
 }
 
+/// The same answer for every element.
+struct Always<T, const V: bool>(PhantomData<T>);
+impl<T: crate::element::Element, const V: bool> BinaryOp for Always<T, V> {
+    type A = T;
+    type B = T;
+    type O = Bool8;
+    fn new(_: &Params) -> Self {
+        Always(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, _: T, _: T) -> Bool8 {
+        Bool8::new(V)
+    }
+}
+
+/// The inclusive range of an integer dtype.
+fn int_range(d: DType) -> Option<(i128, i128)> {
+    Some(match d {
+        S8 => (i8::MIN as i128, i8::MAX as i128),
+        U8 => (0, u8::MAX as i128),
+        S16 => (i16::MIN as i128, i16::MAX as i128),
+        U16 => (0, u16::MAX as i128),
+        S32 => (i32::MIN as i128, i32::MAX as i128),
+        U32 => (0, u32::MAX as i128),
+        S64 => (i64::MIN as i128, i64::MAX as i128),
+        U64 => (0, u64::MAX as i128),
+        _ => return None,
+    })
+}
+
+/// For an ordering of an integer P against an integer scalar outside P's range, the
+/// answer every element gets (`x > v` for every x of P when v is below P's minimum).
+fn out_of_range_answer(rel: Relation, p: DType, scalar: &Scalar) -> Option<bool> {
+    let (lo, hi) = int_range(p)?;
+    let Wide::Int(v) = scalar.wide() else {
+        return None;
+    };
+    let above = match rel {
+        Relation::Gt | Relation::Ge => false,
+        Relation::Lt | Relation::Le => true,
+        // Computed in P with the scalar wrapped, as the device does.
+        Relation::Eq | Relation::Ne => return None,
+    };
+    if v > hi {
+        Some(above)
+    } else if v < lo {
+        Some(!above)
+    } else {
+        None
+    }
+}
+
 fn typed<const R: u8>(c: DType) -> Result<KernelFn> {
     Ok(match c {
         F32 => kernel::<Cmp<f32, R>> as KernelFn,
@@ -162,7 +224,19 @@ pub fn compare(
         Operand::Tensor(name, self_),
         other,
         out.map(|o| ("out", o)),
-        |p| compute(rel, p),
+        |p| {
+            if let Operand::Scalar(_, s) = other {
+                if let Some(v) = out_of_range_answer(rel, p, s) {
+                    let k = crate::with_compute_dtype!(p, T => if v {
+                        kernel::<Always<T, true>> as KernelFn
+                    } else {
+                        kernel::<Always<T, false>> as KernelFn
+                    });
+                    return Ok(Compute::predicate(p, k));
+                }
+            }
+            compute(rel, p)
+        },
     )
 }
 

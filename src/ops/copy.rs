@@ -25,6 +25,11 @@ use DType::*;
 const CAST: &[DType] = &[
     F16, F32, F64, S8, U8, S16, U16, S32, U32, S64, U64, Bool, C64, C128, BF16,
 ];
+/// InplaceZero's selfRef: CANN's A2 list (`DTYPE_SUPPORT_LIST` of aclnn_zero.cpp, and its
+/// doc) has no u32/u64.
+const ZERO: &[DType] = &[
+    F16, F32, F64, S8, U8, S16, U16, S32, S64, Bool, C64, C128, BF16,
+];
 
 /// Copies elements of `SIZE` bytes: the kernel of every conversion (the engine converts
 /// on the way in, so the kernel only moves bytes).
@@ -155,7 +160,7 @@ pub fn inplace_fill_scalar(self_ref: &TensorDesc, value: &Scalar) -> Result<Exec
 
 /// aclnnInplaceZero: every element of selfRef becomes 0.
 pub fn inplace_zero(self_ref: &TensorDesc) -> Result<Executor> {
-    ew::check_tensor("selfRef", self_ref, CAST)?;
+    ew::check_tensor("selfRef", self_ref, ZERO)?;
     convert_into(
         "aclnnInplaceZero",
         Arg::Scalar(Scalar::from_value(0u8)),
@@ -181,10 +186,17 @@ pub const CATALOG: &[Entry] = &[
         rule: "selfRef = src (broadcast, converted; not complex→real)",
     },
     Entry {
-        ops: "InplaceFillScalar, InplaceZero",
+        ops: "InplaceFillScalar",
         a: CAST,
         b: &[],
         out: CAST,
-        rule: "selfRef = value / 0",
+        rule: "selfRef = value",
+    },
+    Entry {
+        ops: "InplaceZero",
+        a: ZERO,
+        b: &[],
+        out: ZERO,
+        rule: "selfRef = 0",
     },
 ];

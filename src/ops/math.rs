@@ -20,18 +20,29 @@ use crate::tensor::TensorDesc;
 use DType::*;
 
 const FLOATS: &[DType] = &[F32, F16, F64, C64, C128, BF16];
-const ABS_IN: &[DType] = &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool, C32, C64];
+/// Abs: CANN's A2 code (`ASCEND910B_DTYPE_DTYPE_SUPPORT_LIST`) has complex64 but not complex32
+/// (only the regbase list has it), though the doc lists COMPLEX32: we follow the code.
+const ABS_IN: &[DType] = &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool, C64];
 const NEG: &[DType] = &[S8, S32, S64, F16, BF16, F32, F64, C64, C128];
 const EXP_IN: &[DType] = &[F32, F16, F64, C64, C128, Bool, S64, BF16];
 const LOG_IN: &[DType] = &[Bool, S64, S32, S16, S8, U8, F32, F16, F64, C64, C128, BF16];
 const TANH_IN: &[DType] = &[F32, F16, Bool, U8, S8, S16, S32, S64, BF16];
 const HALFS: &[DType] = &[F32, F16, BF16];
-const RELU: &[DType] = &[F32, F16, S8, S32, S64, BF16];
+/// Relu: CANN's A2 code (`DTYPE_SUPPORT_LIST` + bf16) and InplaceRelu's doc take u8 too
+/// (Relu's doc omits it); max(x, 0) of a u8 is x.
+const RELU: &[DType] = &[F32, F16, S8, U8, S32, S64, BF16];
 const FLOOR: &[DType] = &[F64, F32, F16, BF16, S64, S32, S16, S8, U64, U32, U16, U8];
 const CEIL: &[DType] = &[F16, F32, F64, BF16];
 const ROUND: &[DType] = &[BF16, F16, F32, F64, S32, S64];
 const SIGN: &[DType] = &[F64, F32, F16, S32, S64, C64, C128, Bool, BF16];
-const ERF: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+/// Exp2's self (its A2 list: bool, the integers but u16-u64, the real floats).
+const EXP2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool];
+/// Erf's self: CANN's A2 code (`DTYPE_SUPPORT_LIST_910B`) f64 f32 f16 bf16 bool s64; the doc
+/// gives bf16 to A3 only, the code to every 910B-910E (A2 included) - we follow the code.
+const ERF_IN: &[DType] = &[F32, F16, F64, BF16, S64, Bool];
+/// Log2: CANN's A2 code (`DTYPE_SUPPORT_LIST_910B`, outs `ASCEND910B_OUTPUT_DTYPE_SUPPORT_LIST`)
+/// and doc take complex too.
+const LOG2_IN: &[DType] = &[F32, F16, F64, BF16, S64, S32, S16, S8, U8, Bool, C64, C128];
 const REAL_FLOATS: &[DType] = &[F32, F16, F64, BF16];
 // The lists of CANN's docs (aclnnExpm1.md, aclnnLog1p.md, ...; Atlas A2).
 const EXPM1_IN: &[DType] = &[S64, Bool, F32, F16, BF16];
@@ -58,10 +69,6 @@ fn same_fn<const F: u8>(d: DType) -> Result<Compute> {
 /// Abs: |x| in self's dtype; complex gives its modulus in the component dtype.
 fn abs_compute(d: DType) -> Result<Compute> {
     let (part, k) = match d {
-        C32 => (
-            F16,
-            unary_kernel::<Modulus<crate::element::C64>> as KernelFn,
-        ),
         C64 => (
             F32,
             unary_kernel::<Modulus<crate::element::C64>> as KernelFn,
@@ -121,8 +128,6 @@ unary_ops! {
     cos, inplace_cos, "aclnnCos", "aclnnInplaceCos", ("input", "out", "inputRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::COS }>;
     /// aclnnTanh.
     tanh, inplace_tanh, "aclnnTanh", "aclnnInplaceTanh", ("self", "out", "selfRef"), TANH_IN, HALFS, Castable, float_fn::<{ f::TANH }>;
-    /// aclnnSigmoid: 1/(1+e^-x).
-    sigmoid, inplace_sigmoid, "aclnnSigmoid", "aclnnInplaceSigmoid", ("self", "out", "selfRef"), HALFS, HALFS, Castable, float_fn::<{ f::SIGMOID }>;
     /// aclnnRelu: max(x, 0) (NaN stays NaN); out has self's dtype.
     relu, inplace_relu, "aclnnRelu", "aclnnInplaceRelu", ("self", "out", "selfRef"), RELU, RELU, Equal, same_fn::<{ f::RELU }>;
     /// aclnnGelu: the tanh approximation 0.5x(1+tanh(√(2/π)(x+0.044715x³))).
@@ -140,11 +145,11 @@ unary_ops! {
     /// aclnnReciprocal: 1/x.
     reciprocal, inplace_reciprocal, "aclnnReciprocal", "aclnnInplaceReciprocal", ("self", "out", "selfRef"), LOG_IN, FLOATS, Castable, float_fn::<{ f::RECIPROCAL }>;
     /// aclnnErf: the error function.
-    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
+    erf, inplace_erf, "aclnnErf", "aclnnInplaceErf", ("self", "out", "selfRef"), ERF_IN, REAL_FLOATS, Castable, float_fn::<{ f::ERF }>;
     /// aclnnLog2.
-    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::LOG2 }>;
+    log2, inplace_log2, "aclnnLog2", "aclnnInplaceLog2", ("self", "out", "selfRef"), LOG2_IN, FLOATS, Castable, float_fn::<{ f::LOG2 }>;
     /// aclnnExp2: 2^x.
-    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), ERF, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
+    exp2, inplace_exp2, "aclnnExp2", "aclnnInplaceExp2", ("self", "out", "selfRef"), EXP2_IN, REAL_FLOATS, Castable, float_fn::<{ f::EXP2 }>;
     /// aclnnExpm1: e^x − 1, accurate near 0.
     expm1, inplace_expm1, "aclnnExpm1", "aclnnInplaceExpm1", ("self", "out", "selfRef"), EXPM1_IN, REAL_FLOATS, Castable, float_fn::<{ f::EXPM1 }>;
     /// aclnnLog1p: ln(1 + x), accurate near 0.
@@ -161,6 +166,45 @@ unary_ops! {
     trunc, inplace_trunc, "aclnnTrunc", "aclnnInplaceTrunc", ("self", "out", "selfRef"), TRUNC, TRUNC, Equal, same_fn::<{ f::TRUNC }>;
     /// aclnnErfc: 1 − erf(x), accurate for large x.
     erfc, inplace_erfc, "aclnnErfc", "aclnnInplaceErfc", ("self", "out", "selfRef"), ERFC_IN, ERFC_OUT, Castable, float_fn::<{ f::ERFC }>;
+}
+
+/// InplaceSigmoid's selfRef: CANN's A2 code (`GetSelfRefDtypeList` = `DTYPE_OUT_LIST`) and
+/// doc take f64 and complex too, unlike Sigmoid's documented self.
+const SIGMOID_INPLACE: &[DType] = &[F32, F16, F64, C64, C128, BF16];
+
+/// aclnnSigmoid: 1/(1+e^-x).
+pub fn sigmoid(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    let rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(
+        "aclnnSigmoid",
+        &rule,
+        "self",
+        self_,
+        Some(("out", out)),
+        float_fn::<{ f::SIGMOID }>,
+    )
+}
+
+/// The in-place form (aclnnInplaceSigmoid): f32 f16 f64 c64 c128 bf16 (complex:
+/// 1/(1+e^-z)).
+pub fn inplace_sigmoid(self_ref: &TensorDesc) -> Result<Executor> {
+    let rule = Rule {
+        a: SIGMOID_INPLACE,
+        out: SIGMOID_INPLACE,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(
+        "aclnnInplaceSigmoid",
+        &rule,
+        "selfRef",
+        self_ref,
+        None,
+        float_fn::<{ f::SIGMOID }>,
+    )
 }
 
 /// Supported dtypes, for the README's operator table.
@@ -201,11 +245,18 @@ pub const CATALOG: &[Entry] = &[
         rule: "tanh x",
     },
     Entry {
-        ops: "Sigmoid, InplaceSigmoid",
+        ops: "Sigmoid",
         a: HALFS,
         b: &[],
         out: HALFS,
         rule: "1/(1+e^−x)",
+    },
+    Entry {
+        ops: "InplaceSigmoid",
+        a: SIGMOID_INPLACE,
+        b: &[],
+        out: SIGMOID_INPLACE,
+        rule: "1/(1+e^−x) (complex: 1/(1+e^−z))",
     },
     Entry {
         ops: "Relu, InplaceRelu",
@@ -250,11 +301,25 @@ pub const CATALOG: &[Entry] = &[
         rule: "−1/0/1 (complex z/|z|)",
     },
     Entry {
-        ops: "Erf, Log2, Exp2 (+ Inplace)",
-        a: ERF,
+        ops: "Erf, InplaceErf",
+        a: ERF_IN,
         b: &[],
         out: REAL_FLOATS,
-        rule: "float functions (integers in f32)",
+        rule: "erf x (s64 and bool in f32)",
+    },
+    Entry {
+        ops: "Exp2, InplaceExp2",
+        a: EXP2_IN,
+        b: &[],
+        out: REAL_FLOATS,
+        rule: "2^x (integers in f32)",
+    },
+    Entry {
+        ops: "Log2, InplaceLog2",
+        a: LOG2_IN,
+        b: &[],
+        out: FLOATS,
+        rule: "log₂ x (integers in f32; complex: ln z / ln 2)",
     },
     Entry {
         ops: "Expm1, Log1p (+ Inplace)",

@@ -10,9 +10,17 @@
 //! dims broadcasting one way to (b,n,p). Addmv is `beta*self + alpha*(mat@vec)` with mat
 //! (m,k), vec (k), self 0-D or (m) or (1).
 //!
-//! Dtypes: f32, f16, bf16 (and f64); bf16 does not mix with f16 or f32. f16/bf16 inputs are
-//! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 in f64; the
-//! result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
+//! Addmv also takes integer and bool tensors (s8 s16 s32 s64 u8 bool, CANN's
+//! `addmvDtypeSupportList`): those are computed as CANN's A2 code computes them when the
+//! product's dtype is not a cube dtype (Mul + ReduceSum, bool: LogicalAnd + ReduceAny): see
+//! `IntAddmv`.
+//!
+//! Dtypes: f32, f16, bf16; bf16 does not mix with f16 or f32. f64 is refused by Mm,
+//! BatchMatMul, Matmul, Addmm and Baddbmm (and their in-place forms), as on Atlas A2, whose
+//! cube matmul rule (`Dav2201MatMulRule`) and operator lists take f32/f16/bf16 only; Addmv
+//! takes it (its A2 code computes f64 with Mul + ReduceSum). f16/bf16 inputs are
+//! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 (Addmv) in f64;
+//! the result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
 //! computes at least in f32 here). Strided and transposed views go to the GEMM as they are
 //! (no copy) when their dtype is the computation dtype and they do not overlap out.
 
@@ -28,10 +36,15 @@ use crate::scalar::Scalar;
 use crate::tensor::{contiguous_strides, TensorDesc};
 
 use DType::*;
-const LIST: &[DType] = &[F32, F16, BF16, F64];
+/// The cube matmul's dtypes on Atlas A2 (`Dav2201MatMulRule::GetSupportedDTypes` and the
+/// operators' own lists in ops-nn's aclnn_mm/matmul/batch_matmul/addmm/baddbmm.cpp).
+const LIST: &[DType] = &[F32, F16, BF16];
 const SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8];
 /// Baddbmm's beta and alpha also accept bool.
 const BMM_SCALARS: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool];
+/// Addmv's self, mat, vec, out, alpha and beta (the A2 code's `addmvDtypeSupportList`; its
+/// doc omits bool for out and bf16/bool for alpha and beta, which the code accepts).
+const ADDMV: &[DType] = &[F32, F16, BF16, F64, S8, S16, S32, S64, U8, Bool];
 
 /// One matrix operand, seen as a batch of (rows, cols) matrices over the result's batch shape.
 #[derive(Clone, Debug)]
@@ -78,7 +91,13 @@ pub(crate) fn check_cube_math_type(t: i64) -> Result<()> {
     Ok(())
 }
 
-fn check_input(name: &str, t: &TensorDesc) -> Result<()> {
+/// A tensor of a cube matmul operator (`api`): f32, f16 or bf16; f64 with its own message.
+fn check_input(api: &str, name: &str, t: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        t.dtype != F64,
+        "tensor '{name}' has dtype ACL_DOUBLE, which {api} does not support: on Atlas A2 its cube \
+         matmul takes ACL_FLOAT, ACL_FLOAT16 and ACL_BF16 only"
+    );
     ew::check_tensor(name, t, LIST)
 }
 
@@ -473,8 +492,8 @@ fn product(
     Ok(Executor::new(api, bindings, plan))
 }
 
-fn check_out(name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
-    ew::check_tensor(name, out, LIST)?;
+fn check_out(api: &str, name: &str, out: &TensorDesc, shape: &[usize], p: DType) -> Result<()> {
+    check_input(api, name, out)?;
     out.check_output(name)?;
     ew::check_out_cast(p, name, out)?;
     crate::ensure!(
@@ -528,8 +547,8 @@ fn fixed_rank_product(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat2", mat2)?;
+    check_input(api, "self", self_)?;
+    check_input(api, "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     check_cube_math_type(cube_math_type)?;
     crate::ensure!(
@@ -546,7 +565,7 @@ fn fixed_rank_product(
     let batch =
         broadcast_shapes(&[("self", &self_.shape[..b]), ("mat2", &mat2.shape[..b])])?.to_vec();
     let out_shape: Vec<usize> = batch.iter().copied().chain([m, n]).collect();
-    check_out("out", out, &out_shape, p)?;
+    check_out(api, "out", out, &out_shape, p)?;
     let s = [mat_strides(self_), mat_strides(mat2)];
     product(
         api,
@@ -571,8 +590,8 @@ pub fn matmul(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat2", mat2)?;
+    check_input("aclnnMatmul", "self", self_)?;
+    check_input("aclnnMatmul", "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     let (ra, rb) = (self_.rank(), mat2.rank());
     crate::ensure!(
@@ -608,7 +627,7 @@ pub fn matmul(
     if rb > 1 {
         shape.push(n);
     }
-    check_out("out", out, &shape, p)?;
+    check_out("aclnnMatmul", "out", out, &shape, p)?;
     product(
         "aclnnMatmul",
         vec![self_.clone(), mat2.clone(), out.clone()],
@@ -664,9 +683,9 @@ fn addmm_impl(
         Biased::Baddbmm => ("batch1", "batch2", 3, BMM_SCALARS),
     };
     let self_name = if out.is_some() { "self" } else { "selfRef" };
-    check_input(self_name, self_)?;
-    check_input(n1, mat1)?;
-    check_input(n2, mat2)?;
+    check_input(api, self_name, self_)?;
+    check_input(api, n1, mat1)?;
+    check_input(api, n2, mat2)?;
     let (p1, c) = computation((n1, mat1.dtype), (n2, mat2.dtype))?;
     let product_name = format!("{n1} @ {n2}");
     let (p, _) = computation((self_name, self_.dtype), (&product_name, p1))?;
@@ -718,7 +737,7 @@ fn addmm_impl(
                 "self of shape {:?} and the product of shape {shape:?} must both be empty or both non-empty",
                 self_.shape
             );
-            check_out("out", o, &shape, p)?;
+            check_out(api, "out", o, &shape, p)?;
             (
                 vec![self_.clone(), mat1.clone(), mat2.clone(), o.clone()],
                 3,
@@ -732,7 +751,7 @@ fn addmm_impl(
                 "selfRef has shape {:?} but must be the product's shape {shape:?}",
                 self_.shape
             );
-            check_out("selfRef", self_, &self_.shape, p)?;
+            check_out(api, "selfRef", self_, &self_.shape, p)?;
             (vec![self_.clone(), mat1.clone(), mat2.clone()], 0, true)
         }
     };
@@ -847,9 +866,19 @@ pub fn inplace_baddbmm(
     )
 }
 
+/// Whether a scalar is `v` as CANN's Addmv tests it: `|ToFloat() - v| <= FLT_EPSILON`.
+fn near_f32(s: &Scalar, v: f32) -> bool {
+    (s.cast(F32).get::<f32>() - v).abs() <= f32::EPSILON
+}
+
 /// aclnnAddmv: `out = beta*self + alpha*(mat@vec)`, mat (m,k), vec (k), out (m); self is 0-D
-/// or 1-D of size m (or 1, which broadcasts, except when alpha is 0). Computed as the
-/// (1,k)@(k,m) product vec^T @ mat^T so that self broadcasts along the product's row.
+/// or 1-D of size m (or 1, which broadcasts, except when alpha is 0). Floats are computed as
+/// the (1,k)@(k,m) product vec^T @ mat^T so that self broadcasts along the product's row;
+/// integer and bool products as `IntAddmv`.
+///
+/// The dtypes promote as CANN's A2 code promotes them (`CheckPromoteType`): P1 = mat x vec;
+/// P2 = alpha x P1 when alpha is not 1, else P1; P3 = beta x self when beta is not 1, else
+/// self's dtype; the result dtype P2 x P3 must cast to out.
 #[allow(clippy::too_many_arguments)]
 pub fn addmv(
     self_: &TensorDesc,
@@ -860,20 +889,34 @@ pub fn addmv(
     out: &TensorDesc,
     cube_math_type: i64,
 ) -> Result<Executor> {
-    check_input("self", self_)?;
-    check_input("mat", mat)?;
-    check_input("vec", vec)?;
-    // Addmv promotes (bf16 with f16 gives f32); the product is computed in f64 if mat or vec
-    // is f64, else in f32.
-    let no_promotion = |a: &TensorDesc, b: DType| {
-        Error::Invalid(format!("{} and {b} cannot be promoted", a.dtype))
+    ew::check_tensor("self", self_, ADDMV)?;
+    ew::check_tensor("mat", mat, ADDMV)?;
+    ew::check_tensor("vec", vec, ADDMV)?;
+    let alpha_v = scalar_value("alpha", alpha, ADDMV)?;
+    let beta_v = scalar_value("beta", beta, ADDMV)?;
+    let promote_named = |a: (&str, DType), b: (&str, DType)| {
+        promote(a.1, b.1).ok_or_else(|| {
+            Error::Invalid(format!(
+                "{} dtype {} and {} dtype {} cannot be promoted",
+                a.0, a.1, b.0, b.1
+            ))
+        })
     };
-    let p1 = promote(mat.dtype, vec.dtype).ok_or_else(|| no_promotion(mat, vec.dtype))?;
-    let p = promote(self_.dtype, p1).ok_or_else(|| no_promotion(self_, p1))?;
-    let c = if p1 == F64 { F64 } else { F32 };
+    let p1 = promote_named(("mat", mat.dtype), ("vec", vec.dtype))?;
+    let alpha_one = near_f32(alpha, 1.0);
+    let beta_one = near_f32(beta, 1.0);
+    let p2 = if alpha_one {
+        p1
+    } else {
+        promote_named(("alpha", alpha.dtype), ("mat @ vec", p1))?
+    };
+    let p3 = if beta_one {
+        self_.dtype
+    } else {
+        promote_named(("beta", beta.dtype), ("self", self_.dtype))?
+    };
+    let p = promote_named(("beta*self", p3), ("alpha*(mat @ vec)", p2))?;
     check_cube_math_type(cube_math_type)?;
-    let alpha_v = scalar_value("alpha", alpha, SCALARS)?;
-    let beta_v = scalar_value("beta", beta, SCALARS)?;
     crate::ensure!(
         self_.rank() <= 1 && mat.rank() == 2 && vec.rank() == 1 && out.rank() == 1,
         "self {:?}, mat {:?}, vec {:?} and out {:?} must have 0 or 1, 2, 1 and 1 dims",
@@ -894,10 +937,32 @@ pub fn addmv(
         "self of shape {:?} does not fit the product's shape [{m}] (a size-1 self broadcasts only when alpha is not 0)",
         self_.shape
     );
-    check_out("out", out, &[m], p)?;
+    ew::check_tensor("out", out, ADDMV)?;
+    out.check_output("out")?;
+    ew::check_out_cast(p, "out", out)?;
+    crate::ensure!(
+        out.shape[..] == [m],
+        "'out' has shape {:?} but the product has shape [{m}]",
+        out.shape
+    );
+    let tensors = vec![self_.clone(), mat.clone(), vec.clone(), out.clone()];
+    if !p1.is_float() {
+        let bindings = Bindings {
+            tensors: std::sync::Arc::new(tensors.into_iter().map(Some).collect()),
+            n_inputs: 3,
+            outputs: smallvec::smallvec![3],
+        };
+        if out.is_empty() {
+            return Ok(Executor::new("aclnnAddmv", bindings, Nothing));
+        }
+        let plan = IntAddmv::new(m, k, p1, (alpha, alpha_one, p2), (beta, beta_one, p3), p);
+        return Ok(Executor::new("aclnnAddmv", bindings, plan));
+    }
+    // The product is computed in f64 if mat or vec is f64, else in f32.
+    let c = if p1 == F64 { F64 } else { F32 };
     product(
         "aclnnAddmv",
-        vec![self_.clone(), mat.clone(), vec.clone(), out.clone()],
+        tensors,
         [2, 1],
         vec![],
         (1, m, k),
@@ -911,6 +976,224 @@ pub fn addmv(
     )
 }
 
+/// `a + b` (or `a * b`) in dtype `d`: both converted to `d` first, f16/bf16 computed in f32
+/// and rounded once to `d`, integers wrapping, bool as or (and).
+fn arith(a: Scalar, b: Scalar, d: DType, add: bool) -> Scalar {
+    use crate::engine::kernel::Arith;
+    let c = d.compute();
+    let (x, y) = (a.cast(d).cast(c), b.cast(d).cast(c));
+    let r = crate::with_compute_dtype!(c, T => {
+        let (x, y) = (x.get::<T>(), y.get::<T>());
+        Scalar::from_value(if add { x.add(y) } else { x.mul(y) })
+    });
+    r.cast(d)
+}
+
+/// Addmv of an integer or bool product (P1 = mat x vec not a float), as CANN's A2 code
+/// computes it (`GetMulResult`, then `MulScalar` and `Add`):
+/// - `prod[i] = sum_j mat[i,j]*vec[j]` in P1, wrapping (bool: `any_j (mat[i,j] and vec[j])`),
+///   when alpha is not 0 and k > 0; then `alpha*prod` in P2 when alpha is not 1;
+/// - the self term when there is no product or beta is not 0: self as it is when beta is 1,
+///   else `beta*self` in P3 (with beta 0 and no product: 0 in P3, self not read, as the float
+///   path and the header say; the device multiplies, so a NaN self stays NaN there);
+/// - both terms added in P (bool: or), or the one term alone; then converted to out.
+///
+/// Mat's rows and vec are converted to P1 in the workspace, the m results are kept there
+/// (in the result dtype) and written to out at the end, so out may overlap the inputs.
+struct IntAddmv {
+    m: usize,
+    k: usize,
+    p1: DType,
+    /// alpha converted to P2, when alpha is not 1 (and there is a product).
+    alpha: Option<(Scalar, DType)>,
+    has_prod: bool,
+    /// beta converted to P3, when beta is not 1.
+    beta: Option<(Scalar, DType)>,
+    beta_zero: bool,
+    has_self: bool,
+    /// The dtype of the result before out: P, or the dtype of the one term.
+    result: DType,
+    /// Workspace offsets: vec in P1 (at 0), one row of mat in P1, the m products in P1, the
+    /// m results.
+    row_at: usize,
+    prod_at: usize,
+    res_at: usize,
+    workspace: u64,
+}
+
+impl IntAddmv {
+    fn new(
+        m: usize,
+        k: usize,
+        p1: DType,
+        (alpha, alpha_one, p2): (&Scalar, bool, DType),
+        (beta, beta_one, p3): (&Scalar, bool, DType),
+        p: DType,
+    ) -> IntAddmv {
+        let has_prod = !near_f32(alpha, 0.0) && k > 0;
+        let has_self = !has_prod || !near_f32(beta, 0.0);
+        let result = match (has_prod, has_self) {
+            (true, true) => p,
+            (true, false) => p2,
+            _ => p3,
+        };
+        let buf = align_up(k * p1.size());
+        let (row_at, prod_at) = (buf, 2 * buf);
+        let res_at = prod_at + align_up(m * p1.size());
+        let ws = res_at + align_up(m * result.size());
+        IntAddmv {
+            m,
+            k,
+            p1,
+            alpha: (!alpha_one).then(|| (alpha.cast(p2), p2)),
+            has_prod,
+            beta: (!beta_one).then(|| (beta.cast(p3), p3)),
+            beta_zero: near_f32(beta, 0.0),
+            has_self,
+            result,
+            row_at,
+            prod_at,
+            res_at,
+            workspace: (ws + ALIGN) as u64,
+        }
+    }
+
+    /// The m products in P1 (into `pbuf`), mat's rows converted one at a time.
+    ///
+    /// # Safety
+    /// `vbuf`/`rbuf` hold k elements of P1 (T), `pbuf` m; mat's view is valid at `mat_addr`.
+    unsafe fn products<T: crate::engine::kernel::Arith>(
+        &self,
+        mat: &TensorDesc,
+        mat_addr: usize,
+        vbuf: usize,
+        rbuf: usize,
+        pbuf: usize,
+    ) {
+        let size = mat.dtype.size() as isize;
+        let v = unsafe { std::slice::from_raw_parts(vbuf as *const T, self.k) };
+        for i in 0..self.m {
+            let row =
+                mat_addr as isize + (mat.offset as isize + i as isize * mat.strides[0]) * size;
+            // SAFETY: row i of mat lies inside its view; rbuf holds k elements of P1.
+            unsafe {
+                convert::run(
+                    row as *const u8,
+                    mat.dtype,
+                    mat.strides[1],
+                    rbuf as *mut u8,
+                    self.p1,
+                    1,
+                    self.k,
+                )
+            };
+            let r = unsafe { std::slice::from_raw_parts(rbuf as *const T, self.k) };
+            let mut acc = T::default();
+            for j in 0..self.k {
+                acc = acc.add(r[j].mul(v[j]));
+            }
+            // SAFETY: pbuf holds m elements of T.
+            unsafe { *(pbuf as *mut T).add(i) = acc };
+        }
+    }
+}
+
+impl Work for IntAddmv {
+    fn workspace_size(&self) -> u64 {
+        self.workspace
+    }
+
+    fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        let base = ws.addr.div_ceil(ALIGN) * ALIGN;
+        let (self_, mat, vec, out) = (t.view(0)?, t.view(1)?, t.view(2)?, t.view(3)?);
+        let pbuf = base + self.prod_at;
+        if self.has_prod {
+            let (mat_addr, vec_addr) = (t.addr(1)?, t.addr(2)?);
+            let src = vec_addr + vec.offset * vec.dtype.size();
+            // SAFETY: vec's view is valid; the workspace holds k elements of P1 at `base`.
+            unsafe {
+                convert::run(
+                    src as *const u8,
+                    vec.dtype,
+                    vec.strides[0],
+                    base as *mut u8,
+                    self.p1,
+                    1,
+                    self.k,
+                )
+            };
+            let rbuf = base + self.row_at;
+            // SAFETY: as `products` requires.
+            crate::with_compute_dtype!(self.p1, T => unsafe {
+                self.products::<T>(mat, mat_addr, base, rbuf, pbuf)
+            });
+        }
+        let reads_self = self.has_self && !self.beta_zero;
+        let self_addr = if reads_self { t.addr(0)? } else { 0 };
+        let rsize = self.result.size();
+        let res = base + self.res_at;
+        for i in 0..self.m {
+            let prod = self.has_prod.then(|| {
+                let sz = self.p1.size();
+                // SAFETY: product i was written above.
+                let bytes = unsafe { std::slice::from_raw_parts((pbuf + i * sz) as *const u8, sz) };
+                let x = Scalar::from_bytes(self.p1, bytes);
+                match &self.alpha {
+                    Some((a, p2)) => arith(x, *a, *p2, false),
+                    None => x,
+                }
+            });
+            let term = self.has_self.then(|| {
+                if let (true, Some((_, p3))) = (self.beta_zero, &self.beta) {
+                    return Scalar::from_value(0u8).cast(*p3);
+                }
+                let e = if self_.rank() == 0 || self_.shape[0] == 1 {
+                    self_.offset
+                } else {
+                    self_.offset + i * self_.strides[0] as usize
+                };
+                let sz = self_.dtype.size();
+                // SAFETY: element e lies inside self's view.
+                let bytes =
+                    unsafe { std::slice::from_raw_parts((self_addr + e * sz) as *const u8, sz) };
+                let x = Scalar::from_bytes(self_.dtype, bytes);
+                match &self.beta {
+                    Some((b, p3)) => arith(x, *b, *p3, false),
+                    None => x,
+                }
+            });
+            let r = match (prod, term) {
+                (Some(a), Some(b)) => arith(b, a, self.result, true),
+                (Some(a), None) => a.cast(self.result),
+                (None, Some(b)) => b.cast(self.result),
+                (None, None) => unreachable!("Addmv has a product or a self term"),
+            };
+            // SAFETY: the results block holds m elements of the result dtype.
+            unsafe {
+                std::ptr::copy_nonoverlapping(
+                    r.bytes().as_ptr(),
+                    (res + i * rsize) as *mut u8,
+                    rsize,
+                )
+            };
+        }
+        let out_addr = t.addr(3)? + out.offset * out.dtype.size();
+        // SAFETY: out's view holds m elements at its stride.
+        unsafe {
+            convert::run(
+                res as *const u8,
+                self.result,
+                1,
+                out_addr as *mut u8,
+                out.dtype,
+                out.strides[0],
+                self.m,
+            )
+        };
+        Ok(())
+    }
+}
+
 /// Supported dtypes, for the README's operator table.
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -918,7 +1201,7 @@ pub const CATALOG: &[Entry] = &[
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "matrix product, f32 accumulation (bf16 does not mix)",
+        rule: "matrix product, f32 accumulation (bf16 does not mix; no f64 on A2)",
     },
     Entry {
         ops: "Addmm, InplaceAddmm",
@@ -936,9 +1219,9 @@ pub const CATALOG: &[Entry] = &[
     },
     Entry {
         ops: "Addmv",
-        a: LIST,
-        b: LIST,
-        out: LIST,
-        rule: "beta·self + alpha·(mat@vec); bf16 mixes (promoted to f32)",
+        a: ADDMV,
+        b: ADDMV,
+        out: ADDMV,
+        rule: "beta·self + alpha·(mat@vec); bf16 mixes (promoted to f32); integers wrap, bool is logical",
     },
 ];

@@ -8,7 +8,9 @@
 //! means accumulate in f64 (integers in i64, complex in complex128) and round once: an
 //! empty sum is 0, an empty mean NaN. Amax/Amin keep self's dtype, propagate NaN, and
 //! refuse a reduced axis of size 0. ArgMax/ArgMin give the first index of the max/min
-//! (a NaN counts as the max and the min). Softmax/LogSoftmax subtract the slice's max
+//! (a NaN counts as the max and the min); they take no bool (CANN's A2 lists), and over a
+//! reduced axis of size 0 ArgMin is refused while ArgMax succeeds without writing out (CANN's
+//! A2 code returns before any work for an empty self). Softmax/LogSoftmax subtract the slice's max
 //! (stable for large inputs); a NaN makes its slice NaN.
 
 use super::catalog::Entry;
@@ -26,6 +28,8 @@ const MEAN: &[DType] = &[F32, F16, BF16, F64, S32, S64, S16, S8, U8, C64, C128];
 const EXTREMA: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool, BF16];
 const SOFTMAX: &[DType] = &[F16, F32, F64, BF16];
 const INDEX: &[DType] = &[S32, S64];
+/// ArgMax/ArgMin's self: CANN's A2 list (no bool, unlike Amax/Amin).
+const INDEXED: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, BF16];
 
 /// Normalised, sorted axes; `all_if_empty` turns an empty list into every axis.
 pub fn axes(name: &str, dims: &[i64], rank: usize, all_if_empty: bool) -> Result<Vec<usize>> {
@@ -183,7 +187,9 @@ pub fn mean(
     mean_impl("aclnnMean", self_, dims, keep, d, out, false)
 }
 
-/// aclnnMeanV2: the mean in out's dtype; with no dims and noopWithEmptyAxes, a copy.
+/// aclnnMeanV2: the mean in self's dtype, which out must have (CANN's A2 code:
+/// `CheckDtypeValidONNX`, OP_CHECK_DTYPE_NOT_SAME; doc: out's dtype 需要和self一致); with no
+/// dims and noopWithEmptyAxes, a copy.
 pub fn mean_v2(
     self_: &TensorDesc,
     dims: &[i64],
@@ -191,6 +197,14 @@ pub fn mean_v2(
     noop_with_empty_axes: bool,
     out: &TensorDesc,
 ) -> Result<Executor> {
+    ew::check_tensor("self", self_, MEAN)?;
+    ew::check_tensor("out", out, MEAN)?;
+    crate::ensure!(
+        out.dtype == self_.dtype,
+        "out has dtype {} but must have self's dtype {}",
+        out.dtype,
+        self_.dtype
+    );
     mean_impl(
         "aclnnMeanV2",
         self_,
@@ -255,17 +269,26 @@ fn arg(
     keep: bool,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    ew::check_tensor("self", self_, EXTREMA)?;
+    ew::check_tensor("self", self_, INDEXED)?;
     ew::check_tensor("out", out, INDEX)?;
     let ax = axes("dim", &[dim], self_.rank(), false)?;
-    for &a in &ax {
-        crate::ensure!(
-            self_.shape[a] > 0,
-            "axis {a} of self {:?} has size 0: it has no maximum or minimum",
-            self_.shape
-        );
-    }
+    let empty_axis = ax.iter().any(|&a| self_.shape[a] == 0);
+    crate::ensure!(
+        !(empty_axis && matches!(how, Reduce::ArgMin)),
+        "axis {} of self {:?} has size 0: it has no minimum",
+        ax[0],
+        self_.shape
+    );
     check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    if empty_axis {
+        // ArgMax over an empty axis: success, out is not written (as on the device).
+        let bindings = Bindings {
+            tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(out.clone())]),
+            n_inputs: 1,
+            outputs: smallvec::smallvec![1],
+        };
+        return Ok(Executor::new(api, bindings, Nothing));
+    }
     Ok(executor(
         api,
         Op::Reduce(how),
@@ -328,11 +351,18 @@ pub const CATALOG: &[Entry] = &[
         rule: "sum over dims (f64 accumulation), out dtype = dtype",
     },
     Entry {
-        ops: "Mean, MeanV2",
+        ops: "Mean",
         a: MEAN,
         b: &[],
         out: MEAN,
-        rule: "mean over dims; empty → NaN",
+        rule: "mean over dims in dtype; empty → NaN",
+    },
+    Entry {
+        ops: "MeanV2",
+        a: MEAN,
+        b: &[],
+        out: MEAN,
+        rule: "mean over dims, out dtype = self dtype; empty → NaN",
     },
     Entry {
         ops: "Amax, Amin",
@@ -343,7 +373,7 @@ pub const CATALOG: &[Entry] = &[
     },
     Entry {
         ops: "ArgMax, ArgMin",
-        a: EXTREMA,
+        a: INDEXED,
         b: &[],
         out: INDEX,
         rule: "first index of the max/min along dim",

@@ -253,6 +253,19 @@ macro_rules! complex_fn {
                     f::COSH => z.cosh(),
                     f::SINH => z.sinh(),
                     f::TAN => z.tan(),
+                    // 1/(1+e^-z), in complex128 and rounded once.
+                    f::SIGMOID => {
+                        let one = num_complex::Complex::new(1.0f64, 0.0);
+                        let w = num_complex::Complex::new(z.re as f64, z.im as f64);
+                        let w = one / (one + (-w).exp());
+                        <$t>::new(w.re as $r, w.im as $r)
+                    }
+                    // ln z / ln 2 (principal branch), in complex128 and rounded once.
+                    f::LOG2 => {
+                        let w = num_complex::Complex::new(z.re as f64, z.im as f64).ln()
+                            / std::f64::consts::LN_2;
+                        <$t>::new(w.re as $r, w.im as $r)
+                    }
                     // z / |z|, and 0 for 0.
                     _ => {
                         let a = z.abs();

@@ -10,9 +10,10 @@
 //! - Addmm: `beta*self + alpha*(mat1@mat2)`, self 1-2 dims broadcasting one way (ONNX Gemm's
 //!   unidirectional rule) to (m,n); self is not read when beta == 0 (NaN/inf there do not
 //!   leak). InplaceAddmm: selfRef exactly (m,n).
-//! - Dtypes: f32, f16, bf16, f64; bf16 does not mix with f16 or f32; the computation dtype is
-//!   f64 when an input matrix is f64, else f32 (f16/bf16 accumulate in f32); the result is
-//!   rounded once to out's dtype. cubeMathType 0..=4.
+//! - Dtypes: f32, f16, bf16 (f64 too for Addmv only: on Atlas A2 the cube matmul operators
+//!   refuse f64, hicann/ops-nn `Dav2201MatMulRule`); bf16 does not mix with f16 or f32; the
+//!   computation dtype is f64 when an input matrix is f64 (Addmv), else f32 (f16/bf16
+//!   accumulate in f32); the result is rounded once to out's dtype. cubeMathType 0..=4.
 //! - An output overlapping an input is computed as if every input were read first.
 //!
 //! Accuracy bound used for every element (S = |beta|·|bias| + |alpha|·Σ_p |a_ip|·|b_pj|,
@@ -396,8 +397,8 @@ pub(super) fn gen_view(
 }
 
 /// An output view (own storage `storage`) of a random out dtype.
-fn gen_out_view(rng: &mut Rng, shape: &[usize], storage: usize) -> View {
-    let od = gen_out_dtype(rng);
+fn gen_out_view(rng: &mut Rng, shape: &[usize], storage: usize, op: Op) -> View {
+    let od = gen_out_dtype(rng, op);
     gen_view(rng, shape, od, storage, false)
 }
 
@@ -682,27 +683,48 @@ pub(super) fn must(case: &Case, rng: &mut Rng) -> Outcome {
 // ---------------------------------------------------------------------------------------
 
 const FLOATS: [DType; 4] = [F32, F16, BF16, F64];
+/// The dtypes of the cube matmul operators on Atlas A2 (every op here but Addmv).
+const CUBE: [DType; 3] = [F32, F16, BF16];
 
-/// A valid (self/mat1, mat2) dtype pair.
-fn gen_in_dtypes(rng: &mut Rng) -> (DType, DType) {
+/// The float dtypes `op` takes.
+fn floats(op: Op) -> &'static [DType] {
+    if op == Op::Addmv {
+        &FLOATS
+    } else {
+        &CUBE
+    }
+}
+
+/// A valid (self/mat1, mat2) dtype pair of `op`.
+fn gen_in_dtypes(rng: &mut Rng, op: Op) -> (DType, DType) {
+    let fl = floats(op);
     match rng.below(10) {
         0..=5 => {
-            let d = rng.pick(&FLOATS);
+            let d = rng.pick(fl);
             (d, d)
         }
         6 => (F16, F32),
         7 => (F32, F16),
-        8 => (F64, rng.pick(&FLOATS)),
-        _ => (rng.pick(&FLOATS), F64),
+        8 if op == Op::Addmv => (F64, rng.pick(fl)),
+        9 if op == Op::Addmv => (rng.pick(fl), F64),
+        _ => {
+            let d = rng.pick(fl);
+            (d, d)
+        }
     }
 }
 
-fn gen_out_dtype(rng: &mut Rng) -> DType {
-    rng.pick(&[F32, F32, F16, BF16, F64])
+fn gen_out_dtype(rng: &mut Rng, op: Op) -> DType {
+    if op == Op::Addmv {
+        rng.pick(&[F32, F32, F16, BF16, F64])
+    } else {
+        rng.pick(&[F32, F32, F16, BF16])
+    }
 }
 
-/// A valid Addmm self dtype for mat1/mat2 dtypes (bf16 does not mix with f16/f32).
-fn gen_bias_dtype(rng: &mut Rng, a: DType, b: DType) -> DType {
+/// A valid Addmm self dtype for mat1/mat2 dtypes (bf16 does not mix with f16/f32; f64 only
+/// for Addmv).
+fn gen_bias_dtype(rng: &mut Rng, a: DType, b: DType, op: Op) -> DType {
     let p1 = if a == F64 || b == F64 {
         F64
     } else if a == BF16 {
@@ -712,8 +734,10 @@ fn gen_bias_dtype(rng: &mut Rng, a: DType, b: DType) -> DType {
     };
     match p1 {
         F64 => rng.pick(&FLOATS),
-        BF16 => rng.pick(&[BF16, BF16, F64]),
-        _ => rng.pick(&[F32, F16, F64]),
+        BF16 if op == Op::Addmv => rng.pick(&[BF16, BF16, F64]),
+        BF16 => BF16,
+        _ if op == Op::Addmv => rng.pick(&[F32, F16, F64]),
+        _ => rng.pick(&[F32, F16]),
     }
 }
 
@@ -761,7 +785,7 @@ pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
         // Addmv promotes: bf16 mixes with f16 and f32 there.
         (rng.pick(&FLOATS), rng.pick(&FLOATS))
     } else {
-        gen_in_dtypes(rng)
+        gen_in_dtypes(rng, op)
     };
     let (a_shape, b_shape): (Vec<usize>, Vec<usize>) = match op {
         Op::Mm | Op::Addmm | Op::InplaceAddmm => {
@@ -854,16 +878,16 @@ pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
                 vec![1, 1],
             ];
             let bias_shape = &shapes[rng.below(7) as usize];
-            let bd = gen_bias_dtype(rng, da, db);
+            let bd = gen_bias_dtype(rng, da, db, op);
             case.bias = Some(gen_view(rng, bias_shape, bd, 2, true));
-            case.out = Some(gen_out_view(rng, &dims.out_shape(), 3));
+            case.out = Some(gen_out_view(rng, &dims.out_shape(), 3, op));
             case.alpha = gen_scalar(rng, 5);
             case.beta = gen_scalar(rng, 25);
         }
         Op::InplaceAddmm => {
             // selfRef is both an input and the output: no expanded dims; it is `self` for the
             // bf16 mixing rule.
-            let sd = gen_bias_dtype(rng, da, db);
+            let sd = gen_bias_dtype(rng, da, db, op);
             case.bias = Some(gen_view(rng, &[m, n], sd, 2, false));
             case.alpha = gen_scalar(rng, 5);
             case.beta = gen_scalar(rng, 25);
@@ -889,9 +913,9 @@ pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
             } else {
                 shapes[rng.below(10) as usize].clone()
             };
-            let bd = gen_bias_dtype(rng, da, db);
+            let bd = gen_bias_dtype(rng, da, db, op);
             case.bias = Some(gen_view(rng, &bias_shape, bd, 2, true));
-            case.out = Some(gen_out_view(rng, &os, 3));
+            case.out = Some(gen_out_view(rng, &os, 3, op));
             case.alpha = gen_bool_or_scalar(rng, 5);
             case.beta = gen_bool_or_scalar(rng, 25);
         }
@@ -902,7 +926,7 @@ pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
             } else {
                 os
             };
-            let sd = gen_bias_dtype(rng, da, db);
+            let sd = gen_bias_dtype(rng, da, db, op);
             case.bias = Some(gen_view(rng, &shape, sd, 2, false));
             case.alpha = gen_bool_or_scalar(rng, 5);
             case.beta = gen_bool_or_scalar(rng, 25);
@@ -919,9 +943,9 @@ pub(super) fn gen_case(rng: &mut Rng, op: Op) -> Case {
             };
             let bd = rng.pick(&FLOATS);
             case.bias = Some(gen_view(rng, &bias_shape, bd, 2, true));
-            case.out = Some(gen_out_view(rng, &dims.out_shape(), 3));
+            case.out = Some(gen_out_view(rng, &dims.out_shape(), 3, op));
         }
-        _ => case.out = Some(gen_out_view(rng, &dims.out_shape(), 2)),
+        _ => case.out = Some(gen_out_view(rng, &dims.out_shape(), 2, op)),
     }
     case
 }
@@ -992,7 +1016,7 @@ fn shape_case(rng: &mut Rng, op: Op, a_shape: &[usize], b_shape: &[usize]) -> Ve
         let (da, db) = if round == 0 {
             (F32, F32)
         } else {
-            gen_in_dtypes(rng)
+            gen_in_dtypes(rng, op)
         };
         let (a, b, out) = if round == 0 {
             (
@@ -1004,7 +1028,7 @@ fn shape_case(rng: &mut Rng, op: Op, a_shape: &[usize], b_shape: &[usize]) -> Ve
             (
                 gen_view(rng, a_shape, da, 0, true),
                 gen_view(rng, b_shape, db, 1, true),
-                gen_out_view(rng, &os, 2),
+                gen_out_view(rng, &os, 2, op),
             )
         };
         let mut case = new_case(op, a, b, None, Some(out));
@@ -1145,13 +1169,13 @@ fn addmm_bias_shapes_and_scalars() {
                         contig(&[m, n], F32, 3),
                     )
                 } else {
-                    let (da, db) = gen_in_dtypes(&mut rng);
-                    let bd = gen_bias_dtype(&mut rng, da, db);
+                    let (da, db) = gen_in_dtypes(&mut rng, Op::Addmm);
+                    let bd = gen_bias_dtype(&mut rng, da, db, Op::Addmm);
                     (
                         gen_view(&mut rng, &[m, k], da, 0, true),
                         gen_view(&mut rng, &[k, n], db, 1, true),
                         gen_view(&mut rng, shape, bd, 2, true),
-                        gen_out_view(&mut rng, &[m, n], 3),
+                        gen_out_view(&mut rng, &[m, n], 3, Op::Addmm),
                     )
                 };
                 let mut case = new_case(Op::Addmm, a, b, Some(bias), Some(out));
@@ -1251,7 +1275,7 @@ fn addmm_nan_in_self_propagates_when_read() {
 #[test]
 fn nan_and_inf_in_operands_propagate() {
     for op in [Op::Mm, Op::Matmul, Op::Addmm] {
-        for (da, od) in [(F32, F32), (F16, F16), (BF16, F32), (F64, F64)] {
+        for (da, od) in [(F32, F32), (F16, F16), (BF16, F32)] {
             let (m, k, n) = (3, 2, 4);
             let mut case = new_case(
                 op,
@@ -1321,8 +1345,8 @@ fn inplace_addmm_views() {
 #[test]
 fn empty_k_gives_beta_self_or_zeros() {
     let mut rng = Rng::new(31);
-    for od in [F32, F16, BF16, F64] {
-        for (da, db) in [(F32, F32), (F16, F16), (BF16, BF16), (F64, F32)] {
+    for od in [F32, F16, BF16] {
+        for (da, db) in [(F32, F32), (F16, F16), (BF16, BF16), (F16, F32)] {
             let run = |rng: &mut Rng, op: Op, a: &[usize], b: &[usize], bias: Option<&[usize]>| {
                 let dims = model_dims(op, a, b).unwrap();
                 let out = gen_view(rng, &dims.out_shape(), od, 3, false);
@@ -1432,7 +1456,7 @@ fn empty_m_n_or_batch_succeeds_and_writes_nothing() {
 #[test]
 fn out_overlapping_inputs() {
     let mut rng = Rng::new(41);
-    for d in [F32, F16, F64, BF16] {
+    for d in [F32, F16, BF16] {
         let n = 5;
         let sq = |off: usize, st: usize| View {
             shape: vec![n, n],
@@ -1631,17 +1655,19 @@ fn f32_is_never_downgraded() {
     }
 }
 
-/// f64 inputs compute in f64 (values f32 cannot hold survive).
+/// Addmv's f64 inputs compute in f64 (values f32 cannot hold survive); the cube matmul
+/// operators refuse f64 (see `f64_is_refused_by_the_cube_operators`).
 #[test]
 fn f64_computes_in_f64() {
-    let case = new_case(
-        Op::Mm,
+    let mut case = new_case(
+        Op::Addmv,
         contig(&[1, 2], F64, 0),
-        contig(&[2, 1], F64, 1),
-        None,
-        Some(contig(&[1, 1], F64, 2)),
+        contig(&[2], F64, 1),
+        Some(contig(&[1], F64, 2)),
+        Some(contig(&[1], F64, 3)),
     );
-    let mut bufs: Vec<Buf> = (0..3).map(|s| Buf::new(storage_bytes(&case, s))).collect();
+    case.beta = scal(F32, 0.0);
+    let mut bufs: Vec<Buf> = (0..4).map(|s| Buf::new(storage_bytes(&case, s))).collect();
     let x = 1.0 + pow2(-40);
     for st in 0..2 {
         bufs[st].bytes_mut()[..8].copy_from_slice(&x.to_le_bytes());
@@ -1649,9 +1675,79 @@ fn f64_computes_in_f64() {
     bufs[0].bytes_mut()[8..16].copy_from_slice(&1.0f64.to_le_bytes());
     bufs[1].bytes_mut()[8..16].copy_from_slice(&(-1.0f64).to_le_bytes());
     run_exec(&build(&case, &bufs).unwrap()).unwrap();
-    let got = fval(decode(F64, bufs[2].bytes()));
+    let got = fval(decode(F64, bufs[3].bytes()));
     // x^2 - 1 = 2^-39 + 2^-80: f64 keeps 2^-39 (an f32 computation gives 0).
     assert!((got - pow2(-39)).abs() <= pow2(-78), "got {got:e}");
+}
+
+/// Mm, BatchMatMul, Matmul, Addmm, InplaceAddmm, Baddbmm and InplaceBaddbmm refuse an f64
+/// self, mat2/mat1/batch1/batch2, bias or out: on Atlas A2 their cube matmul takes f32, f16
+/// and bf16 only (hicann/ops-nn `Dav2201MatMulRule::GetSupportedDTypes` and the operators'
+/// `dtypeSupportList`s). The message names the dtype and the operator.
+#[test]
+fn f64_is_refused_by_the_cube_operators() {
+    let mut p = Pool(vec![]);
+    let one = scal(F32, 1.0).to_scalar();
+    for (ds, da, db, od) in [
+        (F32, F64, F32, F32),
+        (F32, F32, F64, F32),
+        (F32, F32, F32, F64),
+        (F64, F32, F32, F32),
+        (F64, F64, F64, F64),
+    ] {
+        let what = format!("self {ds:?}, mats {da:?} x {db:?}, out {od:?}");
+        let (a, b, o) = (p.t(&[2, 3], da), p.t(&[3, 4], db), p.t(&[2, 4], od));
+        let (a3, b3, o3) = (
+            p.t(&[1, 2, 3], da),
+            p.t(&[1, 3, 4], db),
+            p.t(&[1, 2, 4], od),
+        );
+        let (s, s3) = (p.t(&[4], ds), p.t(&[1, 2, 4], ds));
+        let mut runs: Vec<(&str, crate::Result<Executor>)> = vec![
+            ("aclnnMm", mm(&a, &b, &o, 0)),
+            ("aclnnBatchMatMul", batch_matmul(&a3, &b3, &o3, 0)),
+            ("aclnnMatmul", matmul(&a, &b, &o, 0)),
+            ("aclnnAddmm", addmm(&s, &a, &b, &one, &one, &o, 0)),
+            ("aclnnBaddbmm", baddbmm(&s3, &a3, &b3, &one, &one, &o3, 0)),
+        ];
+        if ds == od {
+            let (sr, sr3) = (p.t(&[2, 4], ds), p.t(&[1, 2, 4], ds));
+            runs.push((
+                "aclnnInplaceAddmm",
+                inplace_addmm(&sr, &a, &b, &one, &one, 0),
+            ));
+            runs.push((
+                "aclnnInplaceBaddbmm",
+                inplace_baddbmm(&sr3, &a3, &b3, &one, &one, 0),
+            ));
+        }
+        let f64_mats = da == F64 || db == F64 || od == F64;
+        for (api, r) in runs {
+            let has_self = api.contains("Addmm") || api.contains("Baddbmm");
+            if !f64_mats && !(has_self && ds == F64) {
+                assert_ok(r, &format!("{api}: {what}"));
+                continue;
+            }
+            let m = invalid(r, &format!("{api}: {what}"));
+            assert!(
+                m.contains("ACL_DOUBLE") && m.contains(api),
+                "{api}: {what}: {m}"
+            );
+        }
+    }
+    // Addmv takes f64 (mat, vec, self, out).
+    assert_ok(
+        addmv(
+            &p.t(&[2], F64),
+            &p.t(&[2, 3], F64),
+            &p.t(&[3], F32),
+            &one,
+            &one,
+            &p.t(&[2], F64),
+            0,
+        ),
+        "Addmv f64",
+    );
 }
 
 /// Big enough for the multi-threaded GEMM (m*n*k >= 64^3) and for many small batches.
@@ -1662,7 +1758,6 @@ fn large_and_many_batches() {
         (F32, F32, F32),
         (F16, F16, F16),
         (BF16, BF16, F32),
-        (F64, F64, F64),
         (F16, F32, BF16),
     ] {
         let case = new_case(
@@ -1681,7 +1776,7 @@ fn large_and_many_batches() {
             Some(gen_view(&mut rng, &[6, 3, 9, 7], od, 2, false)),
         );
         must(&case, &mut rng);
-        let bd = gen_bias_dtype(&mut rng, da, db);
+        let bd = gen_bias_dtype(&mut rng, da, db, Op::Addmm);
         let mut case = new_case(
             Op::Addmm,
             gen_view(&mut rng, &[65, 66], da, 0, true),
@@ -1700,7 +1795,7 @@ fn large_and_many_batches() {
 #[test]
 fn large_products_on_the_x86_kernels() {
     let mut rng = Rng::new(59);
-    for (da, db, od) in [(F32, F32, F32), (F64, F64, F64), (F16, F32, F32)] {
+    for (da, db, od) in [(F32, F32, F32), (F16, F32, F32), (BF16, BF16, F16)] {
         let case = new_case(
             Op::Mm,
             gen_view(&mut rng, &[200, 230], da, 0, true),
@@ -1709,7 +1804,7 @@ fn large_products_on_the_x86_kernels() {
             Some(gen_view(&mut rng, &[200, 190], od, 2, false)),
         );
         must(&case, &mut rng);
-        let bd = gen_bias_dtype(&mut rng, da, db);
+        let bd = gen_bias_dtype(&mut rng, da, db, Op::Addmm);
         let mut case = new_case(
             Op::Addmm,
             gen_view(&mut rng, &[210, 200], da, 0, true),
@@ -2130,20 +2225,11 @@ fn dtype_rules() {
             ("inplace_addmm", inplace_addmm(&sr, &a, &b, &one, &one, 1)),
         ]
     };
-    // Accepted: same dtype, f16 with f32, f64 with anything; out any of f16/bf16/f32 (and f64).
-    let good = [
-        (F32, F32),
-        (F16, F16),
-        (BF16, BF16),
-        (F64, F64),
-        (F16, F32),
-        (F32, F16),
-        (F64, F32),
-        (F16, F64),
-        (BF16, F64),
-    ];
+    // Accepted: same dtype, f16 with f32; out any of f16/bf16/f32 (f64 is refused: see
+    // `f64_is_refused_by_the_cube_operators`).
+    let good = [(F32, F32), (F16, F16), (BF16, BF16), (F16, F32), (F32, F16)];
     for (da, db) in good {
-        for od in [F16, BF16, F32, F64] {
+        for od in [F16, BF16, F32] {
             let ds = if da == BF16 || db == BF16 { BF16 } else { F16 };
             for (what, r) in ops(&mut p, da, db, ds, od) {
                 assert_ok(
@@ -2173,7 +2259,7 @@ fn dtype_rules() {
         );
     }
     // Unsupported input and output dtypes.
-    for bad in [S32, S64, S8, U8, Bool, C64, S16] {
+    for bad in [S32, S64, S8, U8, Bool, C64, S16, F64] {
         for (what, r) in ops(&mut p, bad, bad, bad, F32) {
             let m = invalid(r, &format!("{what} inputs {bad:?}"));
             assert!(m.contains("dtype"), "{m}");

@@ -16,7 +16,8 @@
 //! - inputs are converted to the promoted dtype P (ints wrap, floats round to nearest
 //!   even); f16/bf16 compute in f32 and round once to P; the P result is converted to out;
 //! - Sub: `a - alpha*b`, alpha converted to P, a multiply then a subtraction (not fused);
-//!   bool - bool refused; InplaceSubs refuses a complex selfRef;
+//!   bool - bool is `a xor (alpha and b)` (CANN's Sub kernel on bool, as its tests model
+//!   it); InplaceSubs takes a complex selfRef (its doc and CANN's A2 code);
 //! - Div: computes in P if P is float/complex, else in f32 (each input converted straight
 //!   to f32); the out-cast check is on P. DivMod: 1 = trunc, 2 = floor (integer P: exact
 //!   floor division in P, x/0 = 0, MIN/-1 = MIN); other modes, and 1/2 with complex P,
@@ -32,7 +33,9 @@
 //!   quiet NaNs and glibc's powf returns NaN. Both bool refused; a scalar exponent with
 //!   an integral P must be a non-negative value of P;
 //! - Maximum/Minimum: NaN propagates, max(-0,+0) = +0, min(-0,+0) = -0, bool or/and;
-//! - comparisons in P (IEEE), logical ops on truth values, bitwise ops in P (bool P:
+//! - comparisons in P (IEEE), except that an integer tensor ordered (>, >=, <, <=)
+//!   against an integer scalar compares exact values (CANN promotes with the scalar's
+//!   dtype; Eq/Ne convert the scalar to P, wrapping), logical ops on truth values, bitwise ops in P (bool P:
 //!   logical), BitwiseNot with out dtype == self dtype, SWhere selecting in P;
 //! - the checked dtype (P, or bool for predicates) must cast to out (SEMANTICS §5: never
 //!   float -> int, non-bool -> bool, complex <-> real, bool -> complex);
@@ -237,9 +240,19 @@ fn lists(fam: Fam, form: Form) -> (Vec<DType>, Vec<DType>, Vec<DType>) {
             let o = with(&i, &[C64, C128]);
             (i.clone(), i, o)
         }
+        // The Scalar forms of And/Or may write a float out (their A2 docs; the A2 code only
+        // checks the cast), and OrScalar takes no u32/u64 self or other on A2.
         Fam::Bit(Conn::And) => {
             let i = vec![Bool, S8, S16, S32, S64, U8, U16];
-            let o = with(&i, &[U32, U64]);
+            let mut o = with(&i, &[U32, U64]);
+            if matches!(form, Form::TS | Form::ITS) {
+                o.extend([F32, F16, F64, BF16]);
+            }
+            (i.clone(), i, o)
+        }
+        Fam::Bit(Conn::Or) if matches!(form, Form::TS | Form::ITS) => {
+            let i = vec![Bool, S8, S16, S32, S64, U8, U16];
+            let o = with(&i, &[U32, U64, F32, F16, F64, BF16]);
             (i.clone(), i, o)
         }
         Fam::Bit(Conn::Or) => {
@@ -459,7 +472,7 @@ fn sub_p(p: DType, a: V, b: V, al: V) -> V {
             let (a, t) = (cv(a), cmul64(cv(al), cv(b)));
             V::C(a.0 - t.0, a.1 - t.1)
         }
-        K::Bool => panic!("bool - bool is refused"),
+        K::Bool => V::B(bv(a) != (bv(al) && bv(b))),
     }
 }
 
@@ -951,9 +964,6 @@ impl Case {
         if self.fam == Fam::Pow && self.form != Form::ST && a == Bool && b == Some(Bool) {
             return Some("pow of two bools".into());
         }
-        if self.fam == Fam::Sub && self.form == Form::ITS && kind(a) == K::Complex {
-            return Some("InplaceSubs with a complex selfRef".into());
-        }
         let p = if b.is_some() {
             match self.promoted() {
                 Some(p) => Some(p),
@@ -967,9 +977,6 @@ impl Case {
                 let (p, al) = (p.unwrap(), self.alpha.unwrap().dtype);
                 if !ref_alpha_ok(al, p) {
                     return Some(format!("alpha {al:?} cannot apply to {p:?}"));
-                }
-                if p == Bool {
-                    return Some("bool - bool".into());
                 }
             }
             Fam::DivMod => {
@@ -1076,7 +1083,15 @@ impl Case {
                 e(extremum(pp(), x, y, self.fam == Fam::Max))
             }
             Fam::Cmp(r) => {
-                let (x, y) = pa();
+                let (x, mut y) = pa();
+                // An integer tensor ordered against an integer scalar compares exactly (the
+                // device promotes with the scalar's dtype); Eq/Ne wrap the scalar into P.
+                let scalar_form = matches!(self.form, Form::TS | Form::ITS);
+                if scalar_form && kind(pp()) == K::Int && !matches!(r, Rel::Eq | Rel::Ne) {
+                    if let V::I(v) = b.unwrap() {
+                        y = V::I(v);
+                    }
+                }
                 e(V::B(compare(r, x, y)))
             }
             Fam::Logic(c) => e(V::B(connective(c, truth(a), truth(b.unwrap())))),
@@ -2488,8 +2503,9 @@ fn capi_maximum_minimum_nan_and_signed_zero() {
     assert_values(got, &ints(&[0, 0, 0, 1]), "bool min");
 }
 
-/// Comparisons: a complex out is refused (bool -> complex); Scalar forms convert the
-/// scalar to P (an s32 300 compares as s8 44); u16 tensors take no float scalar.
+/// Comparisons: a complex out is refused (bool -> complex); EqScalar/NeScalar convert the
+/// scalar to P (an s32 300 equals s8 44, as on the device), the ordered Scalar forms
+/// compare exactly (s8 >= 300 is false); u16 tensors take no float scalar.
 #[test]
 fn capi_comparisons_out_dtypes_and_scalar_promotion() {
     init_runtime();
@@ -2530,7 +2546,7 @@ fn capi_comparisons_out_dtypes_and_scalar_promotion() {
         None,
     )
     .unwrap();
-    assert_values(got, &ints(&[1, 1]), "in-place s8 >= 44");
+    assert_values(got, &ints(&[0, 0]), "in-place s8 >= 300 (exact, not 44)");
     let u16 = [(U16, enc(U16, &[3.0]))];
     assert!(run_1d(
         (Fam::Cmp(Rel::Gt), Form::TS),
@@ -2565,27 +2581,227 @@ fn capi_comparisons_out_dtypes_and_scalar_promotion() {
     assert_values(got, &[V::B(true)], "f16 2048 == (2049 rounded to f16)");
 }
 
-/// Sub: bool - bool is refused; InplaceSubs refuses a complex selfRef; a float alpha
-/// cannot apply to an integer P; alpha applies in P.
+/// An integer tensor compared with an integer scalar outside (or at the edge of) the
+/// tensor dtype's range, for every integer tensor dtype, every integer scalar dtype the
+/// operator takes and the boundary values: GtScalar/GeScalar/LtScalar/LeScalar (and their
+/// in-place forms) give the exact answer (CANN's A2 code promotes the tensor with the
+/// scalar's dtype); EqScalar/NeScalar compare with the scalar converted to the tensor's
+/// dtype (wrapping), as the A2 code's C cast of the scalar does.
+#[test]
+fn capi_integer_tensor_vs_out_of_range_integer_scalar() {
+    init_runtime();
+    const INTS: [DType; 8] = [S8, U8, S16, U16, S32, U32, S64, U64];
+    let bytes = |d: DType, vals: &[i128]| -> Vec<u8> {
+        vals.iter()
+            .flat_map(|v| (*v as u128).to_le_bytes()[..size(d)].to_vec())
+            .collect()
+    };
+    let scalar = |d: DType, v: i128| Sc {
+        dtype: d,
+        bytes: {
+            let mut b = [0u8; 16];
+            b[..size(d)].copy_from_slice(&(v as u128).to_le_bytes()[..size(d)]);
+            b
+        },
+    };
+    let mut checked = 0;
+    for t in INTS {
+        let (lo, hi) = int_range(t);
+        let xs: Vec<i128> = [lo, lo + 1, 0, 1, hi - 1, hi]
+            .into_iter()
+            .fold(vec![], |mut v, x| {
+                if !v.contains(&x) {
+                    v.push(x);
+                }
+                v
+            });
+        let tensor = [(t, bytes(t, &xs))];
+        for sd in INTS {
+            let (slo, shi) = int_range(sd);
+            for v in [lo - 1, lo, hi, hi + 1, slo, shi, 0, 300, -300] {
+                if v < slo || v > shi {
+                    continue;
+                }
+                for rel in RELS {
+                    let (la, lb, _) = lists(Fam::Cmp(rel), Form::TS);
+                    if !la.contains(&t) || !lb.contains(&sd) {
+                        continue;
+                    }
+                    let exact = |x: i128| match rel {
+                        Rel::Gt => x > v,
+                        Rel::Ge => x >= v,
+                        Rel::Lt => x < v,
+                        Rel::Le => x <= v,
+                        Rel::Eq => x == wrap(v, t),
+                        Rel::Ne => x != wrap(v, t),
+                    };
+                    let want: Vec<V> = xs.iter().map(|&x| V::B(exact(x))).collect();
+                    let what = format!("{t:?} {xs:?} {rel:?} {v} ({sd:?})");
+                    let got = run_1d(
+                        (Fam::Cmp(rel), Form::TS),
+                        &tensor,
+                        Some(scalar(sd, v)),
+                        None,
+                        0,
+                        Some(Bool),
+                    )
+                    .unwrap();
+                    assert_values(got, &want, &what);
+                    let got = run_1d(
+                        (Fam::Cmp(rel), Form::ITS),
+                        &tensor,
+                        Some(scalar(sd, v)),
+                        None,
+                        0,
+                        None,
+                    )
+                    .unwrap();
+                    let want: Vec<V> = xs.iter().map(|&x| V::I(exact(x) as i128)).collect();
+                    assert_values(got, &want, &format!("in place {what}"));
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+/// Sub of two bools (CANN: the Sub kernel runs on bool, and its tests take the result as
+/// `self xor (alpha and other)`): every form, alpha true/false and integer alphas (converted
+/// to bool: non-zero is true), broadcasting either way, bool and integer outs; a float alpha
+/// cannot apply to a bool P.
+#[test]
+fn capi_sub_of_two_bools_is_xor_with_alpha() {
+    init_runtime();
+    let bools = |v: &[u8]| v.iter().map(|&b| V::B(b != 0)).collect::<Vec<_>>();
+    let p = enc(Bool, &[1.0, 0.0, 1.0, 0.0]);
+    let q = enc(Bool, &[1.0, 1.0, 0.0, 0.0]);
+    let pq = [(Bool, p.clone()), (Bool, q.clone())];
+    for (alpha, want) in [
+        (Sc::int(Bool, 1), [0, 1, 1, 0]),
+        (Sc::int(Bool, 0), [1, 0, 1, 0]),
+        (Sc::int(S32, 1), [0, 1, 1, 0]),
+        (Sc::int(S64, 2), [0, 1, 1, 0]),
+        (Sc::int(S8, -1), [0, 1, 1, 0]),
+        (Sc::int(S32, 0), [1, 0, 1, 0]),
+    ] {
+        let what = format!("bool - bool, alpha {:?}", alpha.value());
+        let got = run_1d((Fam::Sub, Form::TT), &pq, None, Some(alpha), 0, Some(Bool)).unwrap();
+        assert_values(got, &bools(&want), &what);
+        let got = run_1d((Fam::Sub, Form::TT), &pq, None, Some(alpha), 0, Some(S32)).unwrap();
+        let w: Vec<i128> = want.iter().map(|&b| b as i128).collect();
+        assert_values(got, &ints(&w), &format!("{what} into s32"));
+        let got = run_1d((Fam::Sub, Form::ITT), &pq, None, Some(alpha), 0, None).unwrap();
+        assert_values(got, &bools(&want), &format!("in place {what}"));
+    }
+    let t = Some(Sc::int(Bool, 1));
+    // other (1,) broadcasts to self (4,); self (1,) broadcasts to other (4,).
+    let got = run_1d(
+        (Fam::Sub, Form::TT),
+        &[(Bool, p.clone()), (Bool, enc(Bool, &[1.0]))],
+        None,
+        t,
+        0,
+        Some(Bool),
+    )
+    .unwrap();
+    assert_values(got, &bools(&[0, 1, 0, 1]), "bool (4,) - bool (1,)");
+    let got = run_1d(
+        (Fam::Sub, Form::TT),
+        &[(Bool, enc(Bool, &[1.0])), (Bool, q.clone())],
+        None,
+        t,
+        0,
+        Some(F32),
+    )
+    .unwrap();
+    assert_values(
+        got,
+        &[V::F(0.0), V::F(0.0), V::F(1.0), V::F(1.0)],
+        "bool (1,) - bool (4,) into f32",
+    );
+    let got = run_1d(
+        (Fam::Sub, Form::ITT),
+        &[(Bool, p.clone()), (Bool, enc(Bool, &[1.0]))],
+        None,
+        Some(Sc::int(Bool, 0)),
+        0,
+        None,
+    )
+    .unwrap();
+    assert_values(got, &bools(&[1, 0, 1, 0]), "in place, alpha false");
+    // Subs / InplaceSubs with a bool scalar other.
+    for (other, alpha, want) in [
+        (1, 1, [0, 1, 0, 1]),
+        (1, 0, [1, 0, 1, 0]),
+        (0, 1, [1, 0, 1, 0]),
+    ] {
+        let (o, a) = (Sc::int(Bool, other), Some(Sc::int(Bool, alpha)));
+        let what = format!("bool - {other} (bool scalar), alpha {alpha}");
+        let got = run_1d(
+            (Fam::Sub, Form::TS),
+            &[(Bool, p.clone())],
+            Some(o),
+            a,
+            0,
+            Some(Bool),
+        )
+        .unwrap();
+        assert_values(got, &bools(&want), &what);
+        let got = run_1d(
+            (Fam::Sub, Form::ITS),
+            &[(Bool, p.clone())],
+            Some(o),
+            a,
+            0,
+            None,
+        )
+        .unwrap();
+        assert_values(got, &bools(&want), &format!("in place {what}"));
+    }
+    // A float alpha cannot apply to a bool P.
+    for form in [Form::TT, Form::ITT] {
+        assert!(run_1d(
+            (Fam::Sub, form),
+            &pq,
+            None,
+            Some(Sc::f64(F32, 1.0)),
+            0,
+            (form == Form::TT).then_some(Bool)
+        )
+        .unwrap()
+        .is_none());
+    }
+}
+
+/// Sub: InplaceSubs takes a complex selfRef (CANN's doc and A2 code list complex); a float
+/// alpha cannot apply to an integer P; alpha applies in P.
 #[test]
 fn capi_sub_refusals_and_alpha() {
     init_runtime();
-    let bb = [(Bool, enc(Bool, &[1.0])), (Bool, enc(Bool, &[1.0]))];
     let one = Some(Sc::int(S32, 1));
-    assert!(run_1d((Fam::Sub, Form::TT), &bb, None, one, 0, Some(S32))
-        .unwrap()
-        .is_none());
     let c = [(C64, enc(C64, &[1.0]))];
-    assert!(run_1d(
+    let got = run_1d(
         (Fam::Sub, Form::ITS),
         &c,
-        Some(Sc::int(F32, 1)),
+        Some(Sc::int(F32, 3)),
         one,
         0,
-        None
+        None,
     )
-    .unwrap()
-    .is_none());
+    .unwrap();
+    assert_values(got, &[V::C(-2.0, 0.0)], "InplaceSubs complex64 - 3");
+    let c128 = [(C128, enc(C128, &[1.0]))];
+    let got = run_1d(
+        (Fam::Sub, Form::ITS),
+        &c128,
+        Some(Sc::int(S32, 2)),
+        Some(Sc::int(S32, 3)),
+        0,
+        None,
+    )
+    .unwrap();
+    assert_values(got, &[V::C(-5.0, 0.0)], "InplaceSubs complex128 - 3*2");
     let got = run_1d(
         (Fam::Sub, Form::TS),
         &c,
@@ -2703,6 +2919,95 @@ fn capi_pow_integer_rules() {
     )
     .unwrap();
     assert_values(got, &ints(&[44, wrap(44 * 44, S8)]), "300^e in s8");
+}
+
+/// BitwiseAndScalar/BitwiseOrScalar (and their in-place forms' lists) per CANN's A2 code and
+/// docs: a float out is accepted (the result converted), as are u32/u64 outs (the code checks
+/// only the cast); BitwiseOrScalar refuses a u32/u64 self or scalar; the Tensor forms keep
+/// integer outs only. Every case is also checked against the model by `run_1d`.
+#[test]
+fn capi_bitwise_scalar_dtype_lists() {
+    init_runtime();
+    let a = [(S32, enc(S32, &[4660.0, -1.0, 7.0]))];
+    let cases = [
+        (Conn::And, 0xFF, [52.0, 255.0, 7.0]),
+        (Conn::Or, 2, [4662.0, -1.0, 7.0]),
+    ];
+    for (conn, s, want) in cases {
+        for out in [F32, F64] {
+            let got = run_1d(
+                (Fam::Bit(conn), Form::TS),
+                &a,
+                Some(Sc::int(S64, s)),
+                None,
+                0,
+                Some(out),
+            )
+            .unwrap();
+            let w: Vec<V> = want.iter().map(|&x| V::F(x)).collect();
+            assert_values(got, &w, &format!("{conn:?}Scalar s32 into {out:?}"));
+        }
+        for out in [F16, BF16, U32, U64, S8] {
+            let got = run_1d(
+                (Fam::Bit(conn), Form::TS),
+                &a,
+                Some(Sc::int(S64, s)),
+                None,
+                0,
+                Some(out),
+            )
+            .unwrap();
+            assert!(got.is_some(), "{conn:?}Scalar s32 into {out:?} refused");
+        }
+        // The Tensor form keeps integer outs.
+        let b = [a[0].clone(), (S32, enc(S32, &[s as f64; 3]))];
+        assert!(
+            run_1d((Fam::Bit(conn), Form::TT), &b, None, None, 0, Some(F32))
+                .unwrap()
+                .is_none(),
+            "{conn:?}Tensor into f32"
+        );
+    }
+    // BitwiseOrScalar: no u32/u64 self or other; BitwiseOrTensor takes them.
+    for d in [U32, U64] {
+        let t = [(d, enc(d, &[5.0, 6.0]))];
+        for form in [Form::TS, Form::ITS] {
+            let out = (form == Form::TS).then_some(d);
+            assert!(
+                run_1d(
+                    (Fam::Bit(Conn::Or), form),
+                    &t,
+                    Some(Sc::int(d, 1)),
+                    None,
+                    0,
+                    out
+                )
+                .unwrap()
+                .is_none(),
+                "OrScalar {d:?} {form:?}"
+            );
+        }
+        let got = run_1d(
+            (Fam::Bit(Conn::Or), Form::TS),
+            &[(S32, enc(S32, &[5.0]))],
+            Some(Sc::int(d, 1)),
+            None,
+            0,
+            Some(S32),
+        )
+        .unwrap();
+        assert!(got.is_none(), "OrScalar with a {d:?} scalar");
+        let got = run_1d(
+            (Fam::Bit(Conn::Or), Form::TT),
+            &[t[0].clone(), t[0].clone()],
+            None,
+            None,
+            0,
+            Some(d),
+        )
+        .unwrap();
+        assert_values(got, &ints(&[5, 6]), &format!("OrTensor {d:?}"));
+    }
 }
 
 /// BitwiseNot keeps self's dtype; logical ops read truth values and refuse complex outs.
