@@ -1240,3 +1240,211 @@ fn repeat_past_eight_axes() {
         assert_eq!(out.at(&ob, &oi), x.at(&xb, &si), "out{oi:?}");
     }
 }
+
+/// Expm1, Log1p, Log10, Cosh, Sinh, Tan, Trunc, Erfc (and their in-place forms) on f32 and
+/// f16 views against torch's float64 functions of the same input values: within 2 ulp of
+/// f32 (C-library functions evaluated in f32), 1 ulp of f16 (computed in f32, rounded
+/// once); special values (±0, ±inf, NaN, subnormals, domain edges) included.
+#[test]
+fn new_float_functions_match_torch() {
+    use super::torch_ref::{Array, Batch};
+    use crate::capi::ops::{cosh, erfc, expm1, log10, log1p, sinh, tan, trunc};
+    type P1 = unsafe extern "C" fn(
+        *const aclTensor,
+        *mut aclTensor,
+        *mut u64,
+        *mut *mut aclOpExecutor,
+    ) -> i32;
+    type I1 = fn(*mut aclTensor, *mut u64, *mut *mut aclOpExecutor) -> i32;
+    type P2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32;
+    let fns: [(&str, P1, P2, I1, P2, &[i32]); 8] = [
+        (
+            "expm1",
+            expm1::aclnnExpm1GetWorkspaceSize,
+            expm1::aclnnExpm1,
+            |t, w, e| unsafe { expm1::aclnnInplaceExpm1GetWorkspaceSize(t, w, e) },
+            expm1::aclnnInplaceExpm1,
+            &[F32, F16],
+        ),
+        (
+            "log1p",
+            log1p::aclnnLog1pGetWorkspaceSize,
+            log1p::aclnnLog1p,
+            |t, w, e| unsafe { log1p::aclnnInplaceLog1pGetWorkspaceSize(t, w, e) },
+            log1p::aclnnInplaceLog1p,
+            &[F32, F16],
+        ),
+        (
+            "log10",
+            log10::aclnnLog10GetWorkspaceSize,
+            log10::aclnnLog10,
+            |t, w, e| unsafe { log10::aclnnInplaceLog10GetWorkspaceSize(t, w, e) },
+            log10::aclnnInplaceLog10,
+            &[F32, F16],
+        ),
+        (
+            "cosh",
+            cosh::aclnnCoshGetWorkspaceSize,
+            cosh::aclnnCosh,
+            |t, w, e| unsafe { cosh::aclnnInplaceCoshGetWorkspaceSize(t, w, e) },
+            cosh::aclnnInplaceCosh,
+            &[F32, F16],
+        ),
+        (
+            "sinh",
+            sinh::aclnnSinhGetWorkspaceSize,
+            sinh::aclnnSinh,
+            |t, w, e| unsafe { sinh::aclnnInplaceSinhGetWorkspaceSize(t, w, e) },
+            sinh::aclnnInplaceSinh,
+            &[F32, F16],
+        ),
+        (
+            "tan",
+            tan::aclnnTanGetWorkspaceSize,
+            tan::aclnnTan,
+            |t, w, e| unsafe { tan::aclnnInplaceTanGetWorkspaceSize(t, w, e) },
+            tan::aclnnInplaceTan,
+            &[F32, F16],
+        ),
+        (
+            "trunc",
+            trunc::aclnnTruncGetWorkspaceSize,
+            trunc::aclnnTrunc,
+            |t, w, e| unsafe { trunc::aclnnInplaceTruncGetWorkspaceSize(t, w, e) },
+            trunc::aclnnInplaceTrunc,
+            &[F32, F16],
+        ),
+        (
+            "erfc",
+            erfc::aclnnErfcGetWorkspaceSize,
+            erfc::aclnnErfc,
+            |t, w, e| unsafe { erfc::aclnnInplaceErfcGetWorkspaceSize(t, w, e) },
+            erfc::aclnnInplaceErfc,
+            &[F32, F16],
+        ),
+    ];
+    device();
+    let mut rng = Rng::new(0xf10a7);
+    let specials = [
+        0.0,
+        -0.0,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        f64::NAN,
+        1e-40,
+        -1e-40,
+        -1.0,
+        1.0,
+        -0.999,
+        0.5,
+        88.5,
+        -88.5,
+        1e-7,
+        3.0e4,
+        -10.0,
+        10.0,
+        1.5707963,
+    ];
+    let mut batch = Batch::new();
+    let mut pending = vec![];
+    for (name, p1, p2, i1, i2, dtypes) in fns {
+        let prog = batch.program(&format!("out = torch.{name}(a[0].double())"));
+        for &dtype in dtypes {
+            for inplace in [false, true] {
+                let n = 64;
+                let vals: Vec<f64> = (0..n)
+                    .map(|i| {
+                        if i < specials.len() {
+                            specials[i]
+                        } else {
+                            let u = (rng.next() % 1_000_000) as f64 / 1e6;
+                            let scale = [1.0, 10.0, 0.01, 90.0][i % 4];
+                            (u * 2.0 - 1.0) * scale
+                        }
+                    })
+                    .collect();
+                // the value each element holds in its dtype
+                let stored: Vec<f64> = vals
+                    .iter()
+                    .map(|&v| decode(dtype, &encode(dtype, v)))
+                    .collect();
+                let x = T::new(&mut rng, dtype, &[n], |_| 0.0);
+                let mut bytes = x.bytes();
+                let e = esize(dtype);
+                for (k, &v) in stored.iter().enumerate() {
+                    let at = x.storage_index(&[k]) * e;
+                    bytes[at..at + e].copy_from_slice(&encode(dtype, v));
+                }
+                assert_eq!(
+                    unsafe {
+                        aclrtMemcpy(
+                            x.dev,
+                            bytes.len(),
+                            bytes.as_ptr() as *const c_void,
+                            bytes.len(),
+                            1,
+                        )
+                    },
+                    0
+                );
+                let (mut ws, mut ex) = (0u64, null_mut());
+                let got_t = if inplace {
+                    let st = i1(x.t, &mut ws, &mut ex);
+                    run(st, ws, ex, i2);
+                    None
+                } else {
+                    let out = T::new(&mut rng, dtype, &[n], |_| 7.0);
+                    let st = unsafe { p1(x.t, out.t, &mut ws, &mut ex) };
+                    run(st, ws, ex, p2);
+                    Some(out)
+                };
+                let src = got_t.as_ref().unwrap_or(&x);
+                let ob = src.bytes();
+                let got: Vec<f64> = (0..n).map(|k| src.at(&ob, &[k])).collect();
+                let case = batch.case(prog, vec![Some(Array::f64s(&[n], &stored))]);
+                pending.push((case, name, dtype, inplace, stored, got));
+            }
+        }
+    }
+    let Some(results) = batch.run("new_float_functions_match_torch") else {
+        return;
+    };
+    for (case, name, dtype, inplace, input, got) in pending {
+        let want = results[case]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{name}: torch: {e}"))[0]
+            .to_f64s();
+        for k in 0..got.len() {
+            let w = want[k];
+            // torch in f64, rounded to f32 then to out's dtype (the library computes in f32)
+            let w = if dtype == F16 {
+                half::f16::from_f64(w as f32 as f64).to_f64()
+            } else {
+                w as f32 as f64
+            };
+            let g = got[k];
+            let ulp = if dtype == F16 {
+                2f64.powi(-10)
+            } else {
+                2f64.powi(-23)
+            };
+            let tiny = if dtype == F16 {
+                2f64.powi(-24)
+            } else {
+                2f64.powi(-149)
+            };
+            let ok = (g.is_nan() && w.is_nan())
+                || g == w
+                || (g.is_finite()
+                    && w.is_finite()
+                    && (g - w).abs() <= 2.0 * ulp * w.abs().max(tiny / ulp));
+            assert!(
+                ok,
+                "{name} {} {}: x = {:e}: got {g:e}, torch {w:e}",
+                if dtype == F16 { "f16" } else { "f32" },
+                if inplace { "in place" } else { "" },
+                input[k]
+            );
+        }
+    }
+}
