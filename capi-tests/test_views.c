@@ -1,5 +1,5 @@
 /*
- * Permute, Slice, SliceV2, Expand, Repeat (the result as another view of self), MinDim and
+ * Permute, Slice, SliceV2, Expand, Repeat, Roll (the result as another view of self), MinDim and
  * Aminmax (several outputs), and the float functions Expm1, Log1p, Log10, Cosh, Sinh, Tan,
  * Trunc, Erfc, each called as a CANN user calls it, with expected values written here.
  */
@@ -15,6 +15,7 @@
 #include "aclnnop/aclnn_min_dim.h"
 #include "aclnnop/aclnn_permute.h"
 #include "aclnnop/aclnn_repeat.h"
+#include "aclnnop/aclnn_roll.h"
 #include "aclnnop/aclnn_sinh.h"
 #include "aclnnop/aclnn_slice.h"
 #include "aclnnop/aclnn_slice_v2.h"
@@ -86,6 +87,25 @@ static void test_expand_repeat(void)
     dev_free(&out);
     dev_free(&y);
     dev_free(&o);
+}
+
+static void test_roll(void)
+{
+    /* CANN's own example: [[1,2],[3,4],[5,6],[7,8]] rolled by 1 along dim 0 */
+    int64_t s42[] = {4, 2}, sh[] = {1}, d[] = {0};
+    DevTensor x = mk(F, s42, 2, V(1, 2, 3, 4, 5, 6, 7, 8)), out = mk(F, s42, 2, NULL);
+    aclIntArray *shifts = aclCreateIntArray(sh, 1), *dims = aclCreateIntArray(d, 1);
+    RUN2(aclnnRollGetWorkspaceSize(x.tensor, shifts, dims, out.tensor, &ews, &eex), aclnnRoll);
+    EXPECT_T(out, 7, 8, 1, 2, 3, 4, 5, 6);
+    /* no dims: the flattened tensor */
+    RUN2(aclnnRollGetWorkspaceSize(x.tensor, shifts, NULL, out.tensor, &ews, &eex), aclnnRoll);
+    EXPECT_T(out, 8, 1, 2, 3, 4, 5, 6, 7);
+    EXPECT_ERR(aclnnRollGetWorkspaceSize(x.tensor, NULL, dims, out.tensor, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
+               "aclnnRollGetWorkspaceSize", "shifts", &out);
+    CHECK_OK(aclDestroyIntArray(shifts));
+    CHECK_OK(aclDestroyIntArray(dims));
+    dev_free(&x);
+    dev_free(&out);
 }
 
 static void test_min_dim_and_aminmax(void)
@@ -166,6 +186,7 @@ int main(void)
     RUN_TEST(test_permute);
     RUN_TEST(test_slices);
     RUN_TEST(test_expand_repeat);
+    RUN_TEST(test_roll);
     RUN_TEST(test_min_dim_and_aminmax);
     RUN_TEST(test_float_functions);
     device_teardown();

@@ -21,6 +21,7 @@ const PERMUTE: &[DType] = &[
 ];
 const SLICE: &[DType] = &[F32, F16, BF16, S32, S64, S8, U8, Bool];
 const EXPAND: &[DType] = &[F16, F32, U8, S8, S32, S64, Bool, BF16];
+const ROLL: &[DType] = &[BF16, F16, F32, S8, U8, S32, S64, U32, Bool, S16, C64];
 const REPEAT: &[DType] = &[
     F32, F64, F16, C64, C128, U8, S8, S16, S32, S64, U16, U32, U64, Bool, BF16,
 ];
@@ -285,6 +286,104 @@ pub fn repeat(self_: &TensorDesc, repeats: &[i64], out: &TensorDesc) -> Result<E
     Ok(Executor::new("aclnnRepeat", bindings, seq))
 }
 
+/// aclnnRoll: `out[(i + shift) mod n] = x[i]` along each of `dims` (a dim named twice adds
+/// its shifts); with no dims, along x's elements in row-major order, which needs x and out
+/// each to be one run (refused otherwise). Per rolled dim the elements move in two blocks,
+/// so k dims are at most 2^k block copies, run as one operator.
+pub fn roll(
+    x: &TensorDesc,
+    shifts: &[i64],
+    dims: Option<&[i64]>,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnRoll";
+    ew::check_tensor("x", x, ROLL)?;
+    ew::check_tensor("out", out, ROLL)?;
+    crate::ensure!(
+        out.dtype == x.dtype,
+        "out has dtype {} but must have x's dtype {}",
+        out.dtype,
+        x.dtype
+    );
+    check_shape(out, &x.shape)?;
+    let dims = dims.unwrap_or(&[]);
+    let (src, dst, per_axis): (TensorDesc, TensorDesc, Vec<i64>) = if dims.is_empty() {
+        crate::ensure!(
+            shifts.len() == 1,
+            "shifts {shifts:?} must have one value when dims is empty (a roll of the flattened tensor)"
+        );
+        let flat = |t: &TensorDesc, name: &str| -> Result<TensorDesc> {
+            let n = t.numel();
+            let mut v = t.clone();
+            // one run: its strides are the contiguous ones over the dims of size > 1
+            let mut want = 1isize;
+            for d in (0..t.rank()).rev() {
+                if t.shape[d] > 1 {
+                    crate::ensure!(
+                        t.strides[d] == want,
+                        "{API} with empty dims rolls the flattened tensor: '{name}' must be contiguous (strides {:?} for shape {:?}); this mode is not implemented for other views",
+                        t.strides,
+                        t.shape
+                    );
+                    want *= t.shape[d] as isize;
+                }
+            }
+            v.shape = smallvec::smallvec![n];
+            v.strides = smallvec::smallvec![1];
+            Ok(v)
+        };
+        (flat(x, "x")?, flat(out, "out")?, vec![shifts[0]])
+    } else {
+        crate::ensure!(
+            shifts.len() == dims.len(),
+            "shifts {shifts:?} and dims {dims:?} must have the same length"
+        );
+        let mut per = vec![0i64; x.rank()];
+        for (&d, &s) in dims.iter().zip(shifts) {
+            let a = axis("dims value", d, x.rank())?;
+            per[a] = per[a].wrapping_add(s);
+        }
+        (x.clone(), out.clone(), per)
+    };
+    // Blocks: for each axis with a non-zero shift s (mod n), [0, n-s) -> [s, n) and
+    // [n-s, n) -> [0, s).
+    let mut blocks = vec![(src, dst)];
+    for (a, &s) in per_axis.iter().enumerate() {
+        let n = blocks[0].0.shape[a] as i64;
+        if n == 0 {
+            continue;
+        }
+        let s = s.rem_euclid(n) as usize;
+        if s == 0 {
+            continue;
+        }
+        let n = n as usize;
+        blocks = blocks
+            .iter()
+            .flat_map(|(sv, dv)| {
+                [
+                    (sv.narrowed(a, 0, n - s), dv.narrowed(a, s, n - s)),
+                    (sv.narrowed(a, n - s, s), dv.narrowed(a, 0, s)),
+                ]
+            })
+            .collect();
+    }
+    if blocks.len() == 1 {
+        let (s, d) = &blocks[0];
+        return copy(API, s, d);
+    }
+    let mut seq = Sequence::new();
+    for (s, d) in &blocks {
+        seq.push(copy(API, s, d)?, &[0, 1]);
+    }
+    let bindings = Bindings {
+        tensors: std::sync::Arc::new(vec![Some(x.clone()), Some(out.clone())]),
+        n_inputs: 1,
+        outputs: smallvec::smallvec![1],
+    };
+    Ok(Executor::new(API, bindings, seq))
+}
+
 /// Merges adjacent axes that are one run in both views (same shapes), and drops size-1
 /// axes, so a view pair has as few axes as the engine needs.
 fn coalesce(a: &mut TensorDesc, b: &mut TensorDesc) {
@@ -336,6 +435,13 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: EXPAND,
         rule: "broadcast to size (-1 keeps a dim)",
+    },
+    Entry {
+        ops: "Roll",
+        a: ROLL,
+        b: &[],
+        out: ROLL,
+        rule: "elements moved by shifts along dims (wrapping around)",
     },
     Entry {
         ops: "Repeat",

@@ -1448,3 +1448,89 @@ fn new_float_functions_match_torch() {
         }
     }
 }
+
+/// Roll against `out[(i + shift) mod n] = x[i]` per rolled dim (a dim named twice adds
+/// its shifts), and the flattened roll for empty dims (contiguous views only).
+#[test]
+fn roll_matches_a_loop() {
+    use crate::capi::ops::roll;
+    device();
+    let mut rng = Rng::new(0x7011);
+    for case in 0..150 {
+        let rank = 1 + (rng.next() % 4) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| (rng.next() % 5) as usize).collect();
+        let dtype = [F32, F16, S32][case % 3];
+        let x = T::new(&mut rng, dtype, &shape, |i| val(i, case));
+        let out = T::new(&mut rng, dtype, &shape, |_| 99.0);
+        let flat = case % 5 == 0;
+        let k = 1 + (rng.next() % 3) as usize;
+        let dims: Vec<i64> = if flat {
+            vec![]
+        } else {
+            (0..k)
+                .map(|_| (rng.next() % (2 * rank as u64)) as i64 - rank as i64)
+                .collect()
+        };
+        let shifts: Vec<i64> = (0..if flat { 1 } else { k })
+            .map(|_| (rng.next() % 23) as i64 - 11)
+            .collect();
+        let sa = unsafe { aclCreateIntArray(shifts.as_ptr(), shifts.len() as u64) };
+        let da = if flat && case % 2 == 0 {
+            null_mut()
+        } else {
+            unsafe { aclCreateIntArray(dims.as_ptr(), dims.len() as u64) }
+        };
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let st = unsafe { roll::aclnnRollGetWorkspaceSize(x.t, sa, da, out.t, &mut ws, &mut ex) };
+        let contiguous = |t: &T| {
+            let mut want = 1;
+            (0..t.shape.len()).rev().all(|d| {
+                let ok = t.shape[d] <= 1 || t.strides[d] == want;
+                want *= t.shape[d].max(1);
+                ok
+            })
+        };
+        if flat && !(contiguous(&x) && contiguous(&out)) {
+            assert_eq!(st, 161002, "case {case}");
+            assert!(err().contains("must be contiguous"), "{}", err());
+        } else {
+            run(st, ws, ex, roll::aclnnRoll);
+            let (xb, ob) = (x.bytes(), out.bytes());
+            let n_all: usize = shape.iter().product();
+            for si in indices(&shape) {
+                let oi: Vec<usize> = if flat {
+                    let lin = si.iter().zip(&shape).fold(0, |acc, (&i, &n)| acc * n + i);
+                    let mut l = (lin as i64 + shifts[0]).rem_euclid(n_all as i64) as usize;
+                    let mut o = vec![0; rank];
+                    for d in (0..rank).rev() {
+                        o[d] = l % shape[d];
+                        l /= shape[d];
+                    }
+                    o
+                } else {
+                    let mut o = si.clone();
+                    for (&d, &s) in dims.iter().zip(&shifts) {
+                        let a = d.rem_euclid(rank as i64) as usize;
+                        o[a] = (o[a] as i64 + s).rem_euclid(shape[a] as i64) as usize;
+                    }
+                    o
+                };
+                assert_eq!(
+                    out.at(&ob, &oi),
+                    x.at(&xb, &si),
+                    "case {case}: x{si:?} -> out{oi:?} (shifts {shifts:?}, dims {dims:?})"
+                );
+            }
+            for (i, v) in out.outside(&ob) {
+                assert_eq!(
+                    v, 99.0,
+                    "case {case}: out storage {i} outside the view was written"
+                );
+            }
+        }
+        assert_eq!(aclDestroyIntArray(sa), 0);
+        if !da.is_null() {
+            assert_eq!(aclDestroyIntArray(da), 0);
+        }
+    }
+}
