@@ -10,6 +10,7 @@ use crate::engine::kernel::{ternary, TernaryOp};
 use crate::engine::{KernelFn, Params, Via};
 use crate::error::{Error, Result};
 use crate::executor::Executor;
+use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 use crate::with_compute_dtype;
 use std::marker::PhantomData;
@@ -88,11 +89,116 @@ pub fn s_where(
     )
 }
 
+/// `mask ? value : self`, in self's dtype (the masked fill).
+struct Fill<T>(PhantomData<T>);
+impl<T: crate::element::Element> TernaryOp for Fill<T> {
+    type A = T;
+    type B = Bool8;
+    type C = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        Fill(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, x: T, m: Bool8, v: T) -> T {
+        if m.get() {
+            v.canonical()
+        } else {
+            x.canonical()
+        }
+    }
+}
+
+/// aclnnInplaceMaskedFill{Scalar,Tensor}.md: selfRef and value dtypes (Atlas A2); mask bool.
+const FILL: &[DType] = &[Bool, S8, S32, S64, F32, F16, BF16];
+
+/// selfRef = mask ? value : selfRef, mask (and a tensor value) broadcast to selfRef's
+/// shape; value converted to selfRef's dtype by the conversion rule.
+fn masked_fill(
+    api: &'static str,
+    self_ref: &TensorDesc,
+    mask: &TensorDesc,
+    value: Arg,
+) -> Result<Executor> {
+    ew::check_tensor("selfRef", self_ref, FILL)?;
+    ew::check_tensor("mask", mask, &[Bool])?;
+    let mut shapes: Vec<(&str, &[usize])> =
+        vec![("selfRef", &self_ref.shape), ("mask", &mask.shape)];
+    match &value {
+        Arg::Tensor(_, v) => {
+            ew::check_tensor("value", v, FILL)?;
+            shapes.push(("value", &v.shape));
+        }
+        Arg::Scalar(v) => ew::check_scalar_dtype("value", v.dtype, FILL)?,
+    }
+    ew::check_out_shape(self_ref.dtype, &shapes, "selfRef", self_ref)?;
+    // Selecting moves values: f16/bf16 through f32 and back are exact. A scalar value is
+    // converted to selfRef's dtype once, first (not through f32: no double rounding).
+    let value = match value {
+        Arg::Scalar(s) => Arg::Scalar(s.cast(self_ref.dtype)),
+        t => t,
+    };
+    let k = with_compute_dtype!(self_ref.dtype.compute(), T => ternary::<Fill<T>> as KernelFn);
+    let v = Via::of(self_ref.dtype);
+    ew::executor(
+        api,
+        &[
+            Arg::Tensor("selfRef", self_ref),
+            Arg::Tensor("mask", mask),
+            value,
+        ],
+        &[v, Via::exact(Bool), v],
+        "selfRef",
+        self_ref,
+        v,
+        k,
+        Params::default(),
+        true,
+    )
+}
+
+/// aclnnInplaceMaskedFillScalar.
+pub fn inplace_masked_fill_scalar(
+    self_ref: &TensorDesc,
+    mask: &TensorDesc,
+    value: &Scalar,
+) -> Result<Executor> {
+    masked_fill(
+        "aclnnInplaceMaskedFillScalar",
+        self_ref,
+        mask,
+        Arg::Scalar(*value),
+    )
+}
+
+/// aclnnInplaceMaskedFillTensor.
+pub fn inplace_masked_fill_tensor(
+    self_ref: &TensorDesc,
+    mask: &TensorDesc,
+    value: &TensorDesc,
+) -> Result<Executor> {
+    masked_fill(
+        "aclnnInplaceMaskedFillTensor",
+        self_ref,
+        mask,
+        Arg::Tensor("value", value),
+    )
+}
+
 /// Supported dtypes, for the README's operator table.
-pub const CATALOG: &[Entry] = &[Entry {
-    ops: "SWhere",
-    a: VALUES,
-    b: CONDITION,
-    out: VALUES,
-    rule: "condition ? self : other (b: condition)",
-}];
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "SWhere",
+        a: VALUES,
+        b: CONDITION,
+        out: VALUES,
+        rule: "condition ? self : other (b: condition)",
+    },
+    Entry {
+        ops: "InplaceMaskedFillScalar, InplaceMaskedFillTensor",
+        a: FILL,
+        b: &[Bool],
+        out: FILL,
+        rule: "selfRef = mask ? value : selfRef (b: mask; value broadcast, converted)",
+    },
+];

@@ -20,6 +20,7 @@ use std::ptr::{null, null_mut};
 const F32: i32 = 0;
 const F16: i32 = 1;
 const S32: i32 = 3;
+const BOOL: i32 = 12;
 const ND: i32 = 2;
 
 fn device() {
@@ -48,10 +49,10 @@ struct T {
 }
 
 fn esize(d: i32) -> usize {
-    if d == F16 {
-        2
-    } else {
-        4
+    match d {
+        F16 => 2,
+        BOOL => 1,
+        _ => 4,
     }
 }
 
@@ -59,6 +60,7 @@ fn encode(d: i32, v: f64) -> Vec<u8> {
     match d {
         F32 => (v as f32).to_le_bytes().to_vec(),
         F16 => half::f16::from_f64(v).to_bits().to_le_bytes().to_vec(),
+        BOOL => vec![(v != 0.0) as u8],
         _ => (v as i32).to_le_bytes().to_vec(),
     }
 }
@@ -67,6 +69,7 @@ fn decode(d: i32, b: &[u8]) -> f64 {
     match d {
         F32 => f32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
         F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64(),
+        BOOL => (b[0] != 0) as u8 as f64,
         _ => i32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
     }
 }
@@ -1533,4 +1536,116 @@ fn roll_matches_a_loop() {
             assert_eq!(aclDestroyIntArray(da), 0);
         }
     }
+}
+
+/// InplaceMaskedFillScalar / InplaceMaskedFillTensor: a broadcast bool mask selects value
+/// (a scalar, or a tensor broadcast to selfRef) over selfRef's elements, in place, on any
+/// views; value converted to selfRef's dtype.
+#[test]
+fn masked_fill_matches_a_loop() {
+    use crate::capi::ops::{masked_fill_scalar, masked_fill_tensor};
+    device();
+    let mut rng = Rng::new(0x3a5c);
+    for case in 0..120 {
+        let rank = 1 + (rng.next() % 3) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| (rng.next() % 4) as usize + 1).collect();
+        let dtype = [F32, F16, S32][case % 3];
+        let x = T::new(&mut rng, dtype, &shape, |i| val(i, case));
+        let before = x.bytes();
+        // mask: a trailing part of the shape, some dims 1
+        let drop = (rng.next() % rank as u64) as usize;
+        let mshape: Vec<usize> = shape[drop..]
+            .iter()
+            .map(|&n| if rng.next() % 3 == 0 { 1 } else { n })
+            .collect();
+        let mask = T::new(&mut rng, BOOL, &mshape, |i| {
+            ((i * 7 + case) % 3 == 0) as u8 as f64
+        });
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let tensor_value = case % 2 == 1;
+        let mut value_t = None;
+        let scalar_v = -2.75;
+        if tensor_value {
+            let vshape: Vec<usize> = shape[rank - 1..]
+                .iter()
+                .map(|&n| if rng.next() % 2 == 0 { 1 } else { n })
+                .collect();
+            let v = T::new(&mut rng, F32, &vshape, |i| 1000.0 + i as f64 * 0.5);
+            let st = unsafe {
+                masked_fill_tensor::aclnnInplaceMaskedFillTensorGetWorkspaceSize(
+                    x.t, mask.t, v.t, &mut ws, &mut ex,
+                )
+            };
+            run(st, ws, ex, masked_fill_tensor::aclnnInplaceMaskedFillTensor);
+            value_t = Some(v);
+        } else {
+            let mut f = scalar_v as f32;
+            let s = unsafe { aclCreateScalar(&mut f as *mut f32 as *mut c_void, F32) };
+            let st = unsafe {
+                masked_fill_scalar::aclnnInplaceMaskedFillScalarGetWorkspaceSize(
+                    x.t, mask.t, s, &mut ws, &mut ex,
+                )
+            };
+            run(st, ws, ex, masked_fill_scalar::aclnnInplaceMaskedFillScalar);
+            assert_eq!(aclDestroyScalar(s), 0);
+        }
+        let (xb, mb) = (x.bytes(), mask.bytes());
+        for idx in indices(&shape) {
+            let mi: Vec<usize> = idx[drop..]
+                .iter()
+                .zip(&mshape)
+                .map(|(&i, &n)| if n == 1 { 0 } else { i })
+                .collect();
+            let want = if mask.at(&mb, &mi) != 0.0 {
+                match &value_t {
+                    Some(v) => {
+                        let vb = v.bytes();
+                        let vi: Vec<usize> = idx[rank - 1..]
+                            .iter()
+                            .zip(&v.shape)
+                            .map(|(&i, &n)| if n == 1 { 0 } else { i })
+                            .collect();
+                        conv(v.at(&vb, &vi), dtype)
+                    }
+                    None => conv(scalar_v, dtype),
+                }
+            } else {
+                x.at(&before, &idx)
+            };
+            assert_eq!(x.at(&xb, &idx), want, "case {case} at {idx:?}");
+        }
+        for (i, v) in x.outside(&xb) {
+            let e = esize(dtype);
+            assert_eq!(
+                v,
+                decode(dtype, &before[i * e..i * e + e]),
+                "case {case}: storage {i} outside the view changed"
+            );
+        }
+    }
+    // errors: a non-bool mask, a mask that does not broadcast
+    let x = T::new(&mut rng, F32, &[2, 3], |i| i as f64);
+    let m = T::new(&mut rng, F32, &[3], |_| 1.0);
+    let m2 = T::new(&mut rng, BOOL, &[2], |_| 1.0);
+    let mut f = 1.0f32;
+    let s = unsafe { aclCreateScalar(&mut f as *mut f32 as *mut c_void, F32) };
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe {
+        masked_fill_scalar::aclnnInplaceMaskedFillScalarGetWorkspaceSize(
+            x.t, m.t, s, &mut ws, &mut ex,
+        )
+    };
+    assert_eq!(st, 161002);
+    assert!(
+        err().contains("tensor 'mask' has dtype ACL_FLOAT"),
+        "{}",
+        err()
+    );
+    let st = unsafe {
+        masked_fill_scalar::aclnnInplaceMaskedFillScalarGetWorkspaceSize(
+            x.t, m2.t, s, &mut ws, &mut ex,
+        )
+    };
+    assert_eq!(st, 161002, "{}", err());
+    assert_eq!(aclDestroyScalar(s), 0);
 }
