@@ -1,5 +1,6 @@
 /*
- * Permute, Slice, SliceV2, Expand, Repeat, Roll (the result as another view of self), MinDim and
+ * Permute, Slice, SliceV2, Expand, Repeat, Roll (the result as another view of self), the masked
+ * fills, MinDim and
  * Aminmax (several outputs), and the float functions Expm1, Log1p, Log10, Cosh, Sinh, Tan,
  * Trunc, Erfc, each called as a CANN user calls it, with expected values written here.
  */
@@ -12,6 +13,8 @@
 #include "aclnnop/aclnn_expm1.h"
 #include "aclnnop/aclnn_log10.h"
 #include "aclnnop/aclnn_log1p.h"
+#include "aclnnop/aclnn_masked_fill_scalar.h"
+#include "aclnnop/aclnn_masked_fill_tensor.h"
 #include "aclnnop/aclnn_min_dim.h"
 #include "aclnnop/aclnn_permute.h"
 #include "aclnnop/aclnn_repeat.h"
@@ -108,6 +111,30 @@ static void test_roll(void)
     dev_free(&out);
 }
 
+static void test_masked_fill(void)
+{
+    int64_t s23[] = {2, 3}, s3[] = {3}, s1[] = {1};
+    DevTensor x = mk(F, s23, 2, V(1, 2, 3, 4, 5, 6));
+    DevTensor m = mk(ACL_BOOL, s3, 1, V(1, 0, 1));
+    aclScalar *v = aclCreateScalar(&(float){-1.0f}, F);
+    /* the mask row broadcasts over both rows */
+    RUN2(aclnnInplaceMaskedFillScalarGetWorkspaceSize(x.tensor, m.tensor, v, &ews, &eex), aclnnInplaceMaskedFillScalar);
+    EXPECT_T(x, -1, 2, -1, -1, 5, -1);
+    DevTensor t = mk(F, s1, 1, V(9));
+    DevTensor m2 = mk(ACL_BOOL, s3, 1, V(0, 1, 0));
+    RUN2(aclnnInplaceMaskedFillTensorGetWorkspaceSize(x.tensor, m2.tensor, t.tensor, &ews, &eex),
+         aclnnInplaceMaskedFillTensor);
+    EXPECT_T(x, -1, 9, -1, -1, 9, -1);
+    /* the mask must be bool */
+    EXPECT_ERR(aclnnInplaceMaskedFillScalarGetWorkspaceSize(x.tensor, t.tensor, v, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnInplaceMaskedFillScalarGetWorkspaceSize", "mask", NULL);
+    CHECK_OK(aclDestroyScalar(v));
+    dev_free(&x);
+    dev_free(&m);
+    dev_free(&t);
+    dev_free(&m2);
+}
+
 static void test_min_dim_and_aminmax(void)
 {
     int64_t s23[] = {2, 3}, s2[] = {2};
@@ -187,6 +214,7 @@ int main(void)
     RUN_TEST(test_slices);
     RUN_TEST(test_expand_repeat);
     RUN_TEST(test_roll);
+    RUN_TEST(test_masked_fill);
     RUN_TEST(test_min_dim_and_aminmax);
     RUN_TEST(test_float_functions);
     device_teardown();
