@@ -1,12 +1,13 @@
 /*
  * Permute, Slice, SliceV2, Expand, Repeat, Roll (the result as another view of self), the masked
- * fills, MinDim and
+ * fills, Arange, MinDim and
  * Aminmax (several outputs), and the float functions Expm1, Log1p, Log10, Cosh, Sinh, Tan,
  * Trunc, Erfc, each called as a CANN user calls it, with expected values written here.
  */
 #include "ops_common.h"
 
 #include "aclnnop/aclnn_aminmax.h"
+#include "aclnnop/aclnn_arange.h"
 #include "aclnnop/aclnn_cosh.h"
 #include "aclnnop/aclnn_erfc.h"
 #include "aclnnop/aclnn_expand.h"
@@ -135,6 +136,22 @@ static void test_masked_fill(void)
     dev_free(&m2);
 }
 
+static void test_arange(void)
+{
+    int64_t s4[] = {4};
+    DevTensor out = mk(F, s4, 1, NULL);
+    aclScalar *start = aclCreateScalar(&(double){1.0}, ACL_DOUBLE), *end = aclCreateScalar(&(double){3.0}, ACL_DOUBLE),
+              *step = aclCreateScalar(&(double){0.5}, ACL_DOUBLE);
+    RUN2(aclnnArangeGetWorkspaceSize(start, end, step, out.tensor, &ews, &eex), aclnnArange);
+    EXPECT_T(out, 1, 1.5, 2, 2.5);
+    EXPECT_ERR(aclnnArangeGetWorkspaceSize(end, start, step, out.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnArangeGetWorkspaceSize", "step", &out);
+    CHECK_OK(aclDestroyScalar(start));
+    CHECK_OK(aclDestroyScalar(end));
+    CHECK_OK(aclDestroyScalar(step));
+    dev_free(&out);
+}
+
 static void test_min_dim_and_aminmax(void)
 {
     int64_t s23[] = {2, 3}, s2[] = {2};
@@ -215,6 +232,7 @@ int main(void)
     RUN_TEST(test_expand_repeat);
     RUN_TEST(test_roll);
     RUN_TEST(test_masked_fill);
+    RUN_TEST(test_arange);
     RUN_TEST(test_min_dim_and_aminmax);
     RUN_TEST(test_float_functions);
     device_teardown();

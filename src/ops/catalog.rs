@@ -30,6 +30,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::copy::CATALOG,
         super::join::CATALOG,
         super::views::CATALOG,
+        super::create::CATALOG,
         super::math::CATALOG,
         super::activation::CATALOG,
         super::round::CATALOG,

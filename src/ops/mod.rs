@@ -10,6 +10,7 @@ pub mod clamp;
 pub mod compare;
 pub mod conv;
 pub mod copy;
+pub mod create;
 pub mod div;
 pub mod elementwise;
 pub mod extrema;

@@ -1649,3 +1649,142 @@ fn masked_fill_matches_a_loop() {
     assert_eq!(st, 161002, "{}", err());
     assert_eq!(aclDestroyScalar(s), 0);
 }
+
+/// Arange / Range against torch.arange / the inclusive count (torch.range is deprecated in
+/// 1.13 but computes the same), on strided 1-D outs of each dtype, with integer and float
+/// bounds and negative steps.
+#[test]
+fn arange_and_range_match_torch() {
+    use super::torch_ref::{Array, Batch};
+    use crate::capi::ops::{arange, range};
+    device();
+    let mut rng = Rng::new(0xa4a);
+    let mut batch = Batch::new();
+    let prog = batch.program("s, e, d = a[0].item(), a[1].item(), a[2].item()\nout = torch.arange(s, e, d, dtype=torch.float64) if a[3].item() == 0 else torch.range(s, e, d, dtype=torch.float64)");
+    let mut pending = vec![];
+    let cases: Vec<(f64, f64, f64)> = vec![
+        (0.0, 10.0, 1.0),
+        (0.0, 10.0, 3.0),
+        (5.0, -5.0, -2.0),
+        (0.5, 3.2, 0.3),
+        (-1.0, 1.0, 0.25),
+        (1.0, 1.0, 1.0),
+        (0.0, 1.0, 0.1),
+        (100.0, 0.0, -7.0),
+    ];
+    for (case, &(s, e, d)) in cases.iter().enumerate() {
+        for inclusive in [false, true] {
+            if inclusive && s == e {
+                continue;
+            }
+            let ints = s.fract() == 0.0 && e.fract() == 0.0 && d.fract() == 0.0;
+            let n = if inclusive {
+                ((e - s) / d).floor() as usize + 1
+            } else {
+                ((e - s) / d).ceil() as usize
+            };
+            for dtype in [F32, F16, S32] {
+                if dtype == S32 && !ints {
+                    continue;
+                }
+                let out = T::new(&mut rng, dtype, &[n], |_| 99.0);
+                let sc = |v: f64| {
+                    if ints {
+                        let mut x = v as i64;
+                        unsafe { aclCreateScalar(&mut x as *mut i64 as *mut c_void, 9) }
+                    } else {
+                        let mut x = v;
+                        unsafe { aclCreateScalar(&mut x as *mut f64 as *mut c_void, 11) }
+                    }
+                };
+                let (a, b, c) = (sc(s), sc(e), sc(d));
+                let (mut ws, mut ex) = (0u64, null_mut());
+                if inclusive {
+                    let st = unsafe {
+                        range::aclnnRangeGetWorkspaceSize(a, b, c, out.t, &mut ws, &mut ex)
+                    };
+                    run(st, ws, ex, range::aclnnRange);
+                } else {
+                    let st = unsafe {
+                        arange::aclnnArangeGetWorkspaceSize(a, b, c, out.t, &mut ws, &mut ex)
+                    };
+                    run(st, ws, ex, arange::aclnnArange);
+                }
+                for x in [a, b, c] {
+                    assert_eq!(aclDestroyScalar(x), 0);
+                }
+                let ob = out.bytes();
+                let got: Vec<f64> = (0..n).map(|i| out.at(&ob, &[i])).collect();
+                // the value in f64 (or i64), converted once to out's dtype
+                for (i, &g) in got.iter().enumerate() {
+                    let w = decode(dtype, &encode(dtype, s + i as f64 * d));
+                    assert_eq!(
+                        g,
+                        w,
+                        "case {case} {} dtype {dtype}: element {i}",
+                        if inclusive { "Range" } else { "Arange" }
+                    );
+                }
+                for (i, v) in out.outside(&ob) {
+                    assert_eq!(
+                        v, 99.0,
+                        "case {case}: out storage {i} outside the view was written"
+                    );
+                }
+                let k = batch.case(
+                    prog,
+                    vec![
+                        Some(Array::f64s(&[1], &[s])),
+                        Some(Array::f64s(&[1], &[e])),
+                        Some(Array::f64s(&[1], &[d])),
+                        Some(Array::int(inclusive as i64)),
+                    ],
+                );
+                pending.push((k, n, case, inclusive));
+            }
+        }
+    }
+    // errors: a step pointing away, a zero step, an out of the wrong length
+    let out = T::new(&mut rng, F32, &[3], |_| 0.0);
+    let mut v = [0.0f64, 3.0, -1.0, 0.0];
+    let s: Vec<*mut aclScalar> = v
+        .iter_mut()
+        .map(|x| unsafe { aclCreateScalar(x as *mut f64 as *mut c_void, 11) })
+        .collect();
+    let (mut ws, mut ex) = (0u64, null_mut());
+    assert_eq!(
+        unsafe { arange::aclnnArangeGetWorkspaceSize(s[0], s[1], s[2], out.t, &mut ws, &mut ex) },
+        161002
+    );
+    assert!(
+        err().contains("step must point from start toward end"),
+        "{}",
+        err()
+    );
+    assert_eq!(
+        unsafe { arange::aclnnArangeGetWorkspaceSize(s[0], s[1], s[3], out.t, &mut ws, &mut ex) },
+        161002
+    );
+    assert!(err().contains("non-zero"), "{}", err());
+    assert_eq!(
+        unsafe { range::aclnnRangeGetWorkspaceSize(s[0], s[1], s[1], out.t, &mut ws, &mut ex) },
+        161002
+    );
+    assert!(err().contains("has 2 elements"), "{}", err());
+    for x in s {
+        assert_eq!(aclDestroyScalar(x), 0);
+    }
+    let Some(results) = batch.run("arange_and_range_match_torch") else {
+        return;
+    };
+    for (k, n, case, inclusive) in pending {
+        let want = results[k].as_ref().unwrap_or_else(|e| panic!("torch: {e}"))[0].to_f64s();
+        assert_eq!(
+            want.len(),
+            n,
+            "case {case} {}: torch has {} elements, we have {n}",
+            if inclusive { "range" } else { "arange" },
+            want.len()
+        );
+    }
+}

@@ -1,0 +1,199 @@
+//! Creation: Arange and Range write `start + i·step` into a 1-D out. No input tensor: the
+//! values are generated in chunks (integers exactly in i128 when start and step are
+//! integers, floats in f64, as torch's accumulate type) and converted into out's dtype by
+//! the library's conversion rule on the way out (`engine::convert`), chunks in parallel.
+//!
+//! - Arange (aclnnArange.md): [start, end): `ceil((end − start) / step)` values.
+//! - Range (torch.range): [start, end]: `floor((end − start) / step) + 1` values.
+//! step ≠ 0 and points from start toward end (start = end gives none for Arange); out
+//! is 1-D with exactly that many elements.
+
+use super::catalog::Entry;
+use super::elementwise as ew;
+use crate::dtype::DType;
+use crate::element::Wide;
+use crate::engine::{convert, run_tasks};
+use crate::error::Result;
+use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+
+use DType::*;
+/// aclnnArange.md (Atlas A2): start/end/step, and out.
+const BOUNDS: &[DType] = &[F16, F32, F64, U8, S8, S16, S32, S64, Bool, BF16];
+const OUT: &[DType] = &[F16, F32, F64, S32, S64, BF16];
+const CHUNK: usize = 1024;
+
+/// `start + i·step` for i in 0..n, into the strided 1-D view bound at 0.
+struct Iota {
+    start: Wide,
+    step: Wide,
+    n: usize,
+}
+
+impl Work for Iota {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, b: &Bindings, _: Workspace) -> Result<()> {
+        let out = b.view(0)?;
+        let base = b.addr(0)? + out.offset * out.dtype.size();
+        let stride = out.strides[0];
+        let chunks = self.n.div_ceil(CHUNK);
+        let threads = crate::engine::pool()
+            .current_num_threads()
+            .min(chunks.div_ceil(16))
+            .max(1);
+        let (start, step, n, dtype) = (self.start, self.step, self.n, out.dtype);
+        run_tasks(threads, |t| {
+            let mut ints = [0i64; CHUNK];
+            let mut floats = [0f64; CHUNK];
+            for c in (t..chunks).step_by(threads) {
+                let lo = c * CHUNK;
+                let len = CHUNK.min(n - lo);
+                let dst = (base as isize + lo as isize * stride * dtype.size() as isize) as *mut u8;
+                // SAFETY: elements lo..lo+len of the output view (checked at phase 1 and 2).
+                unsafe {
+                    match (start, step) {
+                        (Wide::Int(s), Wide::Int(d)) => {
+                            for (k, v) in ints[..len].iter_mut().enumerate() {
+                                *v = (s + (lo + k) as i128 * d) as i64;
+                            }
+                            convert::run(
+                                ints.as_ptr() as *const u8,
+                                S64,
+                                1,
+                                dst,
+                                dtype,
+                                stride,
+                                len,
+                            );
+                        }
+                        _ => {
+                            let (s, d) = (as_f64(start), as_f64(step));
+                            for (k, v) in floats[..len].iter_mut().enumerate() {
+                                *v = s + (lo + k) as f64 * d;
+                            }
+                            convert::run(
+                                floats.as_ptr() as *const u8,
+                                F64,
+                                1,
+                                dst,
+                                dtype,
+                                stride,
+                                len,
+                            );
+                        }
+                    }
+                }
+            }
+        });
+        Ok(())
+    }
+}
+
+fn as_f64(w: Wide) -> f64 {
+    match w {
+        Wide::Int(i) => i as f64,
+        Wide::Float(f) => f,
+        Wide::Bool(b) => b as u8 as f64,
+        Wide::Complex(re, _) => re,
+    }
+}
+
+/// Bools count as 0/1 integers.
+fn value(s: &Scalar) -> Wide {
+    match s.wide() {
+        Wide::Bool(b) => Wide::Int(b as i128),
+        w => w,
+    }
+}
+
+fn build(
+    api: &'static str,
+    start: &Scalar,
+    end: &Scalar,
+    step: &Scalar,
+    out: &TensorDesc,
+    inclusive: bool,
+) -> Result<Executor> {
+    for (name, s) in [("start", start), ("end", end), ("step", step)] {
+        ew::check_scalar_dtype(name, s.dtype, BOUNDS)?;
+    }
+    ew::check_tensor("out", out, OUT)?;
+    let (s, e, d) = (value(start), value(end), value(step));
+    let (sf, ef, df) = (as_f64(s), as_f64(e), as_f64(d));
+    crate::ensure!(
+        df != 0.0 && df.is_finite(),
+        "step {step} must be finite and non-zero"
+    );
+    crate::ensure!(
+        sf.is_finite() && ef.is_finite(),
+        "start {start} and end {end} must be finite"
+    );
+    crate::ensure!(
+        (df > 0.0 && sf <= ef) || (df < 0.0 && sf >= ef),
+        "start {start}, end {end} and step {step} do not describe a range: step must point from start toward end"
+    );
+    let n = match (s, e, d) {
+        (Wide::Int(s), Wide::Int(e), Wide::Int(d)) => {
+            let span = e - s;
+            if inclusive {
+                span / d + 1
+            } else {
+                (span + d - d.signum()) / d
+            }
+        }
+        _ => {
+            let q = (ef - sf) / df;
+            (if inclusive { q.floor() + 1.0 } else { q.ceil() }) as i128
+        }
+    };
+    crate::ensure!(
+        n >= 0 && n < (1i128 << 40),
+        "the range has {n} elements, more than an out can hold"
+    );
+    let n = n as usize;
+    crate::ensure!(
+        out.rank() == 1 && out.shape[0] == n,
+        "out has shape {:?} but the range from {start} to {end} by {step} has {n} elements",
+        out.shape
+    );
+    out.check_output("out")?;
+    let bindings = Bindings {
+        tensors: std::sync::Arc::new(vec![Some(out.clone())]),
+        n_inputs: 0,
+        outputs: smallvec::smallvec![0],
+    };
+    if n == 0 {
+        return Ok(Executor::new(api, bindings, Nothing));
+    }
+    Ok(Executor::new(
+        api,
+        bindings,
+        Iota {
+            start: s,
+            step: d,
+            n,
+        },
+    ))
+}
+
+/// aclnnArange: [start, end) by step.
+pub fn arange(start: &Scalar, end: &Scalar, step: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    build("aclnnArange", start, end, step, out, false)
+}
+
+/// aclnnRange: [start, end] by step.
+pub fn range(start: &Scalar, end: &Scalar, step: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    build("aclnnRange", start, end, step, out, true)
+}
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[Entry {
+    ops: "Arange, Range",
+    a: BOUNDS,
+    b: &[],
+    out: OUT,
+    rule: "start + i·step over [start, end) (Range: [start, end]); a: start/end/step",
+}];
