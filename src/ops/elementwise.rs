@@ -96,6 +96,28 @@ pub fn check_out_shape(
     broadcast::check_device_axis_limit(computed, inputs, &out.shape)
 }
 
+/// `dim` in [-rank, rank) as an axis; `what` names the tensor(s) for the message.
+pub fn axis(name: &str, dim: i64, rank: usize, what: &str) -> Result<usize> {
+    let r = rank as i64;
+    crate::ensure!(
+        (-r..r).contains(&dim),
+        "{name} {dim} is out of range for {what} of {rank} dims: it must be in [{}, {}]",
+        -r,
+        r - 1
+    );
+    Ok(dim.rem_euclid(r.max(1)) as usize)
+}
+
+/// An output whose shape the operator computed: exactly `want`, and writable.
+pub fn check_result_shape(name: &str, t: &TensorDesc, want: &[usize]) -> Result<()> {
+    crate::ensure!(
+        t.shape[..] == want[..],
+        "{name} has shape {:?} but the result has shape {want:?}",
+        t.shape
+    );
+    t.check_output(name)
+}
+
 /// An input of an element-wise executor: a tensor bound at `binding`, or a scalar.
 pub enum Arg<'a> {
     Tensor(&'static str, &'a TensorDesc),

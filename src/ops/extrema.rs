@@ -23,15 +23,6 @@ const INDEX: &[DType] = &[S32, S64];
 /// aclnnAminmax.md.
 const AMINMAX: &[DType] = &[F32, BF16, F16, F64, S8, S16, S32, S64, U8, Bool];
 
-fn check_shape(name: &str, t: &TensorDesc, shape: &[usize]) -> Result<()> {
-    crate::ensure!(
-        t.shape[..] == shape[..],
-        "{name} has shape {:?} but the result has shape {shape:?}",
-        t.shape
-    );
-    t.check_output(name)
-}
-
 /// One executor writing `outs[i]` with reduction `ops[i]` of `self_` over `ax`.
 fn several(
     api: &'static str,
@@ -100,8 +91,8 @@ fn dim_extreme(
         self_.shape
     );
     let shape = reduced_shape(&self_.shape, &ax, keep);
-    check_shape("out", out, &shape)?;
-    check_shape("indices", indices, &shape)?;
+    ew::check_result_shape("out", out, &shape)?;
+    ew::check_result_shape("indices", indices, &shape)?;
     Ok(several(api, self_, &ax, &[(out, value), (indices, index)]))
 }
 
@@ -179,8 +170,8 @@ pub fn aminmax(
         );
     }
     let shape = reduced_shape(&self_.shape, &ax, keep);
-    check_shape("minOut", min_out, &shape)?;
-    check_shape("maxOut", max_out, &shape)?;
+    ew::check_result_shape("minOut", min_out, &shape)?;
+    ew::check_result_shape("maxOut", max_out, &shape)?;
     Ok(several(
         API,
         self_,

@@ -35,22 +35,6 @@ const SPLIT: &[DType] = &[
     F32, F16, F64, S32, U32, S64, U64, S16, U16, S8, U8, Bool, C128, C64, BF16,
 ];
 
-/// `dim` in [-rank, rank) as an axis.
-fn axis(dim: i64, rank: usize, what: &str) -> Result<usize> {
-    let r = rank as i64;
-    crate::ensure!(
-        (-r..r).contains(&dim),
-        "dim {dim} is out of range for {what} of {rank} dims: it must be in [{}, {}]",
-        -r,
-        r - 1
-    );
-    Ok(if dim < 0 {
-        (dim + r) as usize
-    } else {
-        dim as usize
-    })
-}
-
 /// Whether two views may share an element (their byte spans in one storage intersect).
 fn may_overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
     match (a.byte_span(), b.byte_span()) {
@@ -174,7 +158,7 @@ pub fn cat(tensors: &[&TensorDesc], dim: i64, out: &TensorDesc) -> Result<Execut
         rank <= 8,
         "tensors[{i0}] has {rank} dims; at most 8 are supported"
     );
-    let ax = axis(dim, rank, "the tensors")?;
+    let ax = ew::axis("dim", dim, rank, "the tensors")?;
     let mut total = 0usize;
     for &(i, t) in &members {
         crate::ensure!(
@@ -231,7 +215,7 @@ pub fn stack(tensors: &[&TensorDesc], dim: i64, out: &TensorDesc) -> Result<Exec
         rank <= 7,
         "tensors[0] has {rank} dims; {API} takes at most 7"
     );
-    let ax = axis(dim, rank + 1, "the stacked result")?;
+    let ax = ew::axis("dim", dim, rank + 1, "the stacked result")?;
     for (i, t) in tensors.iter().enumerate() {
         crate::ensure!(
             t.shape == t0.shape,
@@ -345,7 +329,7 @@ pub fn split_tensor(
 ) -> Result<Executor> {
     const API: &str = "aclnnSplitTensor";
     check_split_self(API, self_, out)?;
-    let ax = axis(dim, self_.rank(), "self")?;
+    let ax = ew::axis("dim", dim, self_.rank(), "self")?;
     let n = self_.shape[ax];
     crate::ensure!(
         sections > 0 || n == 0,
@@ -369,7 +353,7 @@ pub fn split_with_size(
 ) -> Result<Executor> {
     const API: &str = "aclnnSplitWithSize";
     check_split_self(API, self_, out)?;
-    let ax = axis(dim, self_.rank(), "self")?;
+    let ax = ew::axis("dim", dim, self_.rank(), "self")?;
     crate::ensure!(
         split_size.iter().all(|&s| s >= 0),
         "splitSize {split_size:?} has a negative size"

@@ -68,12 +68,7 @@ pub(super) fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<
 }
 
 fn check_out_shape(out: &TensorDesc, shape: &[usize]) -> Result<()> {
-    crate::ensure!(
-        out.shape[..] == shape[..],
-        "out has shape {:?} but the result has shape {shape:?}",
-        out.shape
-    );
-    out.check_output("out")
+    ew::check_result_shape("out", out, shape)
 }
 
 fn executor(

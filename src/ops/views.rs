@@ -40,24 +40,12 @@ fn check(list: &[DType], self_: &TensorDesc, out: &TensorDesc) -> Result<()> {
 }
 
 fn check_shape(out: &TensorDesc, want: &[usize]) -> Result<()> {
-    crate::ensure!(
-        out.shape[..] == want[..],
-        "out has shape {:?} but the result has shape {want:?}",
-        out.shape
-    );
-    out.check_output("out")
+    ew::check_result_shape("out", out, want)
 }
 
-/// `dim` in [-rank, rank).
+/// `dim` in [-rank, rank) of self.
 fn axis(name: &str, dim: i64, rank: usize) -> Result<usize> {
-    let r = rank as i64;
-    crate::ensure!(
-        (-r..r).contains(&dim),
-        "{name} {dim} is out of range for self of {rank} dims: it must be in [{}, {}]",
-        -r,
-        r - 1
-    );
-    Ok(dim.rem_euclid(r.max(1)) as usize)
+    ew::axis(name, dim, rank, "self")
 }
 
 /// Copies the view `src` of self into out.
