@@ -27,6 +27,10 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclrtEventRecordedStatusRaw", "aclrtEventRecordedStatus"),
     ("aclrtEventStatusRaw", "aclrtEventStatus"),
     ("aclrtStreamStatusRaw", "aclrtStreamStatus"),
+    ("aclrtMemLocationTypeRaw", "aclrtMemLocationType"),
+    ("aclrtMemAllocationTypeRaw", "aclrtMemAllocationType"),
+    ("aclrtMemHandleTypeRaw", "aclrtMemHandleType"),
+    ("aclrtMemGranularityOptionsRaw", "aclrtMemGranularityOptions"),
 ];
 
 /// Types a header defines even where no function of that header mentions them.
@@ -43,6 +47,11 @@ const ALWAYS_EXPORT: &[&str] = &[
     "aclrtMemcpyKind",
     "aclrtMemMallocPolicy",
     "aclrtMemAttr",
+    "aclrtMemLocationType",
+    "aclrtMemAllocationType",
+    "aclrtMemHandleType",
+    "aclrtMemGranularityOptions",
+    "aclrtDrvMemHandle",
     "aclrtRunMode",
     "aclrtEventRecordedStatus",
     "aclrtEventStatus",
@@ -59,7 +68,8 @@ const ALWAYS_EXPORT: &[&str] = &[
 ];
 
 struct Header<'a> {
-    src: PathBuf,
+    /// The Rust files whose items the header declares, in order.
+    srcs: Vec<PathBuf>,
     /// `typedef enum {..} X;` (CANN's aclDataType/aclFormat) or `typedef enum X {..} X;`
     /// (CANN's runtime enums, which C code may also name as `enum X`).
     tagged: bool,
@@ -139,11 +149,13 @@ fn generate(root: &Path, h: &Header) -> bool {
         cfg.export.rename.insert(raw.to_string(), c.to_string());
         cfg.export.exclude.push(raw.to_string());
     }
-    let bindings = cbindgen::Builder::new()
-        .with_config(cfg)
-        .with_src(&h.src)
+    let mut builder = cbindgen::Builder::new().with_config(cfg);
+    for src in &h.srcs {
+        builder = builder.with_src(src);
+    }
+    let bindings = builder
         .generate()
-        .unwrap_or_else(|e| panic!("cbindgen failed on {}: {e}", h.src.display()));
+        .unwrap_or_else(|e| panic!("cbindgen failed on {:?}: {e}", h.srcs));
     let path = root.join("include").join(h.out);
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     bindings.write_to_file(&path)
@@ -169,7 +181,7 @@ fn main() {
 
     let headers = [
         Header {
-            src: capi.join("base.rs"),
+            srcs: vec![capi.join("base.rs")],
             tagged: false,
             exclude: &[],
             out: "acl/acl_base.h",
@@ -179,7 +191,7 @@ fn main() {
             trailer: "",
         },
         Header {
-            src: capi.join("runtime.rs"),
+            srcs: vec![capi.join("runtime.rs"), capi.join("vmm.rs")],
             tagged: true,
             exclude: &[],
             out: "acl/acl_rt.h",
@@ -189,7 +201,7 @@ fn main() {
             trailer: "",
         },
         Header {
-            src: capi.join("status.rs"),
+            srcs: vec![capi.join("status.rs")],
             tagged: false,
             exclude: &[],
             out: "aclnn/opdev/op_errno.h",
@@ -199,7 +211,7 @@ fn main() {
             trailer: "",
         },
         Header {
-            src: capi.join("meta.rs"),
+            srcs: vec![capi.join("meta.rs")],
             tagged: false,
             exclude: &["aclnnStatus"],
             out: "aclnn/acl_meta.h",
@@ -209,7 +221,7 @@ fn main() {
             trailer: "",
         },
         Header {
-            src: capi.join("aclnn_base.rs"),
+            srcs: vec![capi.join("aclnn_base.rs")],
             tagged: false,
             exclude: &[],
             out: "aclnn/aclnn_base.h",
@@ -261,7 +273,7 @@ fn main() {
 }
 
 /// CANN programs link -lascendcl -lnnopbase -lopapi (or -lacl_rt, -lopapi_math,
-/// -lopapi_nn). Each name is a symlink, next to the built library, to libaclnn_cpu; the
+/// -lopapi_nn, -lacl_op_compiler, -lruntime). Each name is a symlink, next to the built library, to libaclnn_cpu; the
 /// library's SONAME is libaclnn_cpu.so, so programs load the one library once.
 fn link_cann_library_names() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libaclnn_cpu.so");
@@ -278,6 +290,8 @@ fn link_cann_library_names() {
         "acl_rt",
         "opapi_math",
         "opapi_nn",
+        "acl_op_compiler",
+        "runtime",
     ] {
         for (ext, target) in [("so", "libaclnn_cpu.so"), ("a", "libaclnn_cpu.a")] {
             let link = profile_dir.join(format!("lib{name}.{ext}"));

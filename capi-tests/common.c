@@ -10,22 +10,27 @@ static const char *g_current_test = "(none)";
 
 /* ---------------------------------------------------------------- checks */
 
+/* aclGetRecentErrMsg obtains *and clears* the message (as CANN documents), while a test
+   looks at one failure's message several times: keep the last one fetched until another
+   failure on this thread replaces it. */
+static _Thread_local char g_errmsg[8192];
+
 const char *errmsg(void)
 {
     const char *m = aclGetRecentErrMsg();
-    return m ? m : "<NULL>";
+    if (m == NULL) return "<NULL>";
+    if (m[0] != '\0') snprintf(g_errmsg, sizeof(g_errmsg), "%s", m);
+    return g_errmsg;
 }
 
 bool errmsg_has(const char *needle)
 {
-    const char *m = aclGetRecentErrMsg();
-    return m != NULL && strstr(m, needle) != NULL;
+    return strstr(errmsg(), needle) != NULL;
 }
 
 bool errmsg_has_shape(const int64_t *dims, size_t n)
 {
-    const char *m = aclGetRecentErrMsg();
-    if (m == NULL) return false;
+    const char *m = errmsg();
     /* strip blanks so "[2, 3]" and "[2,3]" compare the same */
     size_t len = strlen(m);
     char *s = (char *)malloc(len + 1);

@@ -296,11 +296,28 @@ static void overflowing_strides(void)
                 "reaches");
 }
 
+/* CANN's aclCreateTensor does not compare a view with its storageDims (ggml sizes the storage of
+ * a view with an offset without the offset): the view is created, and what bounds it is the
+ * device memory it lies in, at phase 1. */
 static void view_outside_storage(void)
 {
+    Fix f = fix_make();
     int64_t s[] = {2, 3}, st[] = {3, 1}, storage[] = {6};
-    EXPECT_NULL("view outside its storage", aclCreateTensor(s, 2, ACL_FLOAT, st, 1, ACL_FORMAT_ND, storage, 1, NULL),
-                "outside its storage");
+    void *d = NULL;
+    CHECK_OK(aclrtMalloc(&d, 6 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST));
+    aclTensor *t = aclCreateTensor(s, 2, ACL_FLOAT, st, 1, ACL_FORMAT_ND, storage, 1, d);
+    CHECK(t != NULL);
+    EXPECT("view past its storageDims and its allocation", add1(&f, t, f.b.tensor, f.alpha, f.out.tensor),
+           ACLNN_ERR_PARAM_INVALID, "past the end of its aclrtMalloc allocation");
+    CHECK_OK(aclDestroyTensor(t));
+    CHECK_OK(aclrtFree(d));
+    CHECK_OK(aclrtMalloc(&d, 7 * sizeof(float), ACL_MEM_MALLOC_HUGE_FIRST));
+    t = aclCreateTensor(s, 2, ACL_FLOAT, st, 1, ACL_FORMAT_ND, storage, 1, d);
+    CHECK(t != NULL);
+    CHECK(add1(&f, t, f.b.tensor, f.alpha, f.out.tensor) == ACLNN_SUCCESS);
+    CHECK_OK(aclDestroyTensor(t));
+    CHECK_OK(aclrtFree(d));
+    fix_free(&f);
 }
 
 static void rank_over_8(void)

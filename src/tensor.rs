@@ -136,7 +136,7 @@ impl TensorDesc {
             storage_shape,
             addr,
         };
-        desc.check_fits_storage()?;
+        desc.check_addressable()?;
         Ok(desc)
     }
 
@@ -208,9 +208,13 @@ impl TensorDesc {
             })
     }
 
-    /// SEMANTICS §2: the largest element index the view can reach must be < product(storageDims).
-    fn check_fits_storage(&self) -> Result<()> {
-        let storage = checked_numel(&self.storage_shape)
+    /// What aclCreateTensor checks: dims, strides and offset that describe memory that can
+    /// exist. CANN's aclCreateTensor does not compare the view with storageDims (a view may
+    /// reach past them, as ggml's views with an offset do); the memory a view touches is
+    /// checked against its aclrtMalloc allocation at phase 1 and phase 2 instead, and
+    /// against storageDims only where no allocation is known (`check_inside_storage`).
+    fn check_addressable(&self) -> Result<()> {
+        checked_numel(&self.storage_shape)
             .filter(|n| {
                 n.checked_mul(self.dtype.size())
                     .is_some_and(|b| b <= isize::MAX as usize)
@@ -224,6 +228,14 @@ impl TensorDesc {
         checked_numel(&self.shape).ok_or_else(|| {
             Error::Invalid(format!("viewDims {:?} have too many elements", self.shape))
         })?;
+        self.max_index().map(drop)
+    }
+
+    /// SEMANTICS §2 for memory no allocation describes (host memory accepted with
+    /// ACLNN_CPU_ALLOW_HOST_MEMORY): the largest element index the view reaches must be
+    /// < product(storageDims), the only bound known for it.
+    pub fn check_inside_storage(&self) -> Result<()> {
+        let storage = self.storage_numel();
         if let Some(max) = self.max_index()? {
             crate::ensure!(
                 max < storage,
@@ -245,7 +257,7 @@ impl TensorDesc {
 
     /// The byte range [first, last] the view's elements touch, or None if it has none.
     pub fn byte_span(&self) -> Option<(usize, usize)> {
-        // Creation checked that the largest index fits its storage (`check_fits_storage`) and
+        // Creation checked that the largest index is addressable (`check_addressable`) and
         // only the address can change afterwards, so only adding the address can overflow.
         let mut max = self.offset;
         for (&d, &s) in self.shape.iter().zip(&self.strides) {

@@ -65,6 +65,28 @@ typedef enum aclrtMemAttr {
 } aclrtMemAttr;
 
 /*
+ Where physical memory lives: only the device is supported (as in CANN).
+ */
+typedef enum aclrtMemLocationType {
+  ACL_MEM_LOCATION_TYPE_HOST = 0,
+  ACL_MEM_LOCATION_TYPE_DEVICE,
+} aclrtMemLocationType;
+
+typedef enum aclrtMemAllocationType {
+  ACL_MEM_ALLOCATION_TYPE_PINNED = 0,
+} aclrtMemAllocationType;
+
+typedef enum aclrtMemHandleType {
+  ACL_MEM_HANDLE_TYPE_NONE = 0,
+} aclrtMemHandleType;
+
+typedef enum aclrtMemGranularityOptions {
+  ACL_RT_MEM_ALLOC_GRANULARITY_MINIMUM,
+  ACL_RT_MEM_ALLOC_GRANULARITY_RECOMMENDED,
+  ACL_RT_MEM_ALLOC_GRANULARITY_UNDEF = 65535,
+} aclrtMemGranularityOptions;
+
+/*
  Where the program runs (the CPU device is the host).
  */
 typedef enum aclrtRunMode {
@@ -98,6 +120,27 @@ typedef enum aclrtStreamStatus {
   ACL_STREAM_STATUS_RESERVED = 65535,
 } aclrtStreamStatus;
 
+/*
+ A physical allocation from aclrtMallocPhysical.
+ */
+typedef void *aclrtDrvMemHandle;
+
+typedef struct aclrtMemLocation {
+  uint32_t id;
+  aclrtMemLocationType type;
+} aclrtMemLocation;
+
+/*
+ The properties of a physical allocation.
+ */
+typedef struct aclrtPhysicalMemProp {
+  aclrtMemHandleType handleType;
+  aclrtMemAllocationType allocationType;
+  aclrtMemAttr memAttr;
+  struct aclrtMemLocation location;
+  uint64_t reserve;
+} aclrtPhysicalMemProp;
+
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
@@ -115,9 +158,10 @@ ACL_FUNC_VISIBILITY aclError aclInit(const char *configPath);
 ACL_FUNC_VISIBILITY aclError aclFinalize(void);
 
 /*
- The message of the most recent failing call on this thread ("" if none). The text
- names the API, the parameter, the rule and the values. Valid until the next failing
- call on this thread.
+ The message of the most recent failing call on this thread ("" if none), which this
+ call clears, as CANN documents: a second call returns "" unless another call failed in
+ between. The text names the API, the parameter, the rule and the values. Valid until
+ this thread's next aclGetRecentErrMsg call.
  */
 ACL_FUNC_VISIBILITY const char *aclGetRecentErrMsg(void);
 
@@ -145,9 +189,29 @@ ACL_FUNC_VISIBILITY aclError aclrtResetDevice(int32_t deviceId);
 ACL_FUNC_VISIBILITY aclError aclrtGetDevice(int32_t *deviceId);
 
 /*
- Number of devices (1).
+ Number of devices: ACLNN_CPU_DEVICE_COUNT (default 1).
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
+
+/*
+ Whether `deviceId` can reach `peerDeviceId`'s memory: 1 for any two distinct devices
+ (they share the host's memory), 0 for a device and itself.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer,
+                                  int32_t deviceId,
+                                  int32_t peerDeviceId);
+
+/*
+ Lets this thread's device reach `peerDeviceId`'s memory (device-to-device copies between
+ them). `flags` must be 0.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+
+/*
+ Withdraws what aclrtDeviceEnablePeerAccess granted; an error if it was not enabled.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
 
 /*
  Where the program runs: ACL_HOST (1) — the CPU device is the host.
@@ -155,12 +219,14 @@ ACL_FUNC_VISIBILITY aclError aclrtGetDeviceCount(uint32_t *count);
 ACL_FUNC_VISIBILITY aclError aclrtGetRunMode(aclrtRunMode *runMode);
 
 /*
- The SoC name of this device.
+ The SoC name this device presents: `Ascend910B3` (an Atlas A2 part, whose dtype lists the
+ operators follow), or the value of ACLNN_CPU_SOC_NAME. Clients pick code paths by it
+ (ggml builds for the SoC that npu-smi reports and checks it at run time).
  */
 ACL_FUNC_VISIBILITY const char *aclrtGetSocName(void);
 
 /*
- Waits until every stream of the device has finished its work.
+ Waits until every stream of this thread's device has finished its work.
  */
 ACL_FUNC_VISIBILITY aclError aclrtSynchronizeDevice(void);
 
@@ -281,7 +347,9 @@ aclError aclrtEventElapsedTime(float *ms,
                                aclrtEvent endEvent);
 
 /*
- Allocates `size` bytes of device memory (64-byte aligned, zeroed). Free with aclrtFree.
+ Allocates `size` bytes of this thread's device's memory (512-byte aligned, zeroed). Past
+ the device's capacity (ACLNN_CPU_DEVICE_MEMORY) it fails with
+ ACL_ERROR_RT_MEMORY_ALLOCATION. Free with aclrtFree.
  */
 ACL_FUNC_VISIBILITY aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 
@@ -343,9 +411,68 @@ aclError aclrtMemsetAsync(void *devPtr,
                           aclrtStream stream);
 
 /*
- Free and total bytes of device memory (the machine's RAM).
+ Free and total bytes of this thread's device's memory: its capacity
+ (ACLNN_CPU_DEVICE_MEMORY, default 64 GiB) less what is allocated on it.
  */
 ACL_FUNC_VISIBILITY aclError aclrtGetMemInfo(aclrtMemAttr attr, size_t *free, size_t *total);
+
+/*
+ Reserves `size` bytes of address space (a multiple of the granularity), aligned to
+ `alignment` (0: the granularity). Nothing in it is accessible until aclrtMapMem.
+ `expectPtr` must be NULL and `flags` 0 or 1 (the page type).
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtReserveMemAddress(void **virPtr,
+                                size_t size,
+                                size_t alignment,
+                                void *expectPtr,
+                                uint64_t flags);
+
+/*
+ Releases a reservation; everything mapped in it must be unmapped first.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtReleaseMemAddress(void *virPtr);
+
+/*
+ Allocates `size` bytes (a multiple of the granularity) of the device's memory named by
+ `prop`, counted against its capacity, with no address. `flags` must be 0.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle,
+                             size_t size,
+                             const struct aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+
+/*
+ Frees physical memory; it must not be mapped anywhere.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+
+/*
+ Maps `size` bytes of `handle` from `offset` at `virPtr`, inside a reservation where
+ nothing is mapped yet (all multiples of the granularity). `flags` must be 0.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMapMem(void *virPtr,
+                     size_t size,
+                     size_t offset,
+                     aclrtDrvMemHandle handle,
+                     uint64_t flags);
+
+/*
+ Unmaps the mapping that starts at `virPtr`, after the work queued on the reservation has
+ finished; its addresses are inaccessible again.
+ */
+ACL_FUNC_VISIBILITY aclError aclrtUnmapMem(void *virPtr);
+
+/*
+ The granularity of reservations, physical allocations and mappings: 2 MiB for both
+ options.
+ */
+ACL_FUNC_VISIBILITY
+aclError aclrtMemGetAllocationGranularity(struct aclrtPhysicalMemProp *prop,
+                                          aclrtMemGranularityOptions option,
+                                          size_t *granularity);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -8,7 +8,11 @@ use std::ffi::{c_char, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 thread_local! {
+    /// The message of this thread's most recent failing call, not yet fetched.
     static LAST_ERROR: RefCell<CString> = RefCell::new(CString::default());
+    /// The message `aclGetRecentErrMsg` returned last: its pointer stays valid until the
+    /// thread's next aclGetRecentErrMsg call.
+    static FETCHED: RefCell<CString> = RefCell::new(CString::default());
 }
 
 /// Stores `msg` as this thread's recent error message (interior NULs are escaped).
@@ -17,9 +21,21 @@ pub fn set_last_error(msg: &str) {
     LAST_ERROR.with(|e| *e.borrow_mut() = c);
 }
 
-/// The recent error message of this thread: valid until the next failing call on this thread.
+/// The recent error message of this thread, without fetching it (tests).
 pub fn last_error_ptr() -> *const c_char {
     LAST_ERROR.with(|e| e.borrow().as_ptr())
+}
+
+/// aclGetRecentErrMsg: CANN documents that it obtains *and clears* the thread's error
+/// message. The text moves to a buffer of its own, valid until the thread's next
+/// aclGetRecentErrMsg; the next call returns "" unless another call failed meanwhile (so a
+/// message from an earlier failure, such as a repeated aclInit, does not linger).
+pub fn fetch_last_error() -> *const c_char {
+    let msg = LAST_ERROR.with(|e| std::mem::take(&mut *e.borrow_mut()));
+    FETCHED.with(|f| {
+        *f.borrow_mut() = msg;
+        f.borrow().as_ptr()
+    })
 }
 
 /// Clears the message (used by tests and by `aclGetRecentErrMsg` consumers that want a fresh start).

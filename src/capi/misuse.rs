@@ -81,6 +81,14 @@ fn device_range(what: What, data: usize, lo: usize, hi: usize) -> Result<Option<
     };
     match memory::find(lo) {
         Some(a) if a.space == Space::Device || allow_host() => {
+            if let Some(cur) = crate::runtime::device::thread_device() {
+                crate::ensure!(
+                    a.device < 0 || crate::runtime::device::peer_enabled(cur, a.device),
+                    "{what} data {data:#x} is memory of device {}, but this thread works on device {cur}: \
+                     operators reach only their own device's memory",
+                    a.device
+                );
+            }
             crate::ensure!(
                 hi < a.base + a.size,
                 "{what} data {data:#x} reaches byte {hi:#x}, {} bytes past the end of its aclrtMalloc allocation \
@@ -94,6 +102,10 @@ fn device_range(what: What, data: usize, lo: usize, hi: usize) -> Result<Option<
         Some(_) => crate::bail!(
             "{what} data {data:#x} is host memory from aclrtMallocHost; {}",
             host_hint()
+        ),
+        None if crate::runtime::vmm::reservation_range(lo).is_some() => crate::bail!(
+            "{what} data {data:#x} lies in a range reserved with aclrtReserveMemAddress that is not mapped \
+             at byte {lo:#x}: map physical memory there with aclrtMapMem first"
         ),
         None if allow_host() => Ok(None),
         None => crate::bail!("{what} data {data:#x} is host memory; {}", host_hint()),
@@ -113,7 +125,12 @@ fn tensor_use(
     let Some((lo, hi)) = t.byte_span() else {
         return Ok(None);
     };
-    let u = device_range(what, t.addr, lo, hi)?.map(|a| Use::of(&a, lo, hi, write));
+    let Some(a) = device_range(what, t.addr, lo, hi)? else {
+        // Untracked (host) memory: the storage dims are the only bound known.
+        t.check_inside_storage()?;
+        return Ok(Some(((lo, hi), None)));
+    };
+    let u = Some(Use::of(&a, lo, hi, write));
     Ok(Some(((lo, hi), u)))
 }
 
@@ -174,6 +191,15 @@ pub fn phase2(
 /// Bytes [p, p+count) of a copy's `which` side: inside its allocation if `p` is tracked.
 fn copy_side(which: &str, p: usize, count: usize, write: bool) -> Result<Option<Use>> {
     let Some(a) = memory::find(p) else {
+        if crate::runtime::vmm::reservation_range(p).is_some() {
+            return Err(Error::runtime(
+                acl::ACL_ERROR_INVALID_PARAM,
+                format!(
+                    "{which} {p:#x} lies in a range reserved with aclrtReserveMemAddress that is not mapped: \
+                     map physical memory there with aclrtMapMem first"
+                ),
+            ));
+        }
         return Ok(None);
     };
     let hi = p + count - 1;
@@ -189,6 +215,29 @@ fn copy_side(which: &str, p: usize, count: usize, write: bool) -> Result<Option<
         ));
     }
     Ok(Some(Use::of(&a, p, hi, write)))
+}
+
+/// A copy between the memory of two devices needs peer access enabled between them (in
+/// either direction), as on the NPU.
+fn check_peer(dst: usize, src: usize) -> Result<()> {
+    let (Some(d), Some(s)) = (memory::find(dst), memory::find(src)) else {
+        return Ok(());
+    };
+    use crate::runtime::device::peer_enabled;
+    if d.device < 0 || s.device < 0 || d.device == s.device {
+        return Ok(());
+    }
+    if peer_enabled(d.device, s.device) || peer_enabled(s.device, d.device) {
+        return Ok(());
+    }
+    Err(Error::runtime(
+        acl::ACL_ERROR_INVALID_PARAM,
+        format!(
+            "src is memory of device {} and dst of device {}: a copy between devices needs \
+             aclrtDeviceEnablePeerAccess between them first",
+            s.device, d.device
+        ),
+    ))
 }
 
 /// aclrtMemcpy/aclrtMemset (and their Async forms, `queued`): both sides stay inside their
@@ -209,6 +258,7 @@ pub fn copy(
     uses.extend(copy_side("dst", dst, count, true)?);
     if src != 0 {
         uses.extend(copy_side("src", src, count, false)?);
+        check_peer(dst, src)?;
     }
     if !queued {
         for u in &uses {

@@ -15,3 +15,4 @@ pub mod misuse;
 pub mod ops;
 pub mod runtime;
 pub mod status;
+pub mod vmm;

@@ -142,9 +142,9 @@ impl Handle for EventHandle {
 
 /// The stream behind an aclrtStream argument; NULL is the default stream.
 pub(crate) fn stream_arg(s: aclrtStream, name: &'static str) -> Result<Arc<Stream>> {
-    rt::require_device()?;
+    let device = rt::require_device()?;
     if s.is_null() {
-        return stream::default_stream();
+        return stream::default_stream(device);
     }
     // SAFETY: validated as a live stream handle by the registry.
     let h = unsafe { handle::borrow(s as *const StreamHandle, name) }.map_err(bad_handle)?;
@@ -192,12 +192,13 @@ pub extern "C" fn aclFinalize() -> aclError {
     guard::acl("aclFinalize", rt::finalize)
 }
 
-/// The message of the most recent failing call on this thread ("" if none). The text
-/// names the API, the parameter, the rule and the values. Valid until the next failing
-/// call on this thread.
+/// The message of the most recent failing call on this thread ("" if none), which this
+/// call clears, as CANN documents: a second call returns "" unless another call failed in
+/// between. The text names the API, the parameter, the rule and the values. Valid until
+/// this thread's next aclGetRecentErrMsg call.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclGetRecentErrMsg() -> *const c_char {
-    guard::last_error_ptr()
+    guard::fetch_last_error()
 }
 
 /// The runtime version this library is compatible with (1.17.0).
@@ -234,11 +235,44 @@ pub unsafe extern "C" fn aclrtGetDevice(deviceId: *mut i32) -> aclError {
     })
 }
 
-/// Number of devices (1).
+/// Number of devices: ACLNN_CPU_DEVICE_COUNT (default 1).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetDeviceCount(count: *mut u32) -> aclError {
     guard::acl("aclrtGetDeviceCount", || unsafe {
-        arg::write(count, "count", rt::DEVICE_COUNT)
+        arg::write(count, "count", rt::device::count())
+    })
+}
+
+/// Whether `deviceId` can reach `peerDeviceId`'s memory: 1 for any two distinct devices
+/// (they share the host's memory), 0 for a device and itself.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aclrtDeviceCanAccessPeer(
+    canAccessPeer: *mut i32,
+    deviceId: i32,
+    peerDeviceId: i32,
+) -> aclError {
+    guard::acl("aclrtDeviceCanAccessPeer", || unsafe {
+        arg::non_null(canAccessPeer, "canAccessPeer")?;
+        let can = rt::device::can_access_peer(deviceId, peerDeviceId)?;
+        arg::write(canAccessPeer, "canAccessPeer", can as i32)
+    })
+}
+
+/// Lets this thread's device reach `peerDeviceId`'s memory (device-to-device copies between
+/// them). `flags` must be 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDeviceEnablePeerAccess(peerDeviceId: i32, flags: u32) -> aclError {
+    guard::acl("aclrtDeviceEnablePeerAccess", || {
+        crate::ensure!(flags == 0, "flags {flags} must be 0 (reserved)");
+        rt::device::set_peer_access(rt::require_device()?, peerDeviceId, true)
+    })
+}
+
+/// Withdraws what aclrtDeviceEnablePeerAccess granted; an error if it was not enabled.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclrtDeviceDisablePeerAccess(peerDeviceId: i32) -> aclError {
+    guard::acl("aclrtDeviceDisablePeerAccess", || {
+        rt::device::set_peer_access(rt::require_device()?, peerDeviceId, false)
     })
 }
 
@@ -250,18 +284,19 @@ pub unsafe extern "C" fn aclrtGetRunMode(runMode: *mut aclrtRunModeRaw) -> aclEr
     })
 }
 
-/// The SoC name of this device.
+/// The SoC name this device presents: `Ascend910B3` (an Atlas A2 part, whose dtype lists the
+/// operators follow), or the value of ACLNN_CPU_SOC_NAME. Clients pick code paths by it
+/// (ggml builds for the SoC that npu-smi reports and checks it at run time).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtGetSocName() -> *const c_char {
-    c"aclnn-cpu".as_ptr()
+    rt::soc_name().as_ptr()
 }
 
-/// Waits until every stream of the device has finished its work.
+/// Waits until every stream of this thread's device has finished its work.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
     guard::acl("aclrtSynchronizeDevice", || {
-        rt::require_device()?;
-        stream::synchronize_all()
+        stream::synchronize_device(rt::require_device()?)
     })
 }
 
@@ -270,8 +305,8 @@ pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
 pub unsafe extern "C" fn aclrtCreateStream(stream: *mut aclrtStream) -> aclError {
     guard::acl("aclrtCreateStream", || {
         arg::non_null(stream, "stream")?;
-        rt::require_device()?;
-        let h = handle::into_raw(StreamHandle(Stream::create()?));
+        let device = rt::require_device()?;
+        let h = handle::into_raw(StreamHandle(Stream::create(device)?));
         unsafe { arg::write(stream, "stream", h as aclrtStream) }
     })
 }
@@ -512,7 +547,9 @@ pub unsafe extern "C" fn aclrtEventElapsedTime(
     })
 }
 
-/// Allocates `size` bytes of device memory (64-byte aligned, zeroed). Free with aclrtFree.
+/// Allocates `size` bytes of this thread's device's memory (512-byte aligned, zeroed). Past
+/// the device's capacity (ACLNN_CPU_DEVICE_MEMORY) it fails with
+/// ACL_ERROR_RT_MEMORY_ALLOCATION. Free with aclrtFree.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtMalloc(
     devPtr: *mut *mut c_void,
@@ -525,7 +562,7 @@ pub unsafe extern "C" fn aclrtMalloc(
             (0..=7).contains(&(policy & 0xff)) && policy & !0x1011ff == 0,
             "policy {policy} is not an aclrtMemMallocPolicy value"
         );
-        rt::require_device()?;
+        let device = rt::require_device()?;
         let normal_only = [
             aclrtMemMallocPolicy::ACL_MEM_MALLOC_NORMAL_ONLY as u32,
             aclrtMemMallocPolicy::ACL_MEM_MALLOC_NORMAL_ONLY_P2P as u32,
@@ -536,7 +573,7 @@ pub unsafe extern "C" fn aclrtMalloc(
         } else {
             Pages::Huge
         };
-        let p = memory::allocate(size, Space::Device, pages)?;
+        let p = memory::allocate_on(size, Space::Device, device, pages)?;
         unsafe { arg::write(devPtr, "devPtr", p as *mut c_void) }
     })
 }
@@ -657,7 +694,8 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     })
 }
 
-/// Free and total bytes of device memory (the machine's RAM).
+/// Free and total bytes of this thread's device's memory: its capacity
+/// (ACLNN_CPU_DEVICE_MEMORY, default 64 GiB) less what is allocated on it.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aclrtGetMemInfo(
     attr: aclrtMemAttrRaw,
@@ -671,7 +709,7 @@ pub unsafe extern "C" fn aclrtGetMemInfo(
         );
         arg::non_null(free, "free")?;
         arg::non_null(total, "total")?;
-        let (f, t) = memory::mem_info();
+        let (f, t) = memory::mem_info(rt::require_device()?);
         unsafe {
             arg::write(free, "free", f)?;
             arg::write(total, "total", t)

@@ -20,8 +20,8 @@
 //!   shape must be the inferred one exactly.
 //! - Empty tensors: N = 0 or Cout = 0 give an empty output (success, nothing to do). A 0
 //!   channel or spatial dim in input is accepted only when the output is empty as well.
-//! - Dtypes f32, f16, bf16; input and weight promote (bf16 does not mix with f16/f32, as in
-//!   matmul), bias follows the same rule against their result; output is of the promoted
+//! - Dtypes f32, f16, bf16; input and weight promote (any mix: bf16 with f16/f32 gives f32,
+//!   CANN's `GetUpperFloatDataType`), bias follows the same rule against their result; output is of the promoted
 //!   dtype when transposed, and may be any of the three otherwise (the result is cast).
 //!   cubeMathType 0..4, as for matmul. Everything is computed in f32: f16/bf16 values are
 //!   converted to f32 in the workspace, accumulated in f32 and rounded once into output.
@@ -1282,5 +1282,5 @@ pub const CATALOG: &[Entry] = &[Entry {
     a: LIST,
     b: LIST,
     out: LIST,
-    rule: "1-D/2-D/3-D convolution and transposed convolution (NCL/NCHW/NCDHW), grouped, dilated, f32 accumulation (bf16 does not mix)",
+    rule: "1-D/2-D/3-D convolution and transposed convolution (NCL/NCHW/NCDHW), grouped, dilated, f32 accumulation (any f32/f16/bf16 mix)",
 }];

@@ -15,7 +15,7 @@
 //! product's dtype is not a cube dtype (Mul + ReduceSum, bool: LogicalAnd + ReduceAny): see
 //! `IntAddmv`.
 //!
-//! Dtypes: f32, f16, bf16; bf16 does not mix with f16 or f32. f64 is refused by Mm,
+//! Dtypes: f32, f16, bf16, in any mix (bf16 with f16/f32 promotes to f32, as on A2). f64 is refused by Mm,
 //! BatchMatMul, Matmul, Addmm and Baddbmm (and their in-place forms), as on Atlas A2, whose
 //! cube matmul rule (`Dav2201MatMulRule`) and operator lists take f32/f16/bf16 only; Addmv
 //! takes it (its A2 code computes f64 with Mul + ReduceSum). f16/bf16 inputs are
@@ -101,19 +101,17 @@ fn check_input(api: &str, name: &str, t: &TensorDesc) -> Result<()> {
     ew::check_tensor(name, t, LIST)
 }
 
-/// The computation dtype: f64 if either is f64, else f32; bf16 does not mix with f16/f32.
+/// The promoted dtype and the computation dtype (f64 if either is f64, else f32). Every mix of
+/// f32, f16 and bf16 is accepted, as Atlas A2's cube rule (`Dav2201MatMulRule`'s promotion
+/// table, and Convolution's `GetUpperFloatDataType`) accepts it: bf16 with f32 or f16
+/// computes in f32 (ggml's MUL_MAT passes bf16 weights with f32 activations).
 pub(crate) fn computation(a: (&str, DType), b: (&str, DType)) -> Result<(DType, DType)> {
-    let mixes_bf16 = (a.1 == BF16) != (b.1 == BF16) && a.1 != F64 && b.1 != F64;
-    crate::ensure!(
-        !mixes_bf16,
-        "{} dtype {} and {} dtype {} cannot be mixed: bf16 does not combine with f16 or f32",
-        a.0,
-        a.1,
-        b.0,
-        b.1
-    );
-    let p = promote(a.1, b.1)
-        .ok_or_else(|| Error::Invalid(format!("{} and {} cannot be promoted", a.1, b.1)))?;
+    let p = promote(a.1, b.1).ok_or_else(|| {
+        Error::Invalid(format!(
+            "{} dtype {} and {} dtype {} cannot be promoted",
+            a.0, a.1, b.0, b.1
+        ))
+    })?;
     Ok((p, if p == F64 { F64 } else { F32 }))
 }
 
@@ -1201,7 +1199,7 @@ pub const CATALOG: &[Entry] = &[
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "matrix product, f32 accumulation (bf16 does not mix; no f64 on A2)",
+        rule: "matrix product, f32 accumulation (any f32/f16/bf16 mix; no f64 on A2)",
     },
     Entry {
         ops: "Addmm, InplaceAddmm",
@@ -1215,7 +1213,7 @@ pub const CATALOG: &[Entry] = &[
         a: LIST,
         b: LIST,
         out: LIST,
-        rule: "beta·self + alpha·(batch1@batch2), self broadcast one way (bf16 does not mix)",
+        rule: "beta·self + alpha·(batch1@batch2), self broadcast one way (any f32/f16/bf16 mix)",
     },
     Entry {
         ops: "Addmv",

@@ -9,8 +9,10 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-/// Device allocations are 64-byte aligned (the device promises 32).
-pub const ALIGN: usize = 64;
+/// Every allocation (device and pinned host) is 512-byte aligned. CANN promises far more
+/// than 32 on the device (its allocations are page aligned), and clients rely on it: ggml's
+/// CANN buffer type assumes 128 and runs out of room with less.
+pub const ALIGN: usize = 512;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
@@ -24,9 +26,13 @@ pub struct Allocation {
     /// Bytes the caller asked for.
     pub size: usize,
     pub space: Space,
+    /// The device whose memory it is (-1 for host memory).
+    pub device: i32,
     /// Unique per allocation (never reused), so memory freed and allocated again at the
     /// same address is told apart from the allocation queued work was planned with.
     pub id: u64,
+    /// Bytes obtained for it; 0 for a run of mapped virtual memory (`vmm`), which is not
+    /// obtained here and cannot be freed with aclrtFree.
     layout_size: usize,
 }
 
@@ -51,6 +57,7 @@ const NO_ALLOCATION: Allocation = Allocation {
     base: 0,
     size: 0,
     space: Space::Host,
+    device: -1,
     id: 0,
     layout_size: 0,
 };
@@ -67,13 +74,50 @@ thread_local! {
 }
 static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
+/// A new allocation identity (never 0, never reused).
+pub fn next_id() -> u64 {
+    NEXT_ID.fetch_add(1, Ordering::Relaxed)
+}
+
+/// Replaces the records of reservation [base, base+size) by `runs` (start, bytes, device) of
+/// mapped memory, each an allocation with identity `id` (`vmm`). Records removed count as
+/// frees, so no thread keeps a stale one.
+pub(crate) fn set_mapped(base: usize, size: usize, runs: &[(usize, usize, i32)], id: u64) {
+    let mut m = allocs();
+    let old: Vec<usize> = m.range(base..base + size).map(|(&k, _)| k).collect();
+    for k in old {
+        m.remove(&k);
+    }
+    FREES.fetch_add(1, Ordering::Release);
+    for &(at, n, device) in runs {
+        m.insert(
+            at,
+            Allocation {
+                base: at,
+                size: n,
+                space: Space::Device,
+                device,
+                id,
+                layout_size: 0,
+            },
+        );
+    }
+}
+
 fn allocs() -> MutexGuard<'static, BTreeMap<usize, Allocation>> {
     ALLOCS.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Allocates zeroed memory (zeroed so that no uninitialised byte is ever read). As on the
-/// device the real size is rounded up to 32 bytes plus 32 bytes of padding.
+/// `allocate_on` device 0 (host memory for `Space::Host`).
 pub fn allocate(size: usize, space: Space, pages: Pages) -> Result<*mut u8> {
+    allocate_on(size, space, 0, pages)
+}
+
+/// Allocates zeroed memory (zeroed so that no uninitialised byte is ever read) of `device`
+/// (ignored for host memory). As on the device the real size is rounded up to 32 bytes
+/// plus 32 bytes of padding, and a device's allocations together stay within its capacity.
+pub fn allocate_on(size: usize, space: Space, device: i32, pages: Pages) -> Result<*mut u8> {
+    let device = if space == Space::Host { -1 } else { device };
     if size == 0 {
         return Err(Error::runtime(
             acl::ACL_ERROR_INVALID_PARAM,
@@ -90,12 +134,18 @@ pub fn allocate(size: usize, space: Space, pages: Pages) -> Result<*mut u8> {
                 format!("size {size} is too large"),
             )
         })?;
+    if device >= 0 {
+        reserve_capacity(device, size)?;
+    }
     // SAFETY: layout_size is non-zero and at most isize::MAX - ALIGN.
     let p = unsafe { obtain(layout_size, pages) };
     if p.is_null() {
+        if device >= 0 {
+            release_capacity(device, size);
+        }
         return Err(Error::runtime(
             acl::ACL_ERROR_RT_MEMORY_ALLOCATION,
-            format!("out of memory allocating {size} bytes"),
+            format!("out of memory allocating {size} bytes (the host has no more)"),
         ));
     }
     allocs().insert(
@@ -104,7 +154,8 @@ pub fn allocate(size: usize, space: Space, pages: Pages) -> Result<*mut u8> {
             base: p as usize,
             size,
             space,
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            device,
+            id: next_id(),
             layout_size,
         },
     );
@@ -210,6 +261,12 @@ pub fn release(p: *mut u8, space: Space) -> Result<()> {
     let a = {
         let mut m = allocs();
         match m.get(&(p as usize)) {
+            Some(a) if a.layout_size == 0 => {
+                return Err(Error::runtime(
+                    acl::ACL_ERROR_INVALID_PARAM,
+                    format!("{p:?} is memory mapped with aclrtMapMem, not from {what}: release it with aclrtUnmapMem"),
+                ))
+            }
             Some(a) if a.space == space => {
                 let a = *a;
                 m.remove(&(p as usize));
@@ -224,9 +281,50 @@ pub fn release(p: *mut u8, space: Space) -> Result<()> {
             }
         }
     };
+    if a.device >= 0 {
+        release_capacity(a.device, a.size);
+    }
     // SAFETY: obtained by `allocate` with this size and just unregistered.
     unsafe { give_back(p, a.layout_size) };
     Ok(())
+}
+
+/// Bytes in use per device (aclrtMalloc and mapped physical memory), against its capacity.
+static IN_USE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
+
+/// Counts `size` more bytes on `device`, or fails as the device does when it has no room.
+pub(crate) fn reserve_capacity(device: i32, size: usize) -> Result<()> {
+    let cap = super::device::capacity();
+    let mut u = IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+    let d = device as usize;
+    if u.len() <= d {
+        u.resize(d + 1, 0);
+    }
+    if size > cap - u[d].min(cap) {
+        return Err(Error::runtime(
+            acl::ACL_ERROR_RT_MEMORY_ALLOCATION,
+            format!(
+                "device {device} is out of memory: {size} bytes asked for, {} of its {cap} bytes in use \
+                 (ACLNN_CPU_DEVICE_MEMORY sets the capacity)",
+                u[d]
+            ),
+        ));
+    }
+    u[d] += size;
+    Ok(())
+}
+
+pub(crate) fn release_capacity(device: i32, size: usize) {
+    let mut u = IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(n) = u.get_mut(device as usize) {
+        *n = n.saturating_sub(size);
+    }
+}
+
+/// Bytes allocated on `device`.
+pub fn in_use(device: i32) -> usize {
+    let u = IN_USE.lock().unwrap_or_else(|e| e.into_inner());
+    u.get(device as usize).copied().unwrap_or(0)
 }
 
 /// How many allocations have been freed so far: read it before checking memory, and
@@ -276,7 +374,11 @@ pub fn first_freed<T>(items: &[T], key: impl Fn(&T) -> (usize, u64)) -> Option<&
     let m = allocs();
     items.iter().find(|x| {
         let (base, id) = key(x);
-        !m.get(&base).is_some_and(|a| a.id == id)
+        // The record holding `base`: an aclrtMalloc allocation starts there; a run of mapped
+        // memory may have grown below it (`set_mapped`) and keeps its identity.
+        !m.range(..=base)
+            .next_back()
+            .is_some_and(|(_, a)| a.id == id && base < a.base + a.size.max(1))
     })
 }
 
@@ -287,7 +389,10 @@ pub fn free_all() {
         FREES.fetch_add(1, Ordering::Release);
         std::mem::take(&mut *m).into_values().collect()
     };
-    for a in all {
+    for a in all.into_iter().filter(|a| a.layout_size > 0) {
+        if a.device >= 0 {
+            release_capacity(a.device, a.size);
+        }
         // SAFETY: each was obtained by `allocate` with this size; the map no longer has it.
         unsafe { give_back(a.base as *mut u8, a.layout_size) };
     }
@@ -349,17 +454,10 @@ pub unsafe fn set(dst: usize, value: i32, count: usize) {
     unsafe { std::ptr::write_bytes(dst as *mut u8, value as u8, count) }
 }
 
-/// (free, total) bytes of "device" memory: the machine's RAM as the OS reports it.
-pub fn mem_info() -> (usize, usize) {
-    let text = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
-    let field = |name: &str| -> Option<usize> {
-        let line = text.lines().find(|l| l.starts_with(name))?;
-        let kb: usize = line.split_whitespace().nth(1)?.parse().ok()?;
-        Some(kb * 1024)
-    };
-    let total = field("MemTotal:").unwrap_or(16 << 30);
-    let free = field("MemAvailable:").unwrap_or(total.saturating_sub(allocated(Space::Device)));
-    (free.min(total), total)
+/// (free, total) bytes of `device`'s memory: its capacity less what is allocated on it.
+pub fn mem_info(device: i32) -> (usize, usize) {
+    let cap = super::device::capacity();
+    (cap.saturating_sub(in_use(device)), cap)
 }
 
 #[cfg(test)]

@@ -1,30 +1,29 @@
 //! The CPU "device": process state (aclInit/aclFinalize, the current device), device
 //! memory, in-order asynchronous streams and events.
 
+pub mod device;
 pub mod event;
 pub mod memory;
 pub mod signal;
 pub mod stream;
 pub mod usage;
+pub mod vmm;
 
 use crate::error::{acl, Error, Result};
 use std::sync::{Mutex, MutexGuard};
-
-/// The one device this library presents.
-pub const DEVICE_COUNT: u32 = 1;
 
 #[derive(Default)]
 struct State {
     initialized: bool,
     finalized: bool,
-    /// aclrtSetDevice calls not yet matched by aclrtResetDevice.
-    device_refs: u32,
+    /// Per device: aclrtSetDevice calls not yet matched by aclrtResetDevice.
+    device_refs: Vec<u32>,
 }
 
 static STATE: Mutex<State> = Mutex::new(State {
     initialized: false,
     finalized: false,
-    device_refs: 0,
+    device_refs: Vec::new(),
 });
 
 fn state() -> MutexGuard<'static, State> {
@@ -63,10 +62,13 @@ pub fn finalize() -> Result<()> {
         }
         s.initialized = false;
         s.finalized = true;
-        s.device_refs = 0;
+        s.device_refs.clear();
     }
+    device::set_thread_device(None);
+    device::clear_peers(None);
     stream::destroy_all();
     event::destroy_all();
+    vmm::destroy_all();
     memory::free_all();
     Ok(())
 }
@@ -75,9 +77,11 @@ pub fn is_initialized() -> bool {
     state().initialized
 }
 
-/// Fails unless aclInit and aclrtSetDevice were called: what the device requires before
-/// memory, streams and kernels can be used.
-pub fn require_device() -> Result<()> {
+/// The device this thread works on: the one it set with aclrtSetDevice, or, for a thread
+/// that set none, the lowest device another thread has open (the CPU device lets such a
+/// thread work instead of failing). Fails unless aclInit and aclrtSetDevice were called:
+/// what the device requires before memory, streams and kernels can be used.
+pub fn require_device() -> Result<i32> {
     let s = state();
     if !s.initialized {
         return Err(Error::runtime(
@@ -85,30 +89,25 @@ pub fn require_device() -> Result<()> {
             "aclInit has not been called (or aclFinalize was)",
         ));
     }
-    if s.device_refs == 0 {
-        return Err(Error::runtime(
+    let open = |d: i32| s.device_refs.get(d as usize).is_some_and(|&r| r > 0);
+    match device::thread_device() {
+        Some(d) if open(d) => Ok(d),
+        Some(d) => Err(Error::runtime(
             acl::ACL_ERROR_RT_CONTEXT_NULL,
-            "no device is set: call aclrtSetDevice(0) first",
-        ));
+            format!("device {d} was reset with aclrtResetDevice: call aclrtSetDevice({d}) again first"),
+        )),
+        None => (0..s.device_refs.len() as i32).find(|&d| open(d)).ok_or_else(|| {
+            Error::runtime(
+                acl::ACL_ERROR_RT_CONTEXT_NULL,
+                "no device is set: call aclrtSetDevice(0) first",
+            )
+        }),
     }
-    Ok(())
 }
 
-fn check_device_id(id: i32) -> Result<()> {
-    if id < 0 || id as u32 >= DEVICE_COUNT {
-        return Err(Error::runtime(
-            acl::ACL_ERROR_RT_INVALID_DEVICEID,
-            format!(
-                "deviceId {id} does not exist; this CPU device has ids 0..{}",
-                DEVICE_COUNT - 1
-            ),
-        ));
-    }
-    Ok(())
-}
-
+/// aclrtSetDevice: opens `id` and makes it this thread's device.
 pub fn set_device(id: i32) -> Result<()> {
-    check_device_id(id)?;
+    let d = device::check_id("deviceId", id)?;
     let mut s = state();
     if !s.initialized {
         return Err(Error::runtime(
@@ -116,14 +115,20 @@ pub fn set_device(id: i32) -> Result<()> {
             "aclInit has not been called",
         ));
     }
-    s.device_refs += 1;
+    if s.device_refs.len() < device::count() as usize {
+        s.device_refs.resize(device::count() as usize, 0);
+    }
+    s.device_refs[d] += 1;
+    device::set_thread_device(Some(id));
     Ok(())
 }
 
-/// aclrtResetDevice: waits for all work; repeated SetDevice calls need only one reset.
+/// aclrtResetDevice: waits for the device's work and closes it; repeated SetDevice calls
+/// need only one reset. Streams and memory stay valid to destroy and free afterwards, as on
+/// the device (clients tear down in that order).
 pub fn reset_device(id: i32) -> Result<()> {
-    check_device_id(id)?;
-    stream::synchronize_all()?;
+    let d = device::check_id("deviceId", id)?;
+    stream::synchronize_device(id)?;
     let mut s = state();
     if !s.initialized {
         return Err(Error::runtime(
@@ -131,11 +136,26 @@ pub fn reset_device(id: i32) -> Result<()> {
             "aclInit has not been called",
         ));
     }
-    s.device_refs = 0;
+    if let Some(r) = s.device_refs.get_mut(d) {
+        *r = 0;
+    }
+    drop(s);
+    device::clear_peers(Some(d));
     Ok(())
+}
+
+/// ACLNN_CPU_SOC_NAME, or `Ascend910B3`; read once.
+pub fn soc_name() -> &'static std::ffi::CStr {
+    static NAME: std::sync::OnceLock<std::ffi::CString> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        std::env::var("ACLNN_CPU_SOC_NAME")
+            .ok()
+            .filter(|v| !v.is_empty())
+            .and_then(|v| std::ffi::CString::new(v).ok())
+            .unwrap_or_else(|| c"Ascend910B3".to_owned())
+    })
 }
 
 pub fn current_device() -> Result<i32> {
-    require_device()?;
-    Ok(0)
+    require_device()
 }

@@ -33,10 +33,13 @@ pub struct Stream {
     /// Signalled when a task finishes and a synchronizer is waiting.
     finished: Signal,
     worker: Mutex<Option<JoinHandle<()>>>,
+    /// The device the stream was created on.
+    pub device: i32,
 }
 
 static ALL: Mutex<Vec<Weak<Stream>>> = Mutex::new(Vec::new());
-static DEFAULT: Mutex<Option<Arc<Stream>>> = Mutex::new(None);
+/// Each device's default stream (what a NULL aclrtStream means), made on first use.
+static DEFAULT: Mutex<Vec<(i32, Arc<Stream>)>> = Mutex::new(Vec::new());
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -58,13 +61,14 @@ fn run_task(
 }
 
 impl Stream {
-    /// A new stream with its worker thread.
-    pub fn create() -> Result<Arc<Stream>> {
+    /// A new stream of `device` with its worker thread.
+    pub fn create(device: i32) -> Result<Arc<Stream>> {
         let s = Arc::new(Stream {
             state: Mutex::default(),
             queued: Signal::new(),
             finished: Signal::new(),
             worker: Mutex::new(None),
+            device,
         });
         let weak = Arc::downgrade(&s);
         let handle = std::thread::Builder::new()
@@ -222,14 +226,14 @@ fn worker_loop(weak: Weak<Stream>) {
     }
 }
 
-/// The device's default stream (what a NULL aclrtStream means).
-pub fn default_stream() -> Result<Arc<Stream>> {
+/// `device`'s default stream (what a NULL aclrtStream means).
+pub fn default_stream(device: i32) -> Result<Arc<Stream>> {
     let mut d = lock(&DEFAULT);
-    if let Some(s) = d.as_ref() {
+    if let Some((_, s)) = d.iter().find(|(id, _)| *id == device) {
         return Ok(s.clone());
     }
-    let s = Stream::create()?;
-    *d = Some(s.clone());
+    let s = Stream::create(device)?;
+    d.push((device, s.clone()));
     Ok(s)
 }
 
@@ -237,10 +241,19 @@ fn live_streams() -> Vec<Arc<Stream>> {
     lock(&ALL).iter().filter_map(Weak::upgrade).collect()
 }
 
-/// aclrtSynchronizeDevice: waits for every stream.
+/// Waits for every stream (aclrtMalloc's and aclrtFree's view of "the device's work").
 pub fn synchronize_all() -> Result<()> {
+    synchronize_where(|_| true)
+}
+
+/// aclrtSynchronizeDevice / aclrtResetDevice: waits for every stream of `device`.
+pub fn synchronize_device(device: i32) -> Result<()> {
+    synchronize_where(|s| s.device == device)
+}
+
+fn synchronize_where(which: impl Fn(&Stream) -> bool) -> Result<()> {
     let mut first = Ok(());
-    for s in live_streams() {
+    for s in live_streams().into_iter().filter(|s| which(s)) {
         let r = s.synchronize();
         if first.is_ok() {
             first = r;
@@ -251,7 +264,7 @@ pub fn synchronize_all() -> Result<()> {
 
 /// aclFinalize: drains and stops every stream, including the default one.
 pub fn destroy_all() {
-    lock(&DEFAULT).take();
+    lock(&DEFAULT).clear();
     for s in live_streams() {
         let _ = s.shutdown();
     }

@@ -142,8 +142,17 @@ impl Ticket {
 /// any more, then runs `free` while no task can be registered (a task registered after it
 /// finds its memory gone and is skipped: `Ticket::wrap`).
 pub fn free_when_unused<R>(base: usize, free: impl FnOnce() -> R) -> R {
+    free_range_when_unused(base, base, free)
+}
+
+/// The same for every allocation starting in [lo, hi] (aclrtUnmapMem: the runs of a
+/// reservation, `vmm`).
+pub fn free_range_when_unused<R>(lo: usize, hi: usize, free: impl FnOnce() -> R) -> R {
     let mut g = pending();
-    while g.iter().any(|(_, p)| p.uses.iter().any(|u| u.base == base)) {
+    while g
+        .iter()
+        .any(|(_, p)| p.uses.iter().any(|u| lo <= u.base && u.base <= hi))
+    {
         g = DONE.wait(g);
     }
     let r = free();

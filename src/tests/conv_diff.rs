@@ -908,17 +908,13 @@ fn rank_and_dtype_errors() {
             &["bias", "dtype"],
         );
     }
-    // bf16 does not mix with f16/f32.
+    // bf16 mixes with f16/f32 (promoted to f32, CANN's `GetUpperFloatDataType`).
     let xb = p.c(&[1, 4, 6, 6], BF16);
-    invalid(conv2d(&xb, &b.w, None, &b.y), "bf16 x f32", &["bf16"]);
+    conv2d(&xb, &b.w, None, &b.y).unwrap();
     let wb = p.c(&[8, 2, 3, 3], BF16);
     let yb = p.c(&[1, 8, 6, 6], BF16);
     conv2d(&xb, &wb, None, &yb).unwrap();
-    invalid(
-        conv2d(&xb, &wb, Some(&b.b), &yb),
-        "bf16 with f32 bias",
-        &["bias", "bf16"],
-    );
+    conv2d(&xb, &wb, Some(&b.b), &yb).unwrap();
     // Forward: any float output dtype; transposed: the promoted dtype only.
     let y16 = p.c(&[1, 8, 6, 6], F16);
     conv2d(&b.x, &b.w, None, &y16).unwrap();

@@ -1613,10 +1613,10 @@ fn round_decimals_matches_model_and_torch() {
 
 const CONV_LIST: [DType; 3] = [F32, F16, BF16];
 
-/// Whether bias dtype `b` goes with input/weight dtype `d` (bf16 mixes with neither f16
-/// nor f32, as in Convolution).
+/// Whether bias dtype `b` goes with input/weight dtype `d`: any two of f32/f16/bf16 (they
+/// promote, as in Convolution).
 fn bias_ok(b: DType, d: DType) -> bool {
-    b == d || (b != BF16 && d != BF16)
+    CONV_LIST.contains(&b) && CONV_LIST.contains(&d)
 }
 
 /// A value exact in `d`, |x| < 8 (conv_diff's).

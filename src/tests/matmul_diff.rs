@@ -11,7 +11,7 @@
 //!   unidirectional rule) to (m,n); self is not read when beta == 0 (NaN/inf there do not
 //!   leak). InplaceAddmm: selfRef exactly (m,n).
 //! - Dtypes: f32, f16, bf16 (f64 too for Addmv only: on Atlas A2 the cube matmul operators
-//!   refuse f64, hicann/ops-nn `Dav2201MatMulRule`); bf16 does not mix with f16 or f32; the
+//!   refuse f64, hicann/ops-nn `Dav2201MatMulRule`); bf16 mixes with f16 and f32 (promoted to f32); the
 //!   computation dtype is f64 when an input matrix is f64 (Addmv), else f32 (f16/bf16
 //!   accumulate in f32); the result is rounded once to out's dtype. cubeMathType 0..=4.
 //! - An output overlapping an input is computed as if every input were read first.
@@ -707,9 +707,14 @@ fn gen_in_dtypes(rng: &mut Rng, op: Op) -> (DType, DType) {
         7 => (F32, F16),
         8 if op == Op::Addmv => (F64, rng.pick(fl)),
         9 if op == Op::Addmv => (rng.pick(fl), F64),
+        // bf16 mixed with f32 or f16 (ggml's MUL_MAT): promoted to f32
         _ => {
-            let d = rng.pick(fl);
-            (d, d)
+            let other = rng.pick(&[F32, F16]);
+            if rng.below(2) == 0 {
+                (BF16, other)
+            } else {
+                (other, BF16)
+            }
         }
     }
 }
@@ -722,22 +727,15 @@ fn gen_out_dtype(rng: &mut Rng, op: Op) -> DType {
     }
 }
 
-/// A valid Addmm self dtype for mat1/mat2 dtypes (bf16 does not mix with f16/f32; f64 only
-/// for Addmv).
+/// A valid Addmm self dtype for mat1/mat2 dtypes (any of f32/f16/bf16; f64 only for Addmv).
 fn gen_bias_dtype(rng: &mut Rng, a: DType, b: DType, op: Op) -> DType {
-    let p1 = if a == F64 || b == F64 {
-        F64
-    } else if a == BF16 {
-        BF16
+    if a == F64 || b == F64 {
+        return rng.pick(&FLOATS);
+    }
+    if op == Op::Addmv {
+        rng.pick(&[F32, F16, BF16, F64])
     } else {
-        F32
-    };
-    match p1 {
-        F64 => rng.pick(&FLOATS),
-        BF16 if op == Op::Addmv => rng.pick(&[BF16, BF16, F64]),
-        BF16 => BF16,
-        _ if op == Op::Addmv => rng.pick(&[F32, F16, F64]),
-        _ => rng.pick(&[F32, F16]),
+        rng.pick(&[F32, F16, BF16, BF16])
     }
 }
 
@@ -2225,38 +2223,22 @@ fn dtype_rules() {
             ("inplace_addmm", inplace_addmm(&sr, &a, &b, &one, &one, 1)),
         ]
     };
-    // Accepted: same dtype, f16 with f32; out any of f16/bf16/f32 (f64 is refused: see
+    // Accepted: every pair of f32/f16/bf16 (bf16 with f16 or f32 promotes to f32, as Atlas A2's
+    // `Dav2201MatMulRule` table promotes it); out any of f16/bf16/f32 (f64 is refused: see
     // `f64_is_refused_by_the_cube_operators`).
-    let good = [(F32, F32), (F16, F16), (BF16, BF16), (F16, F32), (F32, F16)];
-    for (da, db) in good {
-        for od in [F16, BF16, F32] {
-            let ds = if da == BF16 || db == BF16 { BF16 } else { F16 };
-            for (what, r) in ops(&mut p, da, db, ds, od) {
-                assert_ok(
-                    r,
-                    &format!("{what} {da:?} x {db:?} -> {od:?} (self {ds:?})"),
-                );
+    for da in [F32, F16, BF16] {
+        for db in [F32, F16, BF16] {
+            for od in [F16, BF16, F32] {
+                for ds in [F32, F16, BF16] {
+                    for (what, r) in ops(&mut p, da, db, ds, od) {
+                        assert_ok(
+                            r,
+                            &format!("{what} {da:?} x {db:?} -> {od:?} (self {ds:?})"),
+                        );
+                    }
+                }
             }
         }
-    }
-    // Refused: bf16 with f16 or f32 (either order), in every op.
-    for (da, db) in [(BF16, F16), (F16, BF16), (BF16, F32), (F32, BF16)] {
-        for (what, r) in ops(&mut p, da, db, F32, F32) {
-            let m = invalid(r, &format!("{what} {da:?} x {db:?}"));
-            assert!(m.contains("bf16") || m.contains("BF16"), "{what}: {m}");
-        }
-    }
-    // Addmm/InplaceAddmm: self bf16 with f32/f16 mats, or self f16/f32 with bf16 mats.
-    for (ds, dm) in [(BF16, F32), (BF16, F16), (F32, BF16), (F16, BF16)] {
-        let (a, b, o) = (p.t(&[2, 3], dm), p.t(&[3, 4], dm), p.t(&[2, 4], F32));
-        invalid(
-            addmm(&p.t(&[4], ds), &a, &b, &one, &one, &o, 0),
-            &format!("addmm self {ds:?} mats {dm:?}"),
-        );
-        invalid(
-            inplace_addmm(&p.t(&[2, 4], ds), &a, &b, &one, &one, 0),
-            &format!("inplace selfRef {ds:?} mats {dm:?}"),
-        );
     }
     // Unsupported input and output dtypes.
     for bad in [S32, S64, S8, U8, Bool, C64, S16, F64] {

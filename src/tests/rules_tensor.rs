@@ -51,23 +51,47 @@ fn seed_example_shape_4x3_strides_20_2_offset_22_in_10x10_semantics_2() {
     assert!(!t.has_internal_overlap());
 }
 
+/// The view with the storage bound checked, as phase 1 checks memory no allocation describes.
+fn inside(
+    shape: &[i64],
+    strides: Option<&[i64]>,
+    offset: i64,
+    storage: &[i64],
+) -> crate::error::Result<TensorDesc> {
+    let t = view(shape, strides, offset, storage)?;
+    t.check_inside_storage()?;
+    Ok(t)
+}
+
 #[test]
 fn view_must_lie_inside_storage_boundary_semantics_2() {
     // max index 76: storage of 77 elements holds it, 76 does not.
-    assert!(view(&[6, 5], Some(&[10, 1]), 22, &[77]).is_ok());
-    assert!(view(&[6, 5], Some(&[10, 1]), 22, &[76]).is_err());
+    assert!(inside(&[6, 5], Some(&[10, 1]), 22, &[77]).is_ok());
+    assert!(inside(&[6, 5], Some(&[10, 1]), 22, &[76]).is_err());
     // (4,3)/(20,2) reaches offset + 64: offset 35 -> 99 fits 10x10, offset 36 -> 100 does not.
-    assert!(view(&[4, 3], Some(&[20, 2]), 35, &[10, 10]).is_ok());
-    assert!(view(&[4, 3], Some(&[20, 2]), 36, &[10, 10]).is_err());
+    assert!(inside(&[4, 3], Some(&[20, 2]), 35, &[10, 10]).is_ok());
+    assert!(inside(&[4, 3], Some(&[20, 2]), 36, &[10, 10]).is_err());
     // a contiguous full view, and the same shifted by one
-    assert!(view(&[10, 10], None, 0, &[10, 10]).is_ok());
-    assert!(view(&[10, 10], None, 1, &[10, 10]).is_err());
+    assert!(inside(&[10, 10], None, 0, &[10, 10]).is_ok());
+    assert!(inside(&[10, 10], None, 1, &[10, 10]).is_err());
     // one more row than storage
-    assert!(view(&[11, 10], None, 0, &[10, 10]).is_err());
+    assert!(inside(&[11, 10], None, 0, &[10, 10]).is_err());
     // the error is an invalid parameter that names the view
-    let e = view(&[6, 5], Some(&[10, 1]), 22, &[76]).unwrap_err();
+    let e = inside(&[6, 5], Some(&[10, 1]), 22, &[76]).unwrap_err();
     assert_eq!(e.status(), crate::error::status::ACLNN_ERR_PARAM_INVALID);
     assert!(e.to_string().contains("76"), "{e}");
+}
+
+/// CANN's aclCreateTensor checks only for NULL arrays; a view reaching past storageDims is
+/// created (ggml sizes the storage of a view with an offset without the offset). What bounds
+/// it is the device memory it lies in, checked at phase 1 and 2 (`check_tensor`).
+#[test]
+fn view_past_storage_dims_is_created_as_cann_creates_it_semantics_2() {
+    let t = view(&[6, 5], Some(&[10, 1]), 22, &[30]).expect("CANN creates it");
+    assert_eq!(t.max_index().unwrap(), Some(76));
+    assert!(t.check_inside_storage().is_err());
+    assert!(view(&[], None, 4, &[4]).is_ok());
+    assert!(view(&[10, 10], None, 1, &[10, 10]).is_ok());
 }
 
 #[test]
@@ -131,11 +155,11 @@ fn zero_d_tensor_is_valid_with_one_element_semantics_2() {
     assert!(!t.has_internal_overlap());
     assert_eq!(t.byte_span(), Some((0x1000, 0x1003)));
     // offset inside a larger storage is fine; past it is not
-    assert!(view(&[], None, 3, &[4]).is_ok());
-    assert!(view(&[], None, 4, &[4]).is_err());
-    assert!(view(&[], None, 1, &[]).is_err());
+    assert!(inside(&[], None, 3, &[4]).is_ok());
+    assert!(inside(&[], None, 4, &[4]).is_err());
+    assert!(inside(&[], None, 1, &[]).is_err());
     // a 0-d view needs one element of storage
-    assert!(view(&[], None, 0, &[0]).is_err());
+    assert!(inside(&[], None, 0, &[0]).is_err());
 }
 
 #[test]
