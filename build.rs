@@ -31,6 +31,8 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclrtMemAllocationTypeRaw", "aclrtMemAllocationType"),
     ("aclrtMemHandleTypeRaw", "aclrtMemHandleType"),
     ("aclrtMemGranularityOptionsRaw", "aclrtMemGranularityOptions"),
+    ("aclmdlRICaptureModeRaw", "aclmdlRICaptureMode"),
+    ("aclmdlRICaptureStatusRaw", "aclmdlRICaptureStatus"),
 ];
 
 /// Types a header defines even where no function of that header mentions them.
@@ -52,6 +54,9 @@ const ALWAYS_EXPORT: &[&str] = &[
     "aclrtMemHandleType",
     "aclrtMemGranularityOptions",
     "aclrtDrvMemHandle",
+    "aclmdlRI",
+    "aclmdlRICaptureMode",
+    "aclmdlRICaptureStatus",
     "aclrtRunMode",
     "aclrtEventRecordedStatus",
     "aclrtEventStatus",
@@ -201,6 +206,16 @@ fn main() {
             trailer: "",
         },
         Header {
+            srcs: vec![capi.join("model.rs")],
+            tagged: true,
+            exclude: &[],
+            out: "acl/acl_mdl.h",
+            includes: vec!["acl_rt.h".into()],
+            fn_prefix: "ACL_FUNC_VISIBILITY",
+            after_includes: "",
+            trailer: "",
+        },
+        Header {
             srcs: vec![capi.join("status.rs")],
             tagged: false,
             exclude: &[],
@@ -246,7 +261,7 @@ fn main() {
         &root.join("include/acl/acl.h"),
         &wrapper(
             "ACLNN_CPU_ACL_ACL_H",
-            &format!("#include \"acl_rt.h\"\n\n{version}"),
+            &format!("#include \"acl_rt.h\"\n#include \"acl_mdl.h\"\n\n{version}"),
         ),
     );
     write_if_changed(

@@ -4,6 +4,7 @@
 #define ACLNN_CPU_ACL_ACL_H
 
 #include "acl_rt.h"
+#include "acl_mdl.h"
 
 #define ACL_MAJOR_VERSION 1
 #define ACL_MINOR_VERSION 17

@@ -12,6 +12,7 @@ pub mod guard;
 pub mod handle;
 pub mod meta;
 pub mod misuse;
+pub mod model;
 pub mod ops;
 pub mod runtime;
 pub mod status;

@@ -468,7 +468,13 @@ pub extern "C" fn aclrtDestroyEvent(event: aclrtEvent) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtRecordEvent(event: aclrtEvent, stream: aclrtStream) -> aclError {
     guard::acl("aclrtRecordEvent", || {
-        event_arg(event, "event")?.record(&*stream_arg(stream, "stream")?)
+        let event = event_arg(event, "event")?;
+        stream_arg(stream, "stream")?.launch(Arc::new(move |stream, dry| {
+            if dry {
+                return Ok(());
+            }
+            event.record(stream)
+        }))
     })
 }
 
@@ -493,7 +499,13 @@ pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtStreamWaitEvent(stream: aclrtStream, event: aclrtEvent) -> aclError {
     guard::acl("aclrtStreamWaitEvent", || {
-        event_arg(event, "event")?.wait_on(&*stream_arg(stream, "stream")?)
+        let event = event_arg(event, "event")?;
+        stream_arg(stream, "stream")?.launch(Arc::new(move |stream, dry| {
+            if dry {
+                return Ok(());
+            }
+            event.wait_on(stream)
+        }))
     })
 }
 
@@ -645,14 +657,42 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
         let (d, s) = (dst as usize, src as usize);
-        let stream = stream_arg(stream, "stream")?;
-        let ticket = misuse::copy("aclrtMemcpyAsync", d, s, count, true)?;
-        stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", move || {
-            // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
-            unsafe { memory::copy(d, s, count) };
-            Ok(())
-        })))
+        let held = held_by(&[d, s]);
+        stream_arg(stream, "stream")?.launch(Arc::new(move |stream, dry| {
+            still_held("aclrtMemcpyAsync", &held)?;
+            let ticket = misuse::copy("aclrtMemcpyAsync", d, s, count, true)?;
+            if dry {
+                return Ok(());
+            }
+            stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", move || {
+                // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
+                unsafe { memory::copy(d, s, count) };
+                Ok(())
+            })))
+        }))
     })
+}
+
+/// The tracked allocations holding `ptrs` when an async copy is launched (or captured):
+/// (pointer, allocation id).
+fn held_by(ptrs: &[usize]) -> Vec<(usize, u64)> {
+    ptrs.iter()
+        .filter_map(|&p| memory::find(p).map(|a| (p, a.id)))
+        .collect()
+}
+
+/// A replayed copy must find each of its device pointers in the allocation it was captured
+/// with: memory freed since (which would otherwise look like host memory) is refused.
+fn still_held(api: &str, held: &[(usize, u64)]) -> Result<()> {
+    for &(p, id) in held {
+        if !memory::find(p).is_some_and(|a| a.id == id) {
+            return Err(Error::runtime(
+                acl::ACL_ERROR_INVALID_PARAM,
+                format!("{api}: device memory {p:#x} was freed after this copy was captured"),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Sets `count` bytes at `devPtr` to `(uint8_t)value`; count > maxCount is an error.
@@ -684,13 +724,19 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
     guard::acl("aclrtMemsetAsync", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
         let d = devPtr as usize;
-        let stream = stream_arg(stream, "stream")?;
-        let ticket = misuse::copy("aclrtMemsetAsync", d, 0, count, true)?;
-        stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", move || {
-            // SAFETY: the caller keeps the range valid until the stream is synchronized.
-            unsafe { memory::set(d, value, count) };
-            Ok(())
-        })))
+        let held = held_by(&[d]);
+        stream_arg(stream, "stream")?.launch(Arc::new(move |stream, dry| {
+            still_held("aclrtMemsetAsync", &held)?;
+            let ticket = misuse::copy("aclrtMemsetAsync", d, 0, count, true)?;
+            if dry {
+                return Ok(());
+            }
+            stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", move || {
+                // SAFETY: the caller keeps the range valid until the stream is synchronized.
+                unsafe { memory::set(d, value, count) };
+                Ok(())
+            })))
+        }))
     })
 }
 

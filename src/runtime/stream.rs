@@ -35,7 +35,14 @@ pub struct Stream {
     worker: Mutex<Option<JoinHandle<()>>>,
     /// The device the stream was created on.
     pub device: i32,
+    /// While captured (aclmdlRICaptureBegin..End), the work recorded instead of queued.
+    capture: Mutex<Option<Vec<Replay>>>,
 }
+
+/// A launch recorded by stream capture: re-validates and queues itself on the stream it is
+/// given (`dry`: validates only, queues nothing), so a captured graph replays with no
+/// phase-1 cost, and memory freed since capture is still refused.
+pub type Replay = Arc<dyn Fn(&Stream, bool) -> Result<()> + Send + Sync>;
 
 static ALL: Mutex<Vec<Weak<Stream>>> = Mutex::new(Vec::new());
 /// Each device's default stream (what a NULL aclrtStream means), made on first use.
@@ -69,6 +76,7 @@ impl Stream {
             finished: Signal::new(),
             worker: Mutex::new(None),
             device,
+            capture: Mutex::new(None),
         });
         let weak = Arc::downgrade(&s);
         let handle = std::thread::Builder::new()
@@ -85,6 +93,57 @@ impl Stream {
         all.retain(|w| w.strong_count() > 0);
         all.push(Arc::downgrade(&s));
         Ok(s)
+    }
+
+    /// Runs `launch` now, or, while the stream is being captured, validates it (a dry run)
+    /// and records it for replay instead.
+    pub fn launch(&self, launch: Replay) -> Result<()> {
+        let mut cap = lock(&self.capture);
+        if let Some(rec) = cap.as_mut() {
+            launch(self, true)?;
+            rec.push(launch);
+            return Ok(());
+        }
+        drop(cap);
+        launch(self, false)
+    }
+
+    /// Records `replay` in the capture under way (the caller checked `is_capturing`).
+    pub fn record(&self, replay: Replay) -> Result<()> {
+        match lock(&self.capture).as_mut() {
+            Some(rec) => {
+                rec.push(replay);
+                Ok(())
+            }
+            None => replay(self, false),
+        }
+    }
+
+    /// aclmdlRICaptureBegin: work launched on the stream is recorded from now on.
+    pub fn begin_capture(&self) -> Result<()> {
+        let mut cap = lock(&self.capture);
+        if cap.is_some() {
+            return Err(Error::runtime(
+                acl::ACL_ERROR_INVALID_PARAM,
+                "the stream is already being captured (aclmdlRICaptureBegin twice)",
+            ));
+        }
+        *cap = Some(Vec::new());
+        Ok(())
+    }
+
+    /// aclmdlRICaptureEnd: the recorded work.
+    pub fn end_capture(&self) -> Result<Vec<Replay>> {
+        lock(&self.capture).take().ok_or_else(|| {
+            Error::runtime(
+                acl::ACL_ERROR_INVALID_PARAM,
+                "the stream is not being captured (no aclmdlRICaptureBegin)",
+            )
+        })
+    }
+
+    pub fn is_capturing(&self) -> bool {
+        lock(&self.capture).is_some()
     }
 
     /// Queues `task` after everything already queued.
@@ -146,6 +205,12 @@ impl Stream {
 
     /// Waits until every queued task has run; returns the first failure since the last synchronize.
     pub fn synchronize(&self) -> Result<()> {
+        if self.is_capturing() {
+            return Err(Error::runtime(
+                acl::ACL_ERROR_INVALID_PARAM,
+                "the stream is being captured (aclmdlRICaptureBegin): it cannot be synchronized until aclmdlRICaptureEnd",
+            ));
+        }
         let mut st = self.drain();
         match st.error.take() {
             Some(e) => Err(Error::runtime(

@@ -22,7 +22,10 @@ use super::meta::{
 use super::runtime::stream_arg;
 pub use crate::capi::decl::Kind;
 use crate::error::{Error, Result};
-use crate::executor::{Executor, Workspace};
+use crate::executor::{Bindings, Executor, Work, Workspace};
+use crate::runtime::stream::Stream;
+use crate::runtime::usage::Ticket;
+use std::sync::Arc;
 use std::ffi::{c_char, c_void};
 
 /// What the generated entry points see.
@@ -157,6 +160,7 @@ pub(crate) fn phase2(
             }
         }
         exec.work.check(&exec.bindings)?;
+        // Checked before the executor is consumed: a refused launch leaves it to the caller.
         let ticket = super::misuse::phase2(
             api,
             &exec.bindings,
@@ -174,11 +178,25 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        stream.submit(
-            work.small(),
-            ticket.wrap(api, move || {
-                work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
-            }),
-        )
+        let queue = move |stream: &Stream, ticket: Ticket, work: Arc<dyn Work>, bindings: Bindings| {
+            stream.submit(
+                work.small(),
+                ticket.wrap(api, move || {
+                    work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
+                }),
+            )
+        };
+        if stream.is_capturing() {
+            // Recorded for aclmdlRIExecuteAsync, which checks the memory again at each replay.
+            drop(ticket);
+            return stream.record(Arc::new(move |stream, dry| {
+                let ticket = super::misuse::phase2(api, &bindings, ws.addr, ws.size, needed)?;
+                if dry {
+                    return Ok(());
+                }
+                queue(stream, ticket, work.clone(), bindings.clone())
+            }));
+        }
+        queue(&stream, ticket, work, bindings)
     })
 }
