@@ -1,5 +1,5 @@
 //! The operator table: which operators exist and the dtypes each accepts, gathered from
-//! the operator files themselves so the README's table (generated from it and checked by
+//! the operator files themselves so docs/DTYPES.md's table (generated from it and checked by
 //! a test) cannot drift from the code.
 
 use crate::dtype::DType;
@@ -136,16 +136,16 @@ mod tests {
     }
 
     #[test]
-    fn readme_operator_table_matches_the_code() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-        let text = std::fs::read_to_string(&path).expect("README.md");
+    fn dtype_table_matches_the_code() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/DTYPES.md");
+        let text = std::fs::read_to_string(&path).expect("docs/DTYPES.md");
         let start = text
             .find(BEGIN)
-            .expect("README.md has the operator table's begin marker")
+            .expect("docs/DTYPES.md has the operator table's begin marker")
             + BEGIN.len();
         let end = text[start..]
             .find(END)
-            .expect("README.md has the operator table's end marker")
+            .expect("docs/DTYPES.md has the operator table's end marker")
             + start;
         let table = super::markdown();
         if std::env::var("ACLNN_CPU_BLESS").as_deref() == Ok("1") {
@@ -153,13 +153,13 @@ mod tests {
                 &path,
                 format!("{}{}{}", &text[..start], table, &text[end..]),
             )
-            .expect("write README.md");
+            .expect("write docs/DTYPES.md");
             return;
         }
         assert_eq!(
             &text[start..end],
             table,
-            "README.md's operator table is stale: run `ACLNN_CPU_BLESS=1 cargo test readme_operator_table`"
+            "docs/DTYPES.md's operator table is stale: run `ACLNN_CPU_BLESS=1 cargo test dtype_table`"
         );
     }
 }

@@ -132,7 +132,7 @@ fn operators_md() -> String {
           weights, still to come), so a program that compiles against our headers links and runs. \
           *experimental*: from the ops repositories' `experimental/` trees; *8.1.RC1*: a header \
           the CANN 8.1.RC1 toolkit generates at build time. The dtypes each implemented operator \
-          accepts are in the README's operator table.\n\n";
+          accepts are in [DTYPES.md](DTYPES.md).\n\n";
     s += &format!(
         "**{n_done} of {} entry points implemented; {headers_done} of {} headers whole.**\n\n",
         rows.len(),
