@@ -664,6 +664,76 @@ static void test_readdressed_overlap(void)
     free(vb);
 }
 
+/*
+ * FRACTAL_NZ weights, as ggml's CANN back-end passes them by default: a stored matrix packed in
+ * 16 x c0 fractals (c0 = 32 bytes of elements), column blocks outermost, rows padded to 16 and
+ * columns to c0. `transposed`: the stored matrix is W (n x k) and mat2 is its transposed (k, n)
+ * view (strides (1, k)), ggml's case; otherwise the stored matrix is mat2 (k x n) itself.
+ */
+static void nz_case(enum Prod p, aclDataType dt, int64_t m, int64_t k, int64_t n, int transposed)
+{
+    const int64_t c0 = 32 / (int64_t)dtype_size(dt);
+    const int64_t R = transposed ? n : k, C = transposed ? k : n;
+    const int64_t R16 = (R + 15) / 16 * 16, C1 = (C + c0 - 1) / c0, elems = C1 * R16 * c0;
+    double *packed = dbl(elems), *logical = dbl(k * n), *a = vals(0, m * k), *want = dbl(m * n), *got = dbl(m * n);
+    for (int64_t i = 0; i < elems; i++) packed[i] = 99; /* padding: never read into the product */
+    for (int64_t r = 0; r < R; r++)
+        for (int64_t c = 0; c < C; c++) {
+            double v = gv(1, r * C + c);
+            packed[((c / c0) * R16 + r) * c0 + c % c0] = v;
+            if (transposed)
+                logical[c * n + r] = v;
+            else
+                logical[r * n + c] = v;
+        }
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t j = 0; j < n; j++) {
+            double acc = 0;
+            for (int64_t q = 0; q < k; q++) acc += a[i * k + q] * logical[q * n + j];
+            want[i * n + j] = acc;
+        }
+    int64_t flat[] = {elems}, ws_[] = {k, n}, as_[] = {m, k}, os_[] = {m, n};
+    int64_t st[2] = {transposed ? 1 : n, transposed ? k : 1};
+    DevTensor P = mk(dt, flat, 1, packed), A = mk(dt, as_, 2, a), O = mk(F, os_, 2, NULL);
+    aclTensor *w = aclCreateTensor(ws_, 2, dt, st, 0, ACL_FORMAT_FRACTAL_NZ, flat, 1, P.dev);
+    CHECK(w != NULL);
+    RUN2(prod_ws(p, A.tensor, w, O.tensor, 1, &ews, &eex), PROD_RUN[p]);
+    rd(&O, got);
+    CHECK_VALS("NZ weight product", F, got, want, m * n);
+    CHECK_OK(aclDestroyTensor(w));
+    /* memory for the logical k x n elements only: the padded fractals do not fit, refused */
+    if (elems > k * n) {
+        int64_t small[] = {k * n};
+        DevTensor S = mk(dt, small, 1, NULL);
+        aclTensor *ws2 = aclCreateTensor(ws_, 2, dt, st, 0, ACL_FORMAT_FRACTAL_NZ, small, 1, S.dev);
+        uint64_t wsz = 0;
+        aclOpExecutor *ex = NULL;
+        CHECK_STATUS(prod_ws(p, A.tensor, ws2, O.tensor, 1, &wsz, &ex), ACLNN_ERR_PARAM_INVALID);
+        CHECK_ERRMSG("past the end");
+        CHECK_OK(aclDestroyTensor(ws2));
+        dev_free(&S);
+    }
+    free(packed);
+    free(logical);
+    free(a);
+    free(want);
+    free(got);
+    dev_free(&P);
+    dev_free(&A);
+    dev_free(&O);
+}
+
+static void test_nz_weights(void)
+{
+    for (int t = 0; t <= 1; t++) {
+        nz_case(MM, H, 3, 40, 20, t);
+        nz_case(MM, BF, 5, 16, 33, t);
+        nz_case(MM, F, 2, 9, 17, t);
+        nz_case(MATMUL, H, 4, 64, 48, t);
+    }
+    /* Addmm does not take NZ weights (CANN's Addmm is ND only): refused as a private format */
+}
+
 int main(void)
 {
     device_init();
@@ -682,6 +752,7 @@ int main(void)
     RUN_TEST(test_out_overlapping_itself);
     RUN_TEST(test_addmm_input_index);
     RUN_TEST(test_readdressed_overlap);
+    RUN_TEST(test_nz_weights);
     device_teardown();
     return capi_finish();
 }

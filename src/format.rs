@@ -38,6 +38,8 @@ impl Format {
     pub const NCDHW: Format = Format(30);
     pub const NC: Format = Format(35);
     pub const NCL: Format = Format(47);
+    /// The cube unit's fractal layout (`nz` below); matrix operators take it for weights.
+    pub const FRACTAL_NZ: Format = Format(29);
 
     /// Validates an `aclFormat` integer that arrived from C.
     pub fn from_raw(v: i32) -> Result<Format, String> {
@@ -90,6 +92,44 @@ impl Format {
             )),
             _ => Ok(()),
         }
+    }
+}
+
+/// Where the elements of a matrix stored in ACL_FORMAT_FRACTAL_NZ live. The stored matrix
+/// (rows × cols, as aclnnTransMatmulWeight received it) is cut into fractals of 16 rows ×
+/// `c0` columns, `c0` = 32 bytes of elements (16 for f16/bf16, 8 for f32, 32 for int8);
+/// fractals are column-block major: the NZ shape is (⌈cols/c0⌉, ⌈rows/16⌉, 16, c0), rows
+/// padded to a multiple of 16 and columns to a multiple of c0. A batch of matrices is
+/// consecutive such blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Nz {
+    pub rows: usize,
+    pub cols: usize,
+    pub c0: usize,
+}
+
+impl Nz {
+    pub fn new(rows: usize, cols: usize, elem_size: usize) -> Nz {
+        Nz {
+            rows,
+            cols,
+            c0: (32 / elem_size.max(1)).max(1),
+        }
+    }
+
+    /// Rows padded to the fractal height.
+    pub fn padded_rows(&self) -> usize {
+        self.rows.div_ceil(16) * 16
+    }
+
+    /// Elements one stored matrix occupies, padding included.
+    pub fn elements(&self) -> usize {
+        self.cols.div_ceil(self.c0) * self.padded_rows() * self.c0
+    }
+
+    /// Element index (from the block's start) of stored element (r, c).
+    pub fn index(&self, r: usize, c: usize) -> usize {
+        ((c / self.c0) * self.padded_rows() + r) * self.c0 + c % self.c0
     }
 }
 

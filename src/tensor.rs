@@ -255,8 +255,34 @@ impl TensorDesc {
         )
     }
 
-    /// The byte range [first, last] the view's elements touch, or None if it has none.
+    /// For a tensor in ACL_FORMAT_FRACTAL_NZ (rank >= 2): the stored matrix and whether the
+    /// view sees it transposed. The view's last two dims are the logical matrix; strides that
+    /// run down its rows (a column-major view, as a transposed weight is passed) mean the
+    /// stored matrix is its transpose. Leading dims are consecutive stored blocks.
+    pub fn nz(&self) -> Option<(crate::format::Nz, bool)> {
+        if self.format != crate::format::Format::FRACTAL_NZ || self.rank() < 2 {
+            return None;
+        }
+        let r = self.rank();
+        let (a, b) = (self.shape[r - 2], self.shape[r - 1]);
+        let transposed = a > 1 && b > 1 && self.strides[r - 2] < self.strides[r - 1];
+        let (rows, cols) = if transposed { (b, a) } else { (a, b) };
+        Some((crate::format::Nz::new(rows, cols, self.dtype.size()), transposed))
+    }
+
+    /// The byte range [first, last] the view's elements touch, or None if it has none. An
+    /// FRACTAL_NZ tensor touches its whole padded blocks (`nz`).
     pub fn byte_span(&self) -> Option<(usize, usize)> {
+        if let Some((nz, _)) = self.nz() {
+            if self.is_empty() {
+                return None;
+            }
+            let batches: usize = self.shape[..self.rank() - 2].iter().product();
+            let size = self.dtype.size();
+            let first = self.addr.saturating_add(self.offset * size);
+            let bytes = batches.saturating_mul(nz.elements()).saturating_mul(size);
+            return Some((first, first.saturating_add(bytes - 1)));
+        }
         // Creation checked that the largest index is addressable (`check_addressable`) and
         // only the address can change afterwards, so only adding the address can overflow.
         let mut max = self.offset;

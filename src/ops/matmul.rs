@@ -65,6 +65,9 @@ struct Matrix {
     /// Distinct matrices to stage (its own batch count).
     own_batches: Vec<usize>,
     own_strides: Vec<isize>,
+    /// A weight in ACL_FORMAT_FRACTAL_NZ: its stored layout and whether the logical matrix
+    /// is the stored one transposed (always staged: unpacked into the workspace).
+    nz: Option<(crate::format::Nz, bool)>,
 }
 
 /// A planned batched product `out = alpha*(a@b) + beta*bias`.
@@ -87,6 +90,27 @@ pub(crate) fn check_cube_math_type(t: i64) -> Result<()> {
     crate::ensure!(
         (0..=4).contains(&t),
         "cubeMathType {t} is not one of 0 (KEEP_DTYPE), 1 (ALLOW_FP32_DOWN_PRECISION), 2 (USE_FP16), 3 (USE_HF32), 4 (USE_FP32_ADD)"
+    );
+    Ok(())
+}
+
+/// A weight operand (mat2, batch2): as `check_input`, and it may also be in
+/// ACL_FORMAT_FRACTAL_NZ (what aclnnTransMatmulWeight produces; ggml's default for matmul
+/// weights), with at least 2 dims.
+fn check_weight(api: &str, name: &str, t: &TensorDesc) -> Result<()> {
+    if t.format != crate::format::Format::FRACTAL_NZ {
+        return check_input(api, name, t);
+    }
+    crate::ensure!(
+        LIST.contains(&t.dtype),
+        "tensor '{name}' in ACL_FORMAT_FRACTAL_NZ has dtype {}, which {api} does not support; supported: \
+         ACL_FLOAT, ACL_FLOAT16, ACL_BF16",
+        t.dtype
+    );
+    crate::ensure!(
+        t.rank() >= 2,
+        "tensor '{name}' in ACL_FORMAT_FRACTAL_NZ has {} dims; a fractal weight has at least 2",
+        t.rank()
     );
     Ok(())
 }
@@ -141,6 +165,7 @@ fn matrix(
         cols,
         own_batches: own,
         own_strides,
+        nz: t.nz(),
     }
 }
 
@@ -155,7 +180,7 @@ impl Plan {
         let compute = self.compute;
         let mut place = |m: &mut Matrix, view: &TensorDesc, is_bias: bool| {
             let aliased = !is_bias && overlaps(view, out_view);
-            if m.dtype != compute || aliased || is_bias {
+            if m.dtype != compute || aliased || is_bias || m.nz.is_some() {
                 let count: usize = m.own_batches.iter().product::<usize>() * m.rows * m.cols;
                 m.staged = Some(ws);
                 ws += align_up(count * compute.size());
@@ -178,8 +203,41 @@ impl Plan {
     }
 }
 
+/// Unpacks a (batch of) FRACTAL_NZ matrices into a contiguous row-major block of `dtype`:
+/// each stored row of a column block is a run of up to c0 elements, which lands in a row of
+/// the logical matrix, or in a column of it when the view is transposed.
+unsafe fn gather_nz(src: usize, m: &Matrix, nz: crate::format::Nz, transposed: bool, dst: usize, dtype: DType) {
+    let batches: usize = m.own_batches.iter().product();
+    let (size, dsize) = (m.dtype.size(), dtype.size());
+    let block = nz.elements();
+    for bi in 0..batches {
+        let s0 = src + (m.offset + bi * block) * size;
+        let d0 = dst + bi * m.rows * m.cols * dsize;
+        for c1 in 0..nz.cols.div_ceil(nz.c0) {
+            let c = c1 * nz.c0;
+            let len = nz.c0.min(nz.cols - c);
+            for r in 0..nz.rows {
+                let s = s0 + nz.index(r, c) * size;
+                // stored (r, c..c+len) is logical (r, c..) or, transposed, (c.., r)
+                let (d, ds) = if transposed {
+                    (d0 + (c * m.cols + r) * dsize, m.cols as isize)
+                } else {
+                    (d0 + (r * m.cols + c) * dsize, 1)
+                };
+                // SAFETY: the run lies in the NZ block phase 1 checked (`TensorDesc::byte_span`);
+                // dst holds the staged block.
+                unsafe { convert::run(s as *const u8, m.dtype, 1, d as *mut u8, dtype, ds, len) };
+            }
+        }
+    }
+}
+
 /// Converts a (batch of) strided matrices into a contiguous block of `dst` dtype.
 unsafe fn gather(src: usize, m: &Matrix, dst: usize, dtype: DType) {
+    if let Some((nz, transposed)) = m.nz {
+        // SAFETY: forwarded from the caller.
+        return unsafe { gather_nz(src, m, nz, transposed, dst, dtype) };
+    }
     let batches: usize = m.own_batches.iter().product();
     let size = m.dtype.size();
     for bi in 0..batches {
@@ -546,7 +604,7 @@ fn fixed_rank_product(
     cube_math_type: i64,
 ) -> Result<Executor> {
     check_input(api, "self", self_)?;
-    check_input(api, "mat2", mat2)?;
+    check_weight(api, "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     check_cube_math_type(cube_math_type)?;
     crate::ensure!(
@@ -589,7 +647,7 @@ pub fn matmul(
     cube_math_type: i64,
 ) -> Result<Executor> {
     check_input("aclnnMatmul", "self", self_)?;
-    check_input("aclnnMatmul", "mat2", mat2)?;
+    check_weight("aclnnMatmul", "mat2", mat2)?;
     let (p, c) = computation(("self", self_.dtype), ("mat2", mat2.dtype))?;
     let (ra, rb) = (self_.rank(), mat2.rank());
     crate::ensure!(
