@@ -418,10 +418,12 @@ pub fn add_rms_norm(
     x_out: Option<&TensorDesc>,
 ) -> Result<Executor> {
     const API: &str = "aclnnAddRmsNorm";
-    crate::ensure!(
-        !(rstd.is_some() && x_out.is_none()),
-        "{API}: rstdOut is given but xOut is NULL; with rstdOut, xOut is required"
-    );
+    if rstd.is_some() && x_out.is_none() {
+        // CANN reports this as a NULL argument (161001).
+        return Err(crate::Error::Null(format!(
+            "{API}: argument 'xOut' is NULL but rstdOut is given; with rstdOut, xOut is required"
+        )));
+    }
     let full = rstd.is_some();
     let allowed: &[DType] = if full { FLOATS } else { &[F16, BF16] };
     let mode = if full {
