@@ -1,5 +1,6 @@
 //! Normalisations (issue 18): LayerNorm (+ WithImplMode, Fast), RmsNorm, AddRmsNorm,
-//! GemmaRmsNorm, GroupNorm, GroupNormSilu (+ V2), DeepNorm, AddLayerNorm and Norm (p-norms),
+//! GemmaRmsNorm, GroupNorm, GroupNormSilu (+ V2), DeepNorm, AddLayerNorm, Norm and
+//! LinalgVectorNorm (p-norms), Renorm (+ Inplace),
 //! each a rule on the row-normalisation engine (`rows.rs`): which dims are rows, which are
 //! normalised together, which operands broadcast how. Checks follow CANN's op_api code and
 //! its Atlas A2 dtype lists, in its order (dtypes, then ranks and shapes, then attributes).
@@ -746,17 +747,27 @@ fn p_value(api: &str, p: &Scalar) -> Result<f64> {
 /// (Σ|x|^p)^(1/p); accumulated in f64 and rounded once to out (FLOAT32/FLOAT16/BFLOAT16, any
 /// of them for any self). An empty self gives 0 everywhere (CANN fills out with 0).
 pub fn norm(self_: &TensorDesc, p: &Scalar, dims: &[i64], keep: bool, out: &TensorDesc) -> Result<Executor> {
-    const API: &str = "aclnnNorm";
+    norm_impl("aclnnNorm", self_, p, dims, keep, out)
+}
+
+fn norm_impl(
+    api: &'static str,
+    self_: &TensorDesc,
+    p: &Scalar,
+    dims: &[i64],
+    keep: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
     ew::check_tensor("self", self_, FLOATS)?;
     ew::check_tensor("out", out, FLOATS)?;
-    let p = p_value(API, p)?;
+    let p = p_value(api, p)?;
     let ax = axes("dim", dims, self_.rank(), true)?;
     ew::check_result_shape("out", out, &reduced_shape(&self_.shape, &ax, keep))?;
     let kept: Vec<usize> = (0..self_.rank()).filter(|d| !ax.contains(d)).collect();
     let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> { dims.iter().map(|&d| t.strides[d]).collect() };
     let b = bindings(&[Some(self_)], &[Some(out)]);
     if out.is_empty() {
-        return Ok(Executor::new(API, b, Nothing));
+        return Ok(Executor::new(api, b, Nothing));
     }
     let plan = Rows {
         rows: kept.iter().map(|&d| self_.shape[d]).collect(),
@@ -774,7 +785,310 @@ pub fn norm(self_: &TensorDesc, p: &Scalar, dims: &[i64], keep: bool, out: &Tens
         stat_outs: vec![(PerRow::of(1, out), Emit::Norm)],
     }
     .plan();
+    Ok(Executor::new(api, b, plan))
+}
+
+// ---------------------------------------------------------------------------------------
+// DeepNorm, AddLayerNorm
+// ---------------------------------------------------------------------------------------
+
+/// The trailing dims `gamma` spans, and the checks DeepNorm and AddLayerNorm share: beta has
+/// gamma's shape, mean and rstd (FLOAT32) hold one value per row.
+fn check_affine_rows(
+    api: &str,
+    x: &TensorDesc,
+    gamma: &TensorDesc,
+    beta: &TensorDesc,
+    mean: &TensorDesc,
+    rstd: &TensorDesc,
+) -> Result<usize> {
+    let begin = gamma_dims(api, "x", x, gamma)?;
+    crate::ensure!(
+        beta.shape == gamma.shape,
+        "{api}: beta has shape {:?} but must have gamma's shape {:?}",
+        beta.shape,
+        gamma.shape
+    );
+    let doc = keep_shape(&x.shape, begin);
+    check_per_row(api, "meanOut", mean, &x.shape[..begin], &doc)?;
+    check_per_row(api, "rstdOut", rstd, &x.shape[..begin], &doc)?;
+    Ok(begin)
+}
+
+/// aclnnDeepNorm: LayerNorm of `x' = alpha·x + gx` over gamma's dims with gamma and beta;
+/// meanOut and rstdOut (FLOAT32) per row.
+#[allow(clippy::too_many_arguments)]
+pub fn deep_norm(
+    x: &TensorDesc,
+    gx: &TensorDesc,
+    beta: &TensorDesc,
+    gamma: &TensorDesc,
+    alpha: f64,
+    eps: f64,
+    mean: &TensorDesc,
+    rstd: &TensorDesc,
+    y: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnDeepNorm";
+    ew::check_tensor("x", x, FLOATS)?;
+    for (name, t) in [("gx", gx), ("beta", beta), ("gamma", gamma), ("yOut", y)] {
+        ew::check_tensor(name, t, FLOATS)?;
+        same_dtype(name, t, "x", x.dtype)?;
+    }
+    ew::check_tensor("meanOut", mean, RSTD)?;
+    ew::check_tensor("rstdOut", rstd, RSTD)?;
+    crate::ensure!(
+        gx.shape == x.shape,
+        "{API}: gx has shape {:?} but must have x's shape {:?}",
+        gx.shape,
+        x.shape
+    );
+    ew::check_result_shape("yOut", y, &x.shape)?;
+    let begin = check_affine_rows(API, x, gamma, beta, mean, rstd)?;
+    let b = bindings(&[Some(x), Some(gx), Some(beta), Some(gamma)], &[Some(mean), Some(rstd), Some(y)]);
+    let plan = Rows {
+        rows: x.shape[..begin].to_vec(),
+        elems: x.shape[begin..].to_vec(),
+        terms: vec![
+            (Operand::split(0, x, begin), alpha),
+            (Operand::split(1, gx, begin), 1.0),
+        ],
+        round: None,
+        stat: Stat::Center,
+        eps,
+        weight: Some(Operand::per_elem(3, gamma, begin)),
+        weight_offset: 0.0,
+        bias: Some(Operand::per_elem(2, beta, begin)),
+        silu: false,
+        sum_out: None,
+        y_out: Some(Operand::split(6, y, begin)),
+        stat_outs: vec![
+            (PerRow::of(4, mean), Emit::Mean),
+            (PerRow::of(5, rstd), Emit::Rstd),
+        ],
+    }
+    .plan();
     Ok(Executor::new(API, b, plan))
+}
+
+/// AddLayerNorm's dtype combinations on Atlas A2 (x1, x2, gamma = beta, bias, yOut = xOut).
+const ADD_LAYER_NORM_DTYPES: &[(DType, DType, DType, DType, DType)] = &[
+    (F32, F16, F32, F32, F32),
+    (F32, BF16, F32, F32, F32),
+    (F16, F32, F32, F32, F32),
+    (BF16, F32, F32, F32, F32),
+    (F16, F16, F32, F16, F16),
+    (BF16, BF16, F32, BF16, BF16),
+    (F16, F16, F16, F16, F16),
+    (BF16, BF16, BF16, BF16, BF16),
+    (F32, F32, F32, F32, F32),
+];
+
+/// aclnnAddLayerNorm: `x = x1 + x2 + biasOptional` (bias of gamma's or x1's shape), then
+/// LayerNorm of x over gamma's dims; xOut receives x when additionalOutput (it may be NULL
+/// otherwise). x is not rounded before it is normalised: one rounding per output. An empty
+/// x1 writes nothing.
+#[allow(clippy::too_many_arguments)]
+pub fn add_layer_norm(
+    x1: &TensorDesc,
+    x2: &TensorDesc,
+    gamma: &TensorDesc,
+    beta: &TensorDesc,
+    bias: Option<&TensorDesc>,
+    eps: f64,
+    additional_output: bool,
+    y: &TensorDesc,
+    mean: &TensorDesc,
+    rstd: &TensorDesc,
+    x_out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const API: &str = "aclnnAddLayerNorm";
+    let x_out = if additional_output {
+        Some(x_out.ok_or_else(|| {
+            crate::Error::Null(format!("{API}: argument 'xOut' is NULL but additionalOutput is true"))
+        })?)
+    } else {
+        None
+    };
+    for (name, t) in [("x1", x1), ("x2", x2), ("gamma", gamma), ("beta", beta), ("yOut", y)] {
+        ew::check_tensor(name, t, FLOATS)?;
+    }
+    if let Some(t) = bias {
+        ew::check_tensor("biasOptional", t, FLOATS)?;
+    }
+    if let Some(t) = x_out {
+        ew::check_tensor("xOut", t, FLOATS)?;
+        same_dtype("xOut", t, "yOut", y.dtype)?;
+    }
+    ew::check_tensor("meanOut", mean, RSTD)?;
+    ew::check_tensor("rstdOut", rstd, RSTD)?;
+    same_dtype("beta", beta, "gamma", gamma.dtype)?;
+    let bias_dt = bias.map_or(y.dtype, |b| b.dtype);
+    crate::ensure!(
+        ADD_LAYER_NORM_DTYPES.contains(&(x1.dtype, x2.dtype, gamma.dtype, bias_dt, y.dtype)),
+        "{API}: the dtypes x1 {}, x2 {}, gamma/beta {}, biasOptional {bias_dt}, yOut {} are not a supported combination \
+         (same 16-bit dtype throughout, optionally FLOAT32 gamma/beta; or FLOAT32 with one 16-bit x1/x2)",
+        x1.dtype,
+        x2.dtype,
+        gamma.dtype,
+        y.dtype
+    );
+    crate::ensure!(
+        x2.shape == x1.shape,
+        "{API}: x2 has shape {:?} but must have x1's shape {:?}",
+        x2.shape,
+        x1.shape
+    );
+    ew::check_result_shape("yOut", y, &x1.shape)?;
+    if let Some(t) = x_out {
+        ew::check_result_shape("xOut", t, &x1.shape)?;
+    }
+    let begin = check_affine_rows(API, x1, gamma, beta, mean, rstd)?;
+    let bias_op = match bias {
+        None => None,
+        Some(t) if t.shape == x1.shape => Some(Operand::split(2, t, begin)),
+        Some(t) if t.shape == gamma.shape => Some(Operand::per_elem(2, t, begin)),
+        Some(t) => crate::bail!(
+            "{API}: biasOptional has shape {:?}; it must have gamma's shape {:?} or x1's {:?}",
+            t.shape,
+            gamma.shape,
+            x1.shape
+        ),
+    };
+    let b = bindings(
+        &[Some(x1), Some(x2), bias, Some(gamma), Some(beta)],
+        &[Some(y), Some(mean), Some(rstd), x_out],
+    );
+    if x1.is_empty() {
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    let mut terms = vec![
+        (Operand::split(0, x1, begin), 1.0),
+        (Operand::split(1, x2, begin), 1.0),
+    ];
+    terms.extend(bias_op.map(|o| (o, 1.0)));
+    let plan = Rows {
+        rows: x1.shape[..begin].to_vec(),
+        elems: x1.shape[begin..].to_vec(),
+        terms,
+        round: None,
+        stat: Stat::Center,
+        eps,
+        weight: Some(Operand::per_elem(3, gamma, begin)),
+        weight_offset: 0.0,
+        bias: Some(Operand::per_elem(4, beta, begin)),
+        silu: false,
+        sum_out: x_out.map(|t| Operand::split(8, t, begin)),
+        y_out: Some(Operand::split(5, y, begin)),
+        stat_outs: vec![
+            (PerRow::of(6, mean), Emit::Mean),
+            (PerRow::of(7, rstd), Emit::Rstd),
+        ],
+    }
+    .plan();
+    Ok(Executor::new(API, b, plan))
+}
+
+// ---------------------------------------------------------------------------------------
+// LinalgVectorNorm, Renorm
+// ---------------------------------------------------------------------------------------
+
+/// aclnnLinalgVectorNorm: torch.linalg.vector_norm: Norm's p-norms (ord) over `dims`
+/// (empty: every dim), out's dtype `dtype`.
+pub fn linalg_vector_norm(
+    self_: &TensorDesc,
+    ord: &Scalar,
+    dims: &[i64],
+    keep: bool,
+    dtype: i32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnLinalgVectorNorm";
+    let d = DType::from_raw(dtype).map_err(|e| crate::Error::Invalid(format!("argument 'dtype': {e}")))?;
+    crate::ensure!(
+        out.dtype == d,
+        "{API}: out has dtype {} but dtype is {d}; they must be equal",
+        out.dtype
+    );
+    crate::ensure!(FLOATS.contains(&d), "{API}: dtype {d} is not supported; supported: FLOAT, FLOAT16, BFLOAT16");
+    norm_impl(API, self_, ord, dims, keep, out)
+}
+
+fn renorm_impl(
+    api: &'static str,
+    self_: &TensorDesc,
+    p: &Scalar,
+    dim: i64,
+    max_norm: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    let out_name = if out.is_some() { "out" } else { "selfRef" };
+    let target = out.unwrap_or(self_);
+    ew::check_tensor("self", self_, FLOATS)?;
+    ew::check_tensor(out_name, target, FLOATS)?;
+    same_dtype(out_name, target, "self", self_.dtype)?;
+    crate::ensure!(
+        self_.format == target.format,
+        "{api}: self has format {} but {out_name} has {}; they must be equal",
+        self_.format,
+        target.format
+    );
+    crate::ensure!(self_.rank() >= 2, "{api}: self has {} dims; it needs at least 2", self_.rank());
+    ew::check_result_shape(out_name, target, &self_.shape)?;
+    let p = p_value(api, p)?;
+    crate::ensure!(p >= 0.0, "{api}: p is {p}; only non-negative p is supported");
+    let axis = ew::axis("dim", dim, self_.rank(), "self")?;
+    let max_norm = p_value(api, max_norm)?;
+    crate::ensure!(max_norm >= 0.0, "{api}: maxNorm is {max_norm}; it must not be negative");
+    let others: Vec<usize> = (0..self_.rank()).filter(|&d| d != axis).collect();
+    let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> { dims.iter().map(|&d| t.strides[d]).collect() };
+    let (b, out_binding) = match out {
+        Some(o) => (bindings(&[Some(self_)], &[Some(o)]), 1),
+        None => (
+            Bindings {
+                tensors: std::sync::Arc::new(vec![Some(self_.clone())]),
+                n_inputs: 1,
+                outputs: smallvec::smallvec![0],
+            },
+            0,
+        ),
+    };
+    if self_.is_empty() {
+        return Ok(Executor::new(api, b, Nothing));
+    }
+    let plan = Rows {
+        rows: vec![self_.shape[axis]],
+        elems: others.iter().map(|&d| self_.shape[d]).collect(),
+        terms: vec![(Operand::with_strides(0, self_, vec![self_.strides[axis]], pick(self_, &others)), 1.0)],
+        round: None,
+        stat: Stat::Renorm { p, max_norm },
+        eps: 0.0,
+        weight: None,
+        weight_offset: 0.0,
+        bias: None,
+        silu: false,
+        sum_out: None,
+        y_out: Some(Operand::with_strides(
+            out_binding,
+            target,
+            vec![target.strides[axis]],
+            pick(target, &others),
+        )),
+        stat_outs: Vec::new(),
+    }
+    .plan();
+    Ok(Executor::new(api, b, plan))
+}
+
+/// aclnnRenorm: torch.renorm: each slice along `dim` whose p-norm exceeds maxNorm is scaled
+/// by maxNorm / (norm + 1e-7).
+pub fn renorm(self_: &TensorDesc, p: &Scalar, dim: i64, max_norm: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    renorm_impl("aclnnRenorm", self_, p, dim, max_norm, Some(out))
+}
+
+/// aclnnInplaceRenorm: Renorm into selfRef.
+pub fn inplace_renorm(self_ref: &TensorDesc, p: &Scalar, dim: i64, max_norm: &Scalar) -> Result<Executor> {
+    renorm_impl("aclnnInplaceRenorm", self_ref, p, dim, max_norm, None)
 }
 
 /// Supported dtypes, for the README's operator table.
@@ -808,10 +1122,24 @@ pub const CATALOG: &[Entry] = &[
         rule: "normalised per (sample, group of channels), per-channel gamma/beta; (N, group) mean and rstd; Silu: then y·sigmoid(y)",
     },
     Entry {
-        ops: "Norm",
+        ops: "DeepNorm, AddLayerNorm",
+        a: FLOATS,
+        b: FLOATS,
+        out: FLOATS,
+        rule: "LayerNorm of alpha·x + gx (DeepNorm) or of x1 + x2 + bias (AddLayerNorm, xOut optional); mean, rstd FLOAT32",
+    },
+    Entry {
+        ops: "Norm, LinalgVectorNorm",
         a: FLOATS,
         b: &[],
         out: FLOATS,
         rule: "p-norm over dims (p = 0, ±inf, any real), f64 accumulation",
+    },
+    Entry {
+        ops: "Renorm, InplaceRenorm",
+        a: FLOATS,
+        b: &[],
+        out: FLOATS,
+        rule: "slices along dim with p-norm > maxNorm scaled by maxNorm / (norm + 1e-7)",
     },
 ];

@@ -130,6 +130,9 @@ pub enum Stat {
     /// The p-norm (torch.norm): p = 0 counts non-zeros, ±inf the max/min |v|, otherwise
     /// (Σ|v|^p)^(1/p). An empty row's norm is 0.
     PNorm(f64),
+    /// torch.renorm: y = v·f, f = max_norm / (norm + 1e-7) where the row's p-norm exceeds
+    /// max_norm, else 1.
+    Renorm { p: f64, max_norm: f64 },
 }
 
 /// Which per-row value a `PerRow` output receives.
@@ -305,6 +308,11 @@ impl RowPlan {
                 (0.0, 1.0 / (ms + self.spec.eps).sqrt())
             }
             Stat::PNorm(p) => (p_norm(v, p), f64::NAN),
+            Stat::Renorm { p, max_norm } => {
+                let norm = p_norm(v, p);
+                let factor = if norm > max_norm { max_norm / (norm + 1e-7) } else { 1.0 };
+                (norm, factor)
+            }
         }
     }
 

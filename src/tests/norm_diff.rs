@@ -620,8 +620,13 @@ fn norm_matches_the_f64_formula() {
             })
             .collect();
         let mut out = T::new(&mut rng, out_dt, &oshape, layout);
-        let e = norm::norm(&x.desc(), &Scalar::from_value(p as f32), &dims, keep, &out.desc())
-            .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        let ps = Scalar::from_value(p as f32);
+        let e = if case % 2 == 0 {
+            norm::norm(&x.desc(), &ps, &dims, keep, &out.desc())
+        } else {
+            norm::linalg_vector_norm(&x.desc(), &ps, &dims, keep, out_dt as i32, &out.desc())
+        }
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
         // Reference: group the elements by their kept index.
         let kept: Vec<usize> = (0..rank).filter(|d| !ax.contains(d)).collect();
@@ -640,6 +645,147 @@ fn norm_matches_the_f64_formula() {
         let what = format!("case {case}: Norm {shape:?} dims {dims:?} keep {keep} p {p} {dt}->{out_dt}");
         check_all(&what, out_dt, &out.read(), &want);
         assert!(out.untouched_outside(), "{what}: out outside its view");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// DeepNorm, AddLayerNorm, Renorm
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn deep_and_add_layer_norms_match_the_f64_formula() {
+    let mut rng = Rng::new(2024);
+    // AddLayerNorm's A2 combinations: (x1, x2, gamma/beta, bias, y/xOut).
+    let combos = [
+        (F32, F16, F32, F32, F32),
+        (BF16, F32, F32, F32, F32),
+        (F16, F16, F32, F16, F16),
+        (BF16, BF16, BF16, BF16, BF16),
+        (F32, F32, F32, F32, F32),
+    ];
+    for case in 0..200 {
+        let rank = 1 + rng.below(4) as usize;
+        let shape = random_shape(&mut rng, rank, 3);
+        let g = 1 + rng.below(rank as u64) as usize;
+        let begin = rank - g;
+        let layout = rng.pct(60);
+        let n: usize = shape.iter().product();
+        let len: usize = shape[begin..].iter().product();
+        let deep = case % 2 == 0;
+        let (d1, d2, dg, dbias, dy) = if deep {
+            let d = rng.pick(&FLOATS);
+            (d, d, d, d, d)
+        } else {
+            rng.pick(&combos)
+        };
+        let alpha = rng.pick(&[1.0, 0.5, 2.75]);
+        let mut x1 = T::new(&mut rng, d1, &shape, layout);
+        let mut x2 = T::new(&mut rng, d2, &shape, layout);
+        let a = x1.fill(&values(&mut rng, n, 3.0));
+        let b = x2.fill(&values(&mut rng, n, 0.0));
+        let mut gamma = T::new(&mut rng, dg, &shape[begin..], layout);
+        let mut beta = T::new(&mut rng, dg, &shape[begin..], layout);
+        let gs = gamma.fill(&values(&mut rng, len, 1.0));
+        let bs = beta.fill(&values(&mut rng, len, 0.0));
+        let full_bias = rng.pct(50);
+        let bshape = if full_bias { shape.clone() } else { shape[begin..].to_vec() };
+        let mut bias = (!deep && rng.pct(60)).then(|| T::new(&mut rng, dbias, &bshape, layout));
+        let bias_v = bias.as_mut().map(|t| {
+            let k = t.numel();
+            t.fill(&values(&mut rng, k, 0.5))
+        });
+        let mut y = T::new(&mut rng, dy, &shape, layout);
+        let rshape: Vec<usize> = shape.iter().enumerate().map(|(d, &s)| if d < begin { s } else { 1 }).collect();
+        let mut mean = T::new(&mut rng, F32, &rshape, layout);
+        let mut rstd = T::new(&mut rng, F32, &rshape, layout);
+        let additional = rng.pct(50);
+        let mut xo = (!deep && (additional || rng.pct(50))).then(|| T::new(&mut rng, dy, &shape, layout));
+        let eps = 1e-5;
+        let (md, rd) = (mean.desc(), rstd.desc());
+        let e = if deep {
+            norm::deep_norm(&x1.desc(), &x2.desc(), &beta.desc(), &gamma.desc(), alpha, eps, &md, &rd, &y.desc())
+        } else {
+            let (bd, xd) = (bias.as_mut().map(|t| t.desc()), xo.as_mut().map(|t| t.desc()));
+            norm::add_layer_norm(
+                &x1.desc(), &x2.desc(), &gamma.desc(), &beta.desc(), bd.as_ref(), eps, additional, &y.desc(), &md, &rd,
+                xd.as_ref(),
+            )
+        }
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        run(&e);
+        let what = format!("case {case}: {} {shape:?} begin {begin} {d1}/{d2}->{dy}", if deep { "DeepNorm" } else { "AddLayerNorm" });
+        if n == 0 {
+            assert!(y.untouched_outside());
+            continue;
+        }
+        let xs: Vec<f64> = (0..n)
+            .map(|i| {
+                let bias_i = bias_v.as_ref().map_or(0.0, |v| if full_bias { v[i] } else { v[i % len] });
+                if deep { alpha * a[i] + b[i] } else { a[i] + b[i] + bias_i }
+            })
+            .collect();
+        let stats = center_stats(&xs, len, eps);
+        let want: Vec<f64> = (0..n).map(|i| (xs[i] - stats[i / len].0) * stats[i / len].1 * gs[i % len] + bs[i % len]).collect();
+        check_all(&what, dy, &y.read(), &want);
+        assert!(y.untouched_outside(), "{what}: y outside its view");
+        let (wm, wr): (Vec<f64>, Vec<f64>) = stats.iter().copied().unzip();
+        check_all(&format!("{what} mean"), F32, &mean.read(), &wm);
+        check_all(&format!("{what} rstd"), F32, &rstd.read(), &wr);
+        if let Some(x) = xo.as_mut() {
+            if additional {
+                check_all(&format!("{what} xOut"), dy, &x.read(), &xs);
+            } else {
+                assert!(x.untouched_outside() && x.read().iter().all(|v| v.to_bits() == x.read()[0].to_bits()), "{what}: xOut written without additionalOutput");
+            }
+        }
+    }
+}
+
+#[test]
+fn renorm_matches_the_f64_formula() {
+    let mut rng = Rng::new(3);
+    for case in 0..200 {
+        let rank = 2 + rng.below(3) as usize;
+        let shape = random_shape(&mut rng, rank, 3);
+        let dt = rng.pick(&FLOATS);
+        let layout = rng.pct(60);
+        let p = rng.pick(&[1.0, 2.0, 3.0, 0.5, 0.0, f64::INFINITY]);
+        let max_norm = rng.pick(&[0.5, 2.0, 10.0, 0.0]);
+        let dim = rng.below(rank as u64) as i64 - if rng.pct(50) { rank as i64 } else { 0 };
+        let axis = dim.rem_euclid(rank as i64) as usize;
+        let n: usize = shape.iter().product();
+        let mut x = T::new(&mut rng, dt, &shape, layout);
+        let xs = x.fill(&values(&mut rng, n, 0.0));
+        let in_place = case % 3 == 0;
+        let mut out = T::new(&mut rng, dt, &shape, layout);
+        let (ps, ms) = (Scalar::from_value(p as f32), Scalar::from_value(max_norm as f32));
+        let xd = x.desc();
+        let e = if in_place {
+            norm::inplace_renorm(&xd, &ps, dim, &ms)
+        } else {
+            norm::renorm(&xd, &ps, dim, &ms, &out.desc())
+        }
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        run(&e);
+        // Group the elements by their index along the axis.
+        let inner: usize = shape[axis + 1..].iter().product();
+        let size = shape[axis];
+        let mut groups = vec![Vec::new(); size];
+        for (i, &v) in xs.iter().enumerate() {
+            groups[(i / inner.max(1)) % size.max(1)].push(v);
+        }
+        let factors: Vec<f64> = groups
+            .iter()
+            .map(|g| {
+                let norm = p_norm_ref(g, p);
+                if norm > max_norm { max_norm / (norm + 1e-7) } else { 1.0 }
+            })
+            .collect();
+        let want: Vec<f64> = (0..n).map(|i| xs[i] * factors[(i / inner.max(1)) % size.max(1)]).collect();
+        let what = format!("case {case}: Renorm {shape:?} dim {dim} p {p} max {max_norm} {dt}");
+        let target = if in_place { &mut x } else { &mut out };
+        check_all(&what, dt, &target.read(), &want);
+        assert!(target.untouched_outside() || in_place, "{what}: out outside its view");
     }
 }
 
@@ -717,6 +863,25 @@ fn norm_errors() {
     invalid("Norm repeat", norm::norm(&x, &p2, &[1, -2], false, &t(F32, &[2, 4])), "repeats");
     invalid("Norm out shape", norm::norm(&x, &p2, &[1], true, &t(F32, &[2, 4])), "shape");
     invalid("Norm p", norm::norm(&x, &Scalar::from_value(crate::element::Bool8(1)), &[1], false, &t(F32, &[2, 4])), "pScalar");
+    invalid("LinalgVectorNorm dtype", norm::linalg_vector_norm(&x, &p2, &[1], false, F16 as i32, &t(F32, &[2, 4])), "dtype");
+    // DeepNorm, AddLayerNorm
+    let r = t(F32, &[2, 3, 1]);
+    invalid("Deep gx", norm::deep_norm(&x, &t(F32, &[2, 3, 5]), &w4, &w4, 1.0, 1e-5, &r, &r, &y), "gx");
+    invalid("Deep beta", norm::deep_norm(&x, &x, &w5, &w4, 1.0, 1e-5, &r, &r, &y), "beta");
+    invalid("Deep mean dtype", norm::deep_norm(&x, &x, &w4, &w4, 1.0, 1e-5, &t(F16, &[2, 3, 1]), &r, &y), "meanOut");
+    invalid("AddLN combo", norm::add_layer_norm(&x16, &x, &w16, &w16, None, 1e-5, false, &y, &r, &r, None), "combination");
+    invalid("AddLN bias", norm::add_layer_norm(&x, &x, &w4, &w4, Some(&t(F32, &[3, 1])), 1e-5, false, &y, &r, &r, None), "biasOptional");
+    assert!(matches!(
+        norm::add_layer_norm(&x, &x, &w4, &w4, None, 1e-5, true, &y, &r, &r, None),
+        Err(Error::Null(m)) if m.contains("xOut")
+    ));
+    // Renorm
+    let p_neg = Scalar::from_value(-1.0f32);
+    invalid("Renorm p", norm::renorm(&x, &p_neg, 0, &p2, &y), "p is");
+    invalid("Renorm maxNorm", norm::renorm(&x, &p2, 0, &p_neg, &y), "maxNorm");
+    invalid("Renorm dim", norm::renorm(&x, &p2, 3, &p2, &y), "dim");
+    invalid("Renorm rank", norm::renorm(&w4, &p2, 0, &p2, &w4), "2");
+    invalid("Renorm out dtype", norm::renorm(&x, &p2, 0, &p2, &x16), "out");
 }
 
 // ---------------------------------------------------------------------------------------
@@ -731,8 +896,10 @@ if k == 0:
     out = torch.linalg.vector_norm(x, ord=a[2].item(), dim=None if a[3].numel() == 0 else tuple(a[3].tolist()), keepdim=bool(a[4].item()))
 elif k == 1:
     out = torch.nn.functional.layer_norm(x, tuple(x.shape[-a[2].item():]), a[3].double(), a[4].double(), a[5].item())
-else:
+elif k == 2:
     out = torch.nn.functional.group_norm(x, a[2].item(), a[3].double(), a[4].double(), a[5].item())
+else:
+    out = torch.renorm(x, a[2].item(), a[3].item(), a[4].item())
 "#;
 
 #[test]
@@ -743,12 +910,13 @@ fn norms_match_torch() {
     let prog = batch.program(TORCH_PY);
     let f64a = |shape: &[usize], v: &[f64]| Some(Array::f64s(shape, v));
     let mut cases = Vec::new();
-    for case in 0..60 {
-        let kind = case % 3;
+    for case in 0..80 {
+        let kind = case % 4;
         let rank = if kind == 2 { 3 } else { 1 + rng.below(3) as usize };
         let mut shape = random_shape(&mut rng, rank, 0);
         if kind == 2 {
             shape[1] = 2 * (1 + rng.below(2) as usize);
+            shape[2] = shape[2].max(2); // torch refuses a group of one value
         }
         let n: usize = shape.iter().product();
         let mut x = T::new(&mut rng, F32, &shape, true);
@@ -794,6 +962,20 @@ fn norms_match_torch() {
                 inputs.extend([Some(Array::int(j as i64)), f64a(ns, &wv), f64a(ns, &bv), f64a(&[1], &[1e-5])]);
                 keep.extend([w, b]);
                 (e, out)
+            }
+            3 => {
+                let rank = shape.len();
+                let (p, mx) = (rng.pick(&[1.0f32, 2.0, 3.0]), rng.pick(&[0.5f32, 3.0]));
+                let dim = rng.below(rank as u64) as i64;
+                let mut out = T::new(&mut rng, F32, &shape, true);
+                let e = norm::renorm(&x.desc(), &Scalar::from_value(p), dim, &Scalar::from_value(mx), &out.desc());
+                match e {
+                    // a 1-D self is refused (CANN: at least 2 dims); torch takes it, so skip
+                    Err(_) if rank < 2 => continue,
+                    _ => {}
+                }
+                inputs.extend([f64a(&[1], &[p as f64]), Some(Array::int(dim)), f64a(&[1], &[mx as f64])]);
+                (e.unwrap(), out)
             }
             _ => {
                 let c = shape[1];
