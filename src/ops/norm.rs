@@ -17,7 +17,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use super::reduce::{axes, reduced_shape};
-use super::rows::{Emit, Operand, PerRow, Rows, Stat};
+use super::rows::{Emit, Operand, PerRow, Rows, Running, Stat};
 use crate::dtype::DType;
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing};
@@ -231,6 +231,7 @@ fn layer_norm_impl(
         sum_out: None,
         y_out: Some(Operand::split(3, out, begin)),
         stat_outs,
+        running: None,
     }
     .plan();
     Ok(Executor::new(api, b, plan))
@@ -375,6 +376,7 @@ fn rms_norm_impl(
         sum_out: None,
         y_out: Some(Operand::split(2, y, begin)),
         stat_outs: vec![(PerRow::of(3, rstd), Emit::Rstd)],
+        running: None,
     }
     .plan();
     Ok(Executor::new(api, b, plan))
@@ -506,6 +508,7 @@ pub fn add_rms_norm(
         sum_out: x_out.map(|x| Operand::split(5, x, begin)),
         y_out: Some(Operand::split(3, y, begin)),
         stat_outs: rstd.map(|r| (PerRow::of(4, r), Emit::Rstd)).into_iter().collect(),
+        running: None,
     }
     .plan();
     Ok(Executor::new(API, b, plan))
@@ -655,6 +658,7 @@ fn group_norm_plan(
             (PerRow::of(4, mean), Emit::Mean),
             (PerRow::of(5, rstd), Emit::Rstd),
         ],
+        running: None,
     }
     .plan();
     Executor::new(api, b, plan)
@@ -783,6 +787,7 @@ fn norm_impl(
         sum_out: None,
         y_out: None,
         stat_outs: vec![(PerRow::of(1, out), Emit::Norm)],
+        running: None,
     }
     .plan();
     Ok(Executor::new(api, b, plan))
@@ -866,6 +871,7 @@ pub fn deep_norm(
             (PerRow::of(4, mean), Emit::Mean),
             (PerRow::of(5, rstd), Emit::Rstd),
         ],
+        running: None,
     }
     .plan();
     Ok(Executor::new(API, b, plan))
@@ -984,6 +990,158 @@ pub fn add_layer_norm(
             (PerRow::of(6, mean), Emit::Mean),
             (PerRow::of(7, rstd), Emit::Rstd),
         ],
+        running: None,
+    }
+    .plan();
+    Ok(Executor::new(API, b, plan))
+}
+
+// ---------------------------------------------------------------------------------------
+// BatchNorm
+// ---------------------------------------------------------------------------------------
+
+/// aclnnBatchNorm: input (N, C, *) normalised per channel. Training: with the batch's mean
+/// and biased variance; saveMean receives the mean and saveInvstd, as CANN documents for
+/// Atlas A2, the variance (not its inverse square root); runningMean/runningVar (when
+/// given) are updated as `(1 − momentum)·running + momentum·batch`, the variance unbiased.
+/// Inference: with runningMean and runningVar (both required here), saveMean/saveInvstd
+/// untouched. weight/bias may be NULL (1/0). An empty input writes 0 into saveMean and NaN
+/// into saveInvstd.
+#[allow(clippy::too_many_arguments)]
+pub fn batch_norm(
+    input: &TensorDesc,
+    weight: Option<&TensorDesc>,
+    bias: Option<&TensorDesc>,
+    running_mean: Option<&TensorDesc>,
+    running_var: Option<&TensorDesc>,
+    training: bool,
+    momentum: f64,
+    eps: f64,
+    output: &TensorDesc,
+    save_mean: Option<&TensorDesc>,
+    save_invstd: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const API: &str = "aclnnBatchNorm";
+    if training {
+        for (name, t) in [("saveMean", save_mean), ("saveInvstd", save_invstd)] {
+            if t.is_none() {
+                return Err(crate::Error::Null(format!(
+                    "{API}: argument '{name}' is NULL; training needs saveMean and saveInvstd"
+                )));
+            }
+        }
+    }
+    ew::check_tensor("input", input, FLOATS)?;
+    ew::check_tensor("output", output, FLOATS)?;
+    if training {
+        for (name, t) in [("saveMean", save_mean), ("saveInvstd", save_invstd)] {
+            ew::check_tensor(name, t.unwrap(), FLOATS)?;
+        }
+    }
+    let params = [("weight", weight), ("bias", bias), ("runningMean", running_mean), ("runningVar", running_var)];
+    for (name, t) in params {
+        if let Some(t) = t {
+            ew::check_tensor(name, t, FLOATS)?;
+        }
+    }
+    use crate::format::Format;
+    crate::ensure!(
+        input.format == output.format,
+        "{API}: input has format {} but output has {}; they must be equal",
+        input.format,
+        output.format
+    );
+    crate::ensure!(
+        !matches!(input.format, Format::NHWC | Format::NDHWC | Format::HWCN),
+        "{API}: input has format {}; only ND, NC, NCL, NCHW and NCDHW are supported",
+        input.format
+    );
+    crate::ensure!(
+        (2..=8).contains(&input.rank()),
+        "{API}: input has {} dims; it must have 2 to 8 (N, C, ...)",
+        input.rank()
+    );
+    ew::check_result_shape("output", output, &input.shape)?;
+    let c = input.shape[1];
+    let per_channel = params
+        .iter()
+        .copied()
+        .chain(if training { vec![("saveMean", save_mean), ("saveInvstd", save_invstd)] } else { vec![] });
+    for (name, t) in per_channel {
+        if let Some(t) = t {
+            crate::ensure!(
+                t.rank() == 1 && t.shape[0] == c,
+                "{API}: '{name}' has shape {:?} but must be a vector of the C = {c} channels",
+                t.shape
+            );
+        }
+    }
+    let running = match (running_mean, running_var) {
+        (Some(m), Some(v)) => {
+            m.check_output("runningMean")?;
+            v.check_output("runningVar")?;
+            Some(Running {
+                mean: PerRow::of(3, m),
+                var: PerRow::of(4, v),
+                momentum,
+                use_for_stats: !training,
+            })
+        }
+        (None, None) if training => None,
+        _ if !training => crate::bail!(
+            "{API}: inference (training false) normalises with runningMean and runningVar, which must both be given"
+        ),
+        _ => crate::bail!("{API}: runningMean and runningVar must be given together or both be NULL"),
+    };
+    let (save_mean, save_invstd) = if training { (save_mean, save_invstd) } else { (None, None) };
+    for (name, t) in [("saveMean", save_mean), ("saveInvstd", save_invstd)] {
+        if let Some(t) = t {
+            t.check_output(name)?;
+        }
+    }
+    let mut b = bindings(
+        &[Some(input), weight, bias, running_mean, running_var],
+        &[Some(output), save_mean, save_invstd],
+    );
+    if training && running.is_some() {
+        // Training writes the running statistics in place: outputs too.
+        b.outputs.extend([3, 4]);
+    }
+    // Rows are the channels, each over (N, spatial...).
+    let rows_of = |t: &TensorDesc| vec![t.strides[1]];
+    let elems_of = |t: &TensorDesc| {
+        let mut e = vec![t.strides[0]];
+        e.extend_from_slice(&t.strides[2..]);
+        e
+    };
+    let mut elems = vec![input.shape[0]];
+    elems.extend_from_slice(&input.shape[2..]);
+    let per_row = |binding: usize, t: &TensorDesc| {
+        Operand::with_strides(binding, t, vec![t.strides[0]], vec![0; elems.len()])
+    };
+    let mut stat_outs = Vec::new();
+    if let Some(t) = save_mean {
+        stat_outs.push((PerRow::of(6, t), Emit::Mean));
+    }
+    if let Some(t) = save_invstd {
+        stat_outs.push((PerRow::of(7, t), Emit::Var));
+    }
+    let plan = Rows {
+        rows: vec![c],
+        elems: elems.clone(),
+        terms: vec![(Operand::with_strides(0, input, rows_of(input), elems_of(input)), 1.0)],
+        round: None,
+        stat: Stat::Center,
+        eps,
+        weight: weight.map(|t| per_row(1, t)),
+        weight_offset: 0.0,
+        bias: bias.map(|t| per_row(2, t)),
+        silu: false,
+        sum_out: None,
+        y_out: Some(Operand::with_strides(5, output, rows_of(output), elems_of(output))),
+        stat_outs,
+        // An empty batch has no statistics to fold into the running ones.
+        running: if input.is_empty() && training { None } else { running },
     }
     .plan();
     Ok(Executor::new(API, b, plan))
@@ -1075,6 +1233,7 @@ fn renorm_impl(
             pick(target, &others),
         )),
         stat_outs: Vec::new(),
+        running: None,
     }
     .plan();
     Ok(Executor::new(api, b, plan))
@@ -1134,6 +1293,13 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: FLOATS,
         rule: "p-norm over dims (p = 0, ±inf, any real), f64 accumulation",
+    },
+    Entry {
+        ops: "BatchNorm",
+        a: FLOATS,
+        b: FLOATS,
+        out: FLOATS,
+        rule: "per channel over (N, *): batch statistics and running-statistics update (training) or the running ones (inference); saveInvstd holds the variance (A2)",
     },
     Entry {
         ops: "Renorm, InplaceRenorm",

@@ -140,6 +140,8 @@ pub enum Stat {
 pub enum Emit {
     Mean,
     Rstd,
+    /// The biased variance of `Stat::Center`.
+    Var,
     /// The norm of `Stat::PNorm`.
     Norm,
 }
@@ -167,6 +169,31 @@ pub struct Rows {
     /// Receives y.
     pub y_out: Option<Operand>,
     pub stat_outs: Vec<(PerRow, Emit)>,
+    /// BatchNorm's running statistics (with `Stat::Center`).
+    pub running: Option<Running>,
+}
+
+/// Running mean and variance, one per row: the statistics used (inference), or updated
+/// from the row's as `(1 − momentum)·running + momentum·batch`, the variance unbiased
+/// (training, PyTorch's rule).
+#[derive(Clone, Debug)]
+pub struct Running {
+    pub mean: PerRow,
+    pub var: PerRow,
+    pub momentum: f64,
+    /// Normalise with the running statistics instead of the row's.
+    pub use_for_stats: bool,
+}
+
+/// A row's statistics.
+#[derive(Clone, Copy, Debug)]
+struct RowStats {
+    /// The mean (Center), or the norm (PNorm, Renorm).
+    first: f64,
+    /// The biased variance (Center).
+    var: f64,
+    /// The factor y is scaled by.
+    rstd: f64,
 }
 
 /// Rows per task at least this many elements of work before another task is worth it.
@@ -293,26 +320,70 @@ impl RowPlan {
         Ok(())
     }
 
-    /// The row's statistics: (mean or norm, rstd).
-    fn stats(&self, v: &[f64]) -> (f64, f64) {
+    /// The row's statistics.
+    fn stats(&self, v: &[f64]) -> RowStats {
         let n = v.len() as f64;
-        match self.spec.stat {
-            Stat::Center if v.is_empty() => (0.0, f64::NAN),
+        let eps = self.spec.eps;
+        let (first, var, rstd) = match self.spec.stat {
+            Stat::Center if v.is_empty() => (0.0, f64::NAN, f64::NAN),
             Stat::Center => {
                 let mean = v.iter().sum::<f64>() / n;
                 let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
-                (mean, 1.0 / (var + self.spec.eps).sqrt())
+                (mean, var, 1.0 / (var + eps).sqrt())
             }
             Stat::Rms => {
                 let ms = v.iter().map(|x| x * x).sum::<f64>() / n;
-                (0.0, 1.0 / (ms + self.spec.eps).sqrt())
+                (0.0, f64::NAN, 1.0 / (ms + eps).sqrt())
             }
-            Stat::PNorm(p) => (p_norm(v, p), f64::NAN),
+            Stat::PNorm(p) => (p_norm(v, p), f64::NAN, f64::NAN),
             Stat::Renorm { p, max_norm } => {
                 let norm = p_norm(v, p);
                 let factor = if norm > max_norm { max_norm / (norm + 1e-7) } else { 1.0 };
-                (norm, factor)
+                (norm, f64::NAN, factor)
             }
+        };
+        RowStats { first, var, rstd }
+    }
+
+    /// Reads row `r`'s element of a per-row tensor.
+    unsafe fn read_row(&self, tensors: &Bindings, t: &PerRow, r: usize) -> Result<f64> {
+        let addr = tensors.addr(t.binding)?;
+        let p = (addr as isize + t.at(r) * t.dtype.size() as isize) as *const u8;
+        let mut v = 0f64;
+        // SAFETY: row r's element lies inside the validated view.
+        unsafe { convert::run(p, t.dtype, 1, &mut v as *mut f64 as *mut u8, DType::F64, 1, 1) };
+        Ok(v)
+    }
+
+    /// Writes `value` into row `r`'s element of a per-row tensor, rounded once.
+    unsafe fn write_row(&self, tensors: &Bindings, t: &PerRow, r: usize, value: f64) -> Result<()> {
+        let addr = tensors.addr(t.binding)?;
+        let p = (addr as isize + t.at(r) * t.dtype.size() as isize) as *mut u8;
+        // SAFETY: row r's element lies inside the validated output view.
+        unsafe { convert::run(&value as *const f64 as *const u8, DType::F64, 1, p, t.dtype, 1, 1) };
+        Ok(())
+    }
+
+    /// The row's statistics, with BatchNorm's running statistics used or updated.
+    unsafe fn row_stats(&self, tensors: &Bindings, r: usize, v: &[f64]) -> Result<RowStats> {
+        let Some(run) = &self.spec.running else {
+            return Ok(self.stats(v));
+        };
+        // SAFETY: per-row views validated in phase 1.
+        unsafe {
+            if run.use_for_stats {
+                let mean = self.read_row(tensors, &run.mean, r)?;
+                let var = self.read_row(tensors, &run.var, r)?;
+                return Ok(RowStats { first: mean, var, rstd: 1.0 / (var + self.spec.eps).sqrt() });
+            }
+            let st = self.stats(v);
+            let n = v.len() as f64;
+            let m = run.momentum;
+            let old_mean = self.read_row(tensors, &run.mean, r)?;
+            let old_var = self.read_row(tensors, &run.var, r)?;
+            self.write_row(tensors, &run.mean, r, (1.0 - m) * old_mean + m * st.first)?;
+            self.write_row(tensors, &run.var, r, (1.0 - m) * old_var + m * st.var * n / (n - 1.0))?;
+            Ok(st)
         }
     }
 
@@ -350,15 +421,15 @@ impl RowPlan {
                     self.gather(tensors, bias, r, b.b)?;
                 }
             }
-            let (first, rstd) = self.stats(std::slice::from_raw_parts(b.v, len));
+            let st = self.row_stats(tensors, r, std::slice::from_raw_parts(b.v, len))?;
+            let (first, rstd) = (st.first, st.rstd);
             for (out, emit) in &s.stat_outs {
                 let value = match emit {
                     Emit::Mean | Emit::Norm => first,
                     Emit::Rstd => rstd,
+                    Emit::Var => st.var,
                 };
-                let addr = tensors.addr(out.binding)?;
-                let p = (addr as isize + out.at(r) * out.dtype.size() as isize) as *mut u8;
-                convert::run(&value as *const f64 as *const u8, DType::F64, 1, p, out.dtype, 1, 1);
+                self.write_row(tensors, out, r, value)?;
             }
             if let Some(x_out) = &s.sum_out {
                 self.scatter(tensors, x_out, r, b.v)?;

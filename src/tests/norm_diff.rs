@@ -790,6 +790,97 @@ fn renorm_matches_the_f64_formula() {
 }
 
 // ---------------------------------------------------------------------------------------
+// BatchNorm
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn batch_norm_matches_the_f64_formula() {
+    let mut rng = Rng::new(42);
+    for case in 0..200 {
+        let rank = 2 + rng.below(3) as usize;
+        let shape = random_shape(&mut rng, rank, 3);
+        let c = shape[1];
+        let training = rng.pct(60);
+        let layout = rng.pct(60);
+        let dt = rng.pick(&FLOATS);
+        let pdt = rng.pick(&FLOATS);
+        let n: usize = shape.iter().product();
+        let mut x = T::new(&mut rng, dt, &shape, layout);
+        let shift = if rng.pct(30) { 100.0 } else { 0.0 };
+        let xs = x.fill(&values(&mut rng, n, shift));
+        let mut w = rng.pct(70).then(|| T::new(&mut rng, pdt, &[c], layout));
+        let mut b = rng.pct(70).then(|| T::new(&mut rng, pdt, &[c], layout));
+        let ws = w.as_mut().map(|t| t.fill(&values(&mut rng, c, 1.0)));
+        let bs = b.as_mut().map(|t| t.fill(&values(&mut rng, c, 0.0)));
+        let with_running = !training || rng.pct(70);
+        let mut rm = with_running.then(|| T::new(&mut rng, F32, &[c], layout));
+        let mut rv = with_running.then(|| T::new(&mut rng, F32, &[c], layout));
+        let rms = rm.as_mut().map(|t| t.fill(&values(&mut rng, c, 0.0)));
+        let rvs = rv.as_mut().map(|t| {
+            let v: Vec<f64> = values(&mut rng, c, 0.0).iter().map(|x| x.abs() + 0.1).collect();
+            t.fill(&v)
+        });
+        let mut out = T::new(&mut rng, dt, &shape, layout);
+        let mut sm = T::new(&mut rng, F32, &[c], layout);
+        let mut sv = T::new(&mut rng, F32, &[c], layout);
+        let (momentum, eps) = (rng.pick(&[0.1, 0.5]), 1e-5);
+        let (wd, bd) = (w.as_mut().map(|t| t.desc()), b.as_mut().map(|t| t.desc()));
+        let (rmd, rvd) = (rm.as_mut().map(|t| t.desc()), rv.as_mut().map(|t| t.desc()));
+        let e = norm::batch_norm(
+            &x.desc(), wd.as_ref(), bd.as_ref(), rmd.as_ref(), rvd.as_ref(), training, momentum, eps, &out.desc(),
+            Some(&sm.desc()), Some(&sv.desc()),
+        )
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        run(&e);
+        // Per channel: the values at (n, ch, rest).
+        let inner: usize = shape[2..].iter().product();
+        let count = n / c.max(1);
+        let mut stats = Vec::new();
+        for ch in 0..c {
+            let v: Vec<f64> = (0..n).filter(|i| (i / inner.max(1)) % c == ch).map(|i| xs[i]).collect();
+            let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / count as f64 };
+            let var = v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / count as f64;
+            let var = if v.is_empty() { f64::NAN } else { var };
+            stats.push((mean, var));
+        }
+        let used: Vec<(f64, f64)> = if training {
+            stats.clone()
+        } else {
+            (0..c).map(|ch| (rms.as_ref().unwrap()[ch], rvs.as_ref().unwrap()[ch])).collect()
+        };
+        let want: Vec<f64> = (0..n)
+            .map(|i| {
+                let ch = (i / inner.max(1)) % c;
+                let (m, v) = used[ch];
+                (xs[i] - m) / (v + eps).sqrt() * ws.as_ref().map_or(1.0, |w| w[ch]) + bs.as_ref().map_or(0.0, |b| b[ch])
+            })
+            .collect();
+        let what = format!("case {case}: BatchNorm {shape:?} training {training} {dt}");
+        check_all(&what, dt, &out.read(), &want);
+        assert!(out.untouched_outside(), "{what}: out outside its view");
+        if training {
+            check_all(&format!("{what} saveMean"), F32, &sm.read(), &stats.iter().map(|s| s.0).collect::<Vec<_>>());
+            check_all(&format!("{what} saveInvstd (the variance)"), F32, &sv.read(), &stats.iter().map(|s| s.1).collect::<Vec<_>>());
+            if let (Some(rm), Some(rv)) = (rm.as_mut(), rv.as_mut()) {
+                if count > 0 {
+                    let (m0, v0) = (rms.as_ref().unwrap(), rvs.as_ref().unwrap());
+                    let wm: Vec<f64> = (0..c).map(|ch| (1.0 - momentum) * m0[ch] + momentum * stats[ch].0).collect();
+                    let wv: Vec<f64> = (0..c)
+                        .map(|ch| (1.0 - momentum) * v0[ch] + momentum * stats[ch].1 * count as f64 / (count as f64 - 1.0))
+                        .collect();
+                    check_all(&format!("{what} runningMean"), F32, &rm.read(), &wm);
+                    check_all(&format!("{what} runningVar"), F32, &rv.read(), &wv);
+                }
+            }
+        } else {
+            assert!(sm.read().iter().chain(sv.read().iter()).all(|v| v.to_bits() == sm.read()[0].to_bits()) || c == 0,
+                "{what}: inference wrote saveMean/saveInvstd");
+            check_all(&format!("{what} runningMean untouched"), F32, &rm.as_mut().unwrap().read(), rms.as_ref().unwrap());
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Errors
 // ---------------------------------------------------------------------------------------
 
@@ -882,6 +973,16 @@ fn norm_errors() {
     invalid("Renorm dim", norm::renorm(&x, &p2, 3, &p2, &y), "dim");
     invalid("Renorm rank", norm::renorm(&w4, &p2, 0, &p2, &w4), "2");
     invalid("Renorm out dtype", norm::renorm(&x, &p2, 0, &p2, &x16), "out");
+    // BatchNorm
+    let c3 = t(F32, &[3]);
+    assert!(matches!(
+        norm::batch_norm(&x, None, None, None, None, true, 0.1, 1e-5, &y, None, Some(&c3)),
+        Err(Error::Null(m)) if m.contains("saveMean")
+    ));
+    invalid("BN inference without running", norm::batch_norm(&x, None, None, None, None, false, 0.1, 1e-5, &y, None, None), "runningMean");
+    invalid("BN weight shape", norm::batch_norm(&x, Some(&w4), None, None, None, true, 0.1, 1e-5, &y, Some(&c3), Some(&c3)), "weight");
+    invalid("BN rank", norm::batch_norm(&c3, None, None, None, None, true, 0.1, 1e-5, &c3, Some(&c3), Some(&c3)), "dims");
+    invalid("BN dtype", norm::batch_norm(&s64, None, None, None, None, true, 0.1, 1e-5, &y, Some(&c3), Some(&c3)), "dtype");
 }
 
 // ---------------------------------------------------------------------------------------
