@@ -34,11 +34,8 @@ const FAST_MAX_ROW: usize = 583_705_600;
 
 /// Bindings: `inputs` then `outputs` (NULL optionals as None), every output listed.
 fn bindings(inputs: &[Option<&TensorDesc>], outputs: &[Option<&TensorDesc>]) -> Bindings {
-    let tensors: Vec<Option<TensorDesc>> = inputs
-        .iter()
-        .chain(outputs)
-        .map(|t| t.cloned())
-        .collect();
+    let tensors: Vec<Option<TensorDesc>> =
+        inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
     Bindings {
         tensors: std::sync::Arc::new(tensors),
         n_inputs: inputs.len(),
@@ -57,7 +54,13 @@ fn same_dtype(name: &str, t: &TensorDesc, other: &str, want: DType) -> Result<()
 }
 
 /// A per-row output: writable, at most 8 dims, as many elements as there are rows.
-fn check_per_row(api: &str, name: &str, t: &TensorDesc, rows: &[usize], documented: &[usize]) -> Result<()> {
+fn check_per_row(
+    api: &str,
+    name: &str,
+    t: &TensorDesc,
+    rows: &[usize],
+    documented: &[usize],
+) -> Result<()> {
     let count: usize = rows.iter().product();
     crate::ensure!(
         t.numel() == count,
@@ -360,7 +363,13 @@ fn rms_norm_impl(
     ew::check_tensor("rstdOut", rstd, RSTD)?;
     let begin = gamma_dims(api, "x", x, gamma)?;
     ew::check_result_shape("yOut", y, &x.shape)?;
-    check_per_row(api, "rstdOut", rstd, &x.shape[..begin], &keep_shape(&x.shape, begin))?;
+    check_per_row(
+        api,
+        "rstdOut",
+        rstd,
+        &x.shape[..begin],
+        &keep_shape(&x.shape, begin),
+    )?;
     let b = bindings(&[Some(x), Some(gamma)], &[Some(y), Some(rstd)]);
     let plan = Rows {
         rows: x.shape[..begin].to_vec(),
@@ -437,7 +446,8 @@ pub fn add_rms_norm(
         "rstdOut and xOut NULL"
     };
     for (name, t) in [("x1", x1), ("x2", x2), ("gamma", gamma)] {
-        ew::check_tensor(name, t, allowed).map_err(|e| crate::Error::Invalid(format!("{e} ({mode})")))?;
+        ew::check_tensor(name, t, allowed)
+            .map_err(|e| crate::Error::Invalid(format!("{e} ({mode})")))?;
     }
     same_dtype("x2", x2, "x1", x1.dtype)?;
     same_dtype("gamma", gamma, "x1", x1.dtype)?;
@@ -479,7 +489,13 @@ pub fn add_rms_norm(
         x1.rank() - 1
     };
     if let Some(r) = rstd {
-        check_per_row(API, "rstdOut", r, &x1.shape[..begin], &keep_shape(&x1.shape, begin))?;
+        check_per_row(
+            API,
+            "rstdOut",
+            r,
+            &x1.shape[..begin],
+            &keep_shape(&x1.shape, begin),
+        )?;
     }
     let b = bindings(&[Some(x1), Some(x2), Some(gamma)], &[Some(y), rstd, x_out]);
     if x1.is_empty() || gamma.is_empty() {
@@ -489,7 +505,12 @@ pub fn add_rms_norm(
     let gamma_op = if full {
         Operand::per_elem(2, gamma, begin)
     } else {
-        Operand::with_strides(2, gamma, vec![0; begin], vec![*gamma.strides.last().unwrap()])
+        Operand::with_strides(
+            2,
+            gamma,
+            vec![0; begin],
+            vec![*gamma.strides.last().unwrap()],
+        )
     };
     let plan = Rows {
         rows: x1.shape[..begin].to_vec(),
@@ -507,7 +528,10 @@ pub fn add_rms_norm(
         silu: false,
         sum_out: x_out.map(|x| Operand::split(5, x, begin)),
         y_out: Some(Operand::split(3, y, begin)),
-        stat_outs: rstd.map(|r| (PerRow::of(4, r), Emit::Rstd)).into_iter().collect(),
+        stat_outs: rstd
+            .map(|r| (PerRow::of(4, r), Emit::Rstd))
+            .into_iter()
+            .collect(),
         running: None,
     }
     .plan();
@@ -584,9 +608,16 @@ fn check_group_norm(
         ew::check_tensor(name, t, FLOATS)?;
         same_dtype(name, t, "self", x.dtype)?;
     }
-    crate::ensure!(x.rank() >= 2, "{api}: self has {} dims; it needs at least 2 (N, C, ...)", x.rank());
+    crate::ensure!(
+        x.rank() >= 2,
+        "{api}: self has {} dims; it needs at least 2 (N, C, ...)",
+        x.rank()
+    );
     let c = x.shape[1] as i64;
-    crate::ensure!(group > 0, "{api}: group is {group}; it must be greater than 0");
+    crate::ensure!(
+        group > 0,
+        "{api}: group is {group}; it must be greater than 0"
+    );
     crate::ensure!(
         c % group == 0,
         "{api}: C = {c} (self dim 1) is not divisible by group = {group}"
@@ -639,7 +670,10 @@ fn group_norm_plan(
     mean: &TensorDesc,
     rstd: &TensorDesc,
 ) -> Executor {
-    let b = bindings(&[Some(x), gamma, beta], &[Some(out), Some(mean), Some(rstd)]);
+    let b = bindings(
+        &[Some(x), gamma, beta],
+        &[Some(out), Some(mean), Some(rstd)],
+    );
     let g = Groups::new(x, group);
     let plan = Rows {
         rows: g.rows.clone(),
@@ -694,7 +728,18 @@ pub fn group_norm(
         "{API}: self {:?} has {spatial} elements per channel but HxW = {hxw}",
         x.shape
     );
-    Ok(group_norm_plan(API, x, gamma, beta, group as usize, eps, false, out, mean, rstd))
+    Ok(group_norm_plan(
+        API,
+        x,
+        gamma,
+        beta,
+        group as usize,
+        eps,
+        false,
+        out,
+        mean,
+        rstd,
+    ))
 }
 
 /// aclnnGroupNormSilu: GroupNorm then SiLU (y·sigmoid(y)).
@@ -711,7 +756,18 @@ pub fn group_norm_silu(
 ) -> Result<Executor> {
     const API: &str = "aclnnGroupNormSilu";
     check_group_norm(API, x, gamma, beta, group, eps, out, mean, rstd)?;
-    Ok(group_norm_plan(API, x, gamma, beta, group as usize, eps, true, out, mean, rstd))
+    Ok(group_norm_plan(
+        API,
+        x,
+        gamma,
+        beta,
+        group as usize,
+        eps,
+        true,
+        out,
+        mean,
+        rstd,
+    ))
 }
 
 /// aclnnGroupNormSiluV2: GroupNorm, then SiLU when activateSilu.
@@ -729,7 +785,18 @@ pub fn group_norm_silu_v2(
 ) -> Result<Executor> {
     const API: &str = "aclnnGroupNormSiluV2";
     check_group_norm(API, x, gamma, beta, group, eps, out, mean, rstd)?;
-    Ok(group_norm_plan(API, x, gamma, beta, group as usize, eps, activate_silu, out, mean, rstd))
+    Ok(group_norm_plan(
+        API,
+        x,
+        gamma,
+        beta,
+        group as usize,
+        eps,
+        activate_silu,
+        out,
+        mean,
+        rstd,
+    ))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -750,7 +817,13 @@ fn p_value(api: &str, p: &Scalar) -> Result<f64> {
 /// p = 0 counts non-zeros, ±inf is the max/min |x|, p = 1, 2 and any other p is
 /// (Σ|x|^p)^(1/p); accumulated in f64 and rounded once to out (FLOAT32/FLOAT16/BFLOAT16, any
 /// of them for any self). An empty self gives 0 everywhere (CANN fills out with 0).
-pub fn norm(self_: &TensorDesc, p: &Scalar, dims: &[i64], keep: bool, out: &TensorDesc) -> Result<Executor> {
+pub fn norm(
+    self_: &TensorDesc,
+    p: &Scalar,
+    dims: &[i64],
+    keep: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
     norm_impl("aclnnNorm", self_, p, dims, keep, out)
 }
 
@@ -768,7 +841,9 @@ fn norm_impl(
     let ax = axes("dim", dims, self_.rank(), true)?;
     ew::check_result_shape("out", out, &reduced_shape(&self_.shape, &ax, keep))?;
     let kept: Vec<usize> = (0..self_.rank()).filter(|d| !ax.contains(d)).collect();
-    let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> { dims.iter().map(|&d| t.strides[d]).collect() };
+    let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> {
+        dims.iter().map(|&d| t.strides[d]).collect()
+    };
     let b = bindings(&[Some(self_)], &[Some(out)]);
     if out.is_empty() {
         return Ok(Executor::new(api, b, Nothing));
@@ -776,7 +851,10 @@ fn norm_impl(
     let plan = Rows {
         rows: kept.iter().map(|&d| self_.shape[d]).collect(),
         elems: ax.iter().map(|&d| self_.shape[d]).collect(),
-        terms: vec![(Operand::with_strides(0, self_, pick(self_, &kept), pick(self_, &ax)), 1.0)],
+        terms: vec![(
+            Operand::with_strides(0, self_, pick(self_, &kept), pick(self_, &ax)),
+            1.0,
+        )],
         round: None,
         stat: Stat::PNorm(p),
         eps: 0.0,
@@ -850,7 +928,10 @@ pub fn deep_norm(
     );
     ew::check_result_shape("yOut", y, &x.shape)?;
     let begin = check_affine_rows(API, x, gamma, beta, mean, rstd)?;
-    let b = bindings(&[Some(x), Some(gx), Some(beta), Some(gamma)], &[Some(mean), Some(rstd), Some(y)]);
+    let b = bindings(
+        &[Some(x), Some(gx), Some(beta), Some(gamma)],
+        &[Some(mean), Some(rstd), Some(y)],
+    );
     let plan = Rows {
         rows: x.shape[..begin].to_vec(),
         elems: x.shape[begin..].to_vec(),
@@ -911,12 +992,20 @@ pub fn add_layer_norm(
     const API: &str = "aclnnAddLayerNorm";
     let x_out = if additional_output {
         Some(x_out.ok_or_else(|| {
-            crate::Error::Null(format!("{API}: argument 'xOut' is NULL but additionalOutput is true"))
+            crate::Error::Null(format!(
+                "{API}: argument 'xOut' is NULL but additionalOutput is true"
+            ))
         })?)
     } else {
         None
     };
-    for (name, t) in [("x1", x1), ("x2", x2), ("gamma", gamma), ("beta", beta), ("yOut", y)] {
+    for (name, t) in [
+        ("x1", x1),
+        ("x2", x2),
+        ("gamma", gamma),
+        ("beta", beta),
+        ("yOut", y),
+    ] {
         ew::check_tensor(name, t, FLOATS)?;
     }
     if let Some(t) = bias {
@@ -1038,7 +1127,12 @@ pub fn batch_norm(
             ew::check_tensor(name, t.unwrap(), FLOATS)?;
         }
     }
-    let params = [("weight", weight), ("bias", bias), ("runningMean", running_mean), ("runningVar", running_var)];
+    let params = [
+        ("weight", weight),
+        ("bias", bias),
+        ("runningMean", running_mean),
+        ("runningVar", running_var),
+    ];
     for (name, t) in params {
         if let Some(t) = t {
             ew::check_tensor(name, t, FLOATS)?;
@@ -1063,10 +1157,11 @@ pub fn batch_norm(
     );
     ew::check_result_shape("output", output, &input.shape)?;
     let c = input.shape[1];
-    let per_channel = params
-        .iter()
-        .copied()
-        .chain(if training { vec![("saveMean", save_mean), ("saveInvstd", save_invstd)] } else { vec![] });
+    let per_channel = params.iter().copied().chain(if training {
+        vec![("saveMean", save_mean), ("saveInvstd", save_invstd)]
+    } else {
+        vec![]
+    });
     for (name, t) in per_channel {
         if let Some(t) = t {
             crate::ensure!(
@@ -1093,7 +1188,11 @@ pub fn batch_norm(
         ),
         _ => crate::bail!("{API}: runningMean and runningVar must be given together or both be NULL"),
     };
-    let (save_mean, save_invstd) = if training { (save_mean, save_invstd) } else { (None, None) };
+    let (save_mean, save_invstd) = if training {
+        (save_mean, save_invstd)
+    } else {
+        (None, None)
+    };
     for (name, t) in [("saveMean", save_mean), ("saveInvstd", save_invstd)] {
         if let Some(t) = t {
             t.check_output(name)?;
@@ -1129,7 +1228,10 @@ pub fn batch_norm(
     let plan = Rows {
         rows: vec![c],
         elems: elems.clone(),
-        terms: vec![(Operand::with_strides(0, input, rows_of(input), elems_of(input)), 1.0)],
+        terms: vec![(
+            Operand::with_strides(0, input, rows_of(input), elems_of(input)),
+            1.0,
+        )],
         round: None,
         stat: Stat::Center,
         eps,
@@ -1138,10 +1240,19 @@ pub fn batch_norm(
         bias: bias.map(|t| per_row(2, t)),
         silu: false,
         sum_out: None,
-        y_out: Some(Operand::with_strides(5, output, rows_of(output), elems_of(output))),
+        y_out: Some(Operand::with_strides(
+            5,
+            output,
+            rows_of(output),
+            elems_of(output),
+        )),
         stat_outs,
         // An empty batch has no statistics to fold into the running ones.
-        running: if input.is_empty() && training { None } else { running },
+        running: if input.is_empty() && training {
+            None
+        } else {
+            running
+        },
     }
     .plan();
     Ok(Executor::new(API, b, plan))
@@ -1162,13 +1273,17 @@ pub fn linalg_vector_norm(
     out: &TensorDesc,
 ) -> Result<Executor> {
     const API: &str = "aclnnLinalgVectorNorm";
-    let d = DType::from_raw(dtype).map_err(|e| crate::Error::Invalid(format!("argument 'dtype': {e}")))?;
+    let d = DType::from_raw(dtype)
+        .map_err(|e| crate::Error::Invalid(format!("argument 'dtype': {e}")))?;
     crate::ensure!(
         out.dtype == d,
         "{API}: out has dtype {} but dtype is {d}; they must be equal",
         out.dtype
     );
-    crate::ensure!(FLOATS.contains(&d), "{API}: dtype {d} is not supported; supported: FLOAT, FLOAT16, BFLOAT16");
+    crate::ensure!(
+        FLOATS.contains(&d),
+        "{API}: dtype {d} is not supported; supported: FLOAT, FLOAT16, BFLOAT16"
+    );
     norm_impl(API, self_, ord, dims, keep, out)
 }
 
@@ -1191,15 +1306,27 @@ fn renorm_impl(
         self_.format,
         target.format
     );
-    crate::ensure!(self_.rank() >= 2, "{api}: self has {} dims; it needs at least 2", self_.rank());
+    crate::ensure!(
+        self_.rank() >= 2,
+        "{api}: self has {} dims; it needs at least 2",
+        self_.rank()
+    );
     ew::check_result_shape(out_name, target, &self_.shape)?;
     let p = p_value(api, p)?;
-    crate::ensure!(p >= 0.0, "{api}: p is {p}; only non-negative p is supported");
+    crate::ensure!(
+        p >= 0.0,
+        "{api}: p is {p}; only non-negative p is supported"
+    );
     let axis = ew::axis("dim", dim, self_.rank(), "self")?;
     let max_norm = p_value(api, max_norm)?;
-    crate::ensure!(max_norm >= 0.0, "{api}: maxNorm is {max_norm}; it must not be negative");
+    crate::ensure!(
+        max_norm >= 0.0,
+        "{api}: maxNorm is {max_norm}; it must not be negative"
+    );
     let others: Vec<usize> = (0..self_.rank()).filter(|&d| d != axis).collect();
-    let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> { dims.iter().map(|&d| t.strides[d]).collect() };
+    let pick = |t: &TensorDesc, dims: &[usize]| -> Vec<isize> {
+        dims.iter().map(|&d| t.strides[d]).collect()
+    };
     let (b, out_binding) = match out {
         Some(o) => (bindings(&[Some(self_)], &[Some(o)]), 1),
         None => (
@@ -1217,7 +1344,10 @@ fn renorm_impl(
     let plan = Rows {
         rows: vec![self_.shape[axis]],
         elems: others.iter().map(|&d| self_.shape[d]).collect(),
-        terms: vec![(Operand::with_strides(0, self_, vec![self_.strides[axis]], pick(self_, &others)), 1.0)],
+        terms: vec![(
+            Operand::with_strides(0, self_, vec![self_.strides[axis]], pick(self_, &others)),
+            1.0,
+        )],
         round: None,
         stat: Stat::Renorm { p, max_norm },
         eps: 0.0,
@@ -1241,12 +1371,23 @@ fn renorm_impl(
 
 /// aclnnRenorm: torch.renorm: each slice along `dim` whose p-norm exceeds maxNorm is scaled
 /// by maxNorm / (norm + 1e-7).
-pub fn renorm(self_: &TensorDesc, p: &Scalar, dim: i64, max_norm: &Scalar, out: &TensorDesc) -> Result<Executor> {
+pub fn renorm(
+    self_: &TensorDesc,
+    p: &Scalar,
+    dim: i64,
+    max_norm: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
     renorm_impl("aclnnRenorm", self_, p, dim, max_norm, Some(out))
 }
 
 /// aclnnInplaceRenorm: Renorm into selfRef.
-pub fn inplace_renorm(self_ref: &TensorDesc, p: &Scalar, dim: i64, max_norm: &Scalar) -> Result<Executor> {
+pub fn inplace_renorm(
+    self_ref: &TensorDesc,
+    p: &Scalar,
+    dim: i64,
+    max_norm: &Scalar,
+) -> Result<Executor> {
     renorm_impl("aclnnInplaceRenorm", self_ref, p, dim, max_norm, None)
 }
 

@@ -279,7 +279,13 @@ impl RowPlan {
     }
 
     /// Reads row `r` of `op` into `dst` as f64.
-    unsafe fn gather(&self, tensors: &Bindings, op: &Operand, r: usize, dst: *mut f64) -> Result<()> {
+    unsafe fn gather(
+        &self,
+        tensors: &Bindings,
+        op: &Operand,
+        r: usize,
+        dst: *mut f64,
+    ) -> Result<()> {
         let addr = tensors.addr(op.binding)?;
         let size = op.dtype.size() as isize;
         self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
@@ -300,7 +306,13 @@ impl RowPlan {
     }
 
     /// Writes `src` (f64) into row `r` of `op`, rounding once to its dtype.
-    unsafe fn scatter(&self, tensors: &Bindings, op: &Operand, r: usize, src: *const f64) -> Result<()> {
+    unsafe fn scatter(
+        &self,
+        tensors: &Bindings,
+        op: &Operand,
+        r: usize,
+        src: *const f64,
+    ) -> Result<()> {
         let addr = tensors.addr(op.binding)?;
         let size = op.dtype.size() as isize;
         self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
@@ -338,7 +350,11 @@ impl RowPlan {
             Stat::PNorm(p) => (p_norm(v, p), f64::NAN, f64::NAN),
             Stat::Renorm { p, max_norm } => {
                 let norm = p_norm(v, p);
-                let factor = if norm > max_norm { max_norm / (norm + 1e-7) } else { 1.0 };
+                let factor = if norm > max_norm {
+                    max_norm / (norm + 1e-7)
+                } else {
+                    1.0
+                };
                 (norm, f64::NAN, factor)
             }
         };
@@ -351,7 +367,17 @@ impl RowPlan {
         let p = (addr as isize + t.at(r) * t.dtype.size() as isize) as *const u8;
         let mut v = 0f64;
         // SAFETY: row r's element lies inside the validated view.
-        unsafe { convert::run(p, t.dtype, 1, &mut v as *mut f64 as *mut u8, DType::F64, 1, 1) };
+        unsafe {
+            convert::run(
+                p,
+                t.dtype,
+                1,
+                &mut v as *mut f64 as *mut u8,
+                DType::F64,
+                1,
+                1,
+            )
+        };
         Ok(v)
     }
 
@@ -360,7 +386,17 @@ impl RowPlan {
         let addr = tensors.addr(t.binding)?;
         let p = (addr as isize + t.at(r) * t.dtype.size() as isize) as *mut u8;
         // SAFETY: row r's element lies inside the validated output view.
-        unsafe { convert::run(&value as *const f64 as *const u8, DType::F64, 1, p, t.dtype, 1, 1) };
+        unsafe {
+            convert::run(
+                &value as *const f64 as *const u8,
+                DType::F64,
+                1,
+                p,
+                t.dtype,
+                1,
+                1,
+            )
+        };
         Ok(())
     }
 
@@ -374,7 +410,11 @@ impl RowPlan {
             if run.use_for_stats {
                 let mean = self.read_row(tensors, &run.mean, r)?;
                 let var = self.read_row(tensors, &run.var, r)?;
-                return Ok(RowStats { first: mean, var, rstd: 1.0 / (var + self.spec.eps).sqrt() });
+                return Ok(RowStats {
+                    first: mean,
+                    var,
+                    rstd: 1.0 / (var + self.spec.eps).sqrt(),
+                });
             }
             let st = self.stats(v);
             let n = v.len() as f64;
@@ -382,13 +422,24 @@ impl RowPlan {
             let old_mean = self.read_row(tensors, &run.mean, r)?;
             let old_var = self.read_row(tensors, &run.var, r)?;
             self.write_row(tensors, &run.mean, r, (1.0 - m) * old_mean + m * st.first)?;
-            self.write_row(tensors, &run.var, r, (1.0 - m) * old_var + m * st.var * n / (n - 1.0))?;
+            self.write_row(
+                tensors,
+                &run.var,
+                r,
+                (1.0 - m) * old_var + m * st.var * n / (n - 1.0),
+            )?;
             Ok(st)
         }
     }
 
     /// Row `r`: gathers, computes, writes.
-    unsafe fn row(&self, tensors: &Bindings, r: usize, b: &Buffers, invariant: (bool, bool)) -> Result<()> {
+    unsafe fn row(
+        &self,
+        tensors: &Bindings,
+        r: usize,
+        b: &Buffers,
+        invariant: (bool, bool),
+    ) -> Result<()> {
         let s = &self.spec;
         let len = self.len;
         // SAFETY (whole body): the buffers hold `len` f64 values each (sized in phase 1), and
@@ -409,7 +460,15 @@ impl RowPlan {
             }
             if let Some(d) = s.round {
                 convert::run(b.v as *const u8, DType::F64, 1, b.cast, d, 1, len);
-                convert::run(b.cast as *const u8, d, 1, b.v as *mut u8, DType::F64, 1, len);
+                convert::run(
+                    b.cast as *const u8,
+                    d,
+                    1,
+                    b.v as *mut u8,
+                    DType::F64,
+                    1,
+                    len,
+                );
             }
             if let Some(w) = &s.weight {
                 if !invariant.0 {
@@ -467,9 +526,21 @@ fn p_norm(v: &[f64], p: f64) -> f64 {
     if p == 0.0 {
         abs.filter(|&a| a != 0.0).count() as f64
     } else if p == f64::INFINITY {
-        abs.fold(f64::NEG_INFINITY, |m, a| if a.is_nan() || m.is_nan() { f64::NAN } else { m.max(a) })
+        abs.fold(f64::NEG_INFINITY, |m, a| {
+            if a.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.max(a)
+            }
+        })
     } else if p == f64::NEG_INFINITY {
-        abs.fold(f64::INFINITY, |m, a| if a.is_nan() || m.is_nan() { f64::NAN } else { m.min(a) })
+        abs.fold(f64::INFINITY, |m, a| {
+            if a.is_nan() || m.is_nan() {
+                f64::NAN
+            } else {
+                m.min(a)
+            }
+        })
     } else if p == 1.0 {
         abs.sum()
     } else if p == 2.0 {
@@ -505,7 +576,10 @@ impl Work for RowPlan {
                 b: (region + 3 * buf) as *mut f64,
                 cast: (region + 4 * buf) as *mut u8,
             };
-            let (first, last) = (self.count * t / self.tasks, self.count * (t + 1) / self.tasks);
+            let (first, last) = (
+                self.count * t / self.tasks,
+                self.count * (t + 1) / self.tasks,
+            );
             let result = (|| -> Result<()> {
                 // Row-invariant weight and bias are read once per task.
                 let w_inv = s.weight.as_ref().is_some_and(|w| w.row_invariant());

@@ -108,7 +108,9 @@ impl T {
 
     fn bytes(&mut self) -> &mut [u8] {
         // SAFETY: the words hold at least elems·size bytes.
-        unsafe { std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 8) }
+        unsafe {
+            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 8)
+        }
     }
 
     fn put(&mut self, at: usize, v: f64) {
@@ -148,10 +150,12 @@ impl T {
 
     /// The logical values.
     fn read(&mut self) -> Vec<f64> {
-        (0..self.numel()).map(|i| {
-            let at = self.index(i);
-            self.get(at)
-        }).collect()
+        (0..self.numel())
+            .map(|i| {
+                let at = self.index(i);
+                self.get(at)
+            })
+            .collect()
     }
 
     /// Every storage byte outside the view still holds the sentinel.
@@ -162,7 +166,8 @@ impl T {
             inside[self.index(i)] = true;
         }
         let bytes = self.bytes().to_vec();
-        (0..self.elems).all(|e| inside[e] || bytes[e * s..(e + 1) * s].iter().all(|&b| b == SENTINEL))
+        (0..self.elems)
+            .all(|e| inside[e] || bytes[e * s..(e + 1) * s].iter().all(|&b| b == SENTINEL))
     }
 
     fn desc(&mut self) -> TensorDesc {
@@ -194,7 +199,13 @@ fn run(e: &Executor) {
     let mut ws = vec![0u64; n / 8 + 16];
     let addr = (ws.as_mut_ptr() as usize).div_ceil(64) * 64;
     e.work
-        .run(&e.bindings, Workspace { addr, size: n as u64 })
+        .run(
+            &e.bindings,
+            Workspace {
+                addr,
+                size: n as u64,
+            },
+        )
         .expect("the run succeeds");
 }
 
@@ -233,7 +244,10 @@ fn close(d: DType, got: f64, want: f64) -> bool {
 fn check_all(what: &str, d: DType, got: &[f64], want: &[f64]) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
-        assert!(close(d, g, w), "{what}: element {i} is {g}, want {w} ({d}, within 1 ulp)");
+        assert!(
+            close(d, g, w),
+            "{what}: element {i} is {g}, want {w} ({d}, within 1 ulp)"
+        );
     }
 }
 
@@ -264,7 +278,13 @@ fn rms(v: &[f64], eps: f64) -> f64 {
 
 fn random_shape(rng: &mut Rng, rank: usize, empty_pct: u64) -> Vec<usize> {
     (0..rank)
-        .map(|_| if rng.pct(empty_pct) { 0 } else { 1 + rng.below(5) as usize })
+        .map(|_| {
+            if rng.pct(empty_pct) {
+                0
+            } else {
+                1 + rng.below(5) as usize
+            }
+        })
         .collect()
 }
 
@@ -286,29 +306,70 @@ fn layer_norm_matches_the_f64_formula() {
         let len: usize = shape[begin..].iter().product();
         let shift = if rng.pct(20) { 50.0 } else { 0.0 };
         let xs = x.fill(&values(&mut rng, n, shift));
-        let mut w = rng.pct(60).then(|| T::new(&mut rng, wdt, &shape[begin..], layout));
-        let mut b = rng.pct(60).then(|| T::new(&mut rng, wdt, &shape[begin..], layout));
+        let mut w = rng
+            .pct(60)
+            .then(|| T::new(&mut rng, wdt, &shape[begin..], layout));
+        let mut b = rng
+            .pct(60)
+            .then(|| T::new(&mut rng, wdt, &shape[begin..], layout));
         let ws = w.as_mut().map(|t| t.fill(&values(&mut rng, len, 1.0)));
         let bs = b.as_mut().map(|t| t.fill(&values(&mut rng, len, 0.0)));
         let mut out = T::new(&mut rng, out_dt, &shape, layout);
         let stat_shape: Vec<usize> = if rng.pct(50) {
-            shape.iter().enumerate().map(|(d, &s)| if d < begin { s } else { 1 }).collect()
+            shape
+                .iter()
+                .enumerate()
+                .map(|(d, &s)| if d < begin { s } else { 1 })
+                .collect()
         } else {
             shape[..begin].to_vec()
         };
         let stat_dt = rng.pick(&FLOATS);
-        let mut mean = rng.pct(60).then(|| T::new(&mut rng, stat_dt, &stat_shape, layout));
-        let mut rstd = rng.pct(60).then(|| T::new(&mut rng, stat_dt, &stat_shape, layout));
+        let mut mean = rng
+            .pct(60)
+            .then(|| T::new(&mut rng, stat_dt, &stat_shape, layout));
+        let mut rstd = rng
+            .pct(60)
+            .then(|| T::new(&mut rng, stat_dt, &stat_shape, layout));
         let normalized: Vec<i64> = shape[begin..].iter().map(|&s| s as i64).collect();
         let (xd, od) = (x.desc(), out.desc());
         let (wd, bd) = (w.as_mut().map(|t| t.desc()), b.as_mut().map(|t| t.desc()));
-        let (md, rd) = (mean.as_mut().map(|t| t.desc()), rstd.as_mut().map(|t| t.desc()));
+        let (md, rd) = (
+            mean.as_mut().map(|t| t.desc()),
+            rstd.as_mut().map(|t| t.desc()),
+        );
         let e = match case % 3 {
-            0 => norm::layer_norm(&xd, &normalized, wd.as_ref(), bd.as_ref(), eps, &od, md.as_ref(), rd.as_ref()),
-            1 => norm::layer_norm_with_impl_mode(
-                &xd, &normalized, wd.as_ref(), bd.as_ref(), eps, &od, md.as_ref(), rd.as_ref(), rng.below(2) as i32,
+            0 => norm::layer_norm(
+                &xd,
+                &normalized,
+                wd.as_ref(),
+                bd.as_ref(),
+                eps,
+                &od,
+                md.as_ref(),
+                rd.as_ref(),
             ),
-            _ => norm::fast_layer_norm(&xd, &normalized, wd.as_ref(), bd.as_ref(), eps, &od, md.as_ref(), rd.as_ref()),
+            1 => norm::layer_norm_with_impl_mode(
+                &xd,
+                &normalized,
+                wd.as_ref(),
+                bd.as_ref(),
+                eps,
+                &od,
+                md.as_ref(),
+                rd.as_ref(),
+                rng.below(2) as i32,
+            ),
+            _ => norm::fast_layer_norm(
+                &xd,
+                &normalized,
+                wd.as_ref(),
+                bd.as_ref(),
+                eps,
+                &od,
+                md.as_ref(),
+                rd.as_ref(),
+            ),
         };
         let e = e.unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
@@ -318,11 +379,15 @@ fn layer_norm_matches_the_f64_formula() {
         for (i, y) in want.iter_mut().enumerate() {
             let (m, r) = stats[i / len];
             let k = i % len;
-            *y = (xs[i] - m) * r * ws.as_ref().map_or(1.0, |w| w[k]) + bs.as_ref().map_or(0.0, |b| b[k]);
+            *y = (xs[i] - m) * r * ws.as_ref().map_or(1.0, |w| w[k])
+                + bs.as_ref().map_or(0.0, |b| b[k]);
         }
         let what = format!("case {case}: LayerNorm {shape:?} begin {begin} {dt}->{out_dt}");
         check_all(&what, out_dt, &out.read(), &want);
-        assert!(out.untouched_outside(), "{what}: out written outside its view");
+        assert!(
+            out.untouched_outside(),
+            "{what}: out written outside its view"
+        );
         let (wm, wr): (Vec<f64>, Vec<f64>) = if len == 0 {
             (vec![0.0; rows], vec![f64::NAN; rows])
         } else {
@@ -351,15 +416,32 @@ fn layer_norm_is_stable_far_from_zero() {
     let xs = x.fill(&v);
     let mut out = T::new(&mut rng, F32, &[rows, len], false);
     let mut rstd = T::new(&mut rng, F32, &[rows, 1], false);
-    let e = norm::layer_norm(&x.desc(), &[len as i64], None, None, 1e-12, &out.desc(), None, Some(&rstd.desc())).unwrap();
+    let e = norm::layer_norm(
+        &x.desc(),
+        &[len as i64],
+        None,
+        None,
+        1e-12,
+        &out.desc(),
+        None,
+        Some(&rstd.desc()),
+    )
+    .unwrap();
     run(&e);
     let stats = center_stats(&xs, len, 1e-12);
-    let want: Vec<f64> = (0..rows * len).map(|i| (xs[i] - stats[i / len].0) * stats[i / len].1).collect();
+    let want: Vec<f64> = (0..rows * len)
+        .map(|i| (xs[i] - stats[i / len].0) * stats[i / len].1)
+        .collect();
     check_all("stable LayerNorm", F32, &out.read(), &want);
     let got = out.read();
     let var: f64 = got[..len].iter().map(|y| y * y).sum::<f64>() / len as f64;
     assert!((var - 1.0).abs() < 1e-5, "normalised variance {var}");
-    check_all("stable rstd", F32, &rstd.read(), &stats.iter().map(|s| s.1).collect::<Vec<_>>());
+    check_all(
+        "stable rstd",
+        F32,
+        &rstd.read(),
+        &stats.iter().map(|s| s.1).collect::<Vec<_>>(),
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -388,16 +470,27 @@ fn rms_norms_match_the_f64_formula() {
         let mut y = T::new(&mut rng, dt, &shape, layout);
         // The documented [A.., 1..] or, as llama.cpp passes it, the row dims alone.
         let rshape: Vec<usize> = if rng.pct(50) {
-            shape.iter().enumerate().map(|(d, &s)| if d < begin { s } else { 1 }).collect()
+            shape
+                .iter()
+                .enumerate()
+                .map(|(d, &s)| if d < begin { s } else { 1 })
+                .collect()
         } else {
             shape[..begin].to_vec()
         };
         let mut rstd = T::new(&mut rng, F32, &rshape, layout);
-        let f = if gemma { norm::gemma_rms_norm } else { norm::rms_norm };
-        let e = f(&x.desc(), &gamma.desc(), eps, &y.desc(), &rstd.desc()).unwrap_or_else(|err| panic!("case {case}: {err}"));
+        let f = if gemma {
+            norm::gemma_rms_norm
+        } else {
+            norm::rms_norm
+        };
+        let e = f(&x.desc(), &gamma.desc(), eps, &y.desc(), &rstd.desc())
+            .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
         let rows = if len == 0 { 0 } else { n / len };
-        let rs: Vec<f64> = (0..rows).map(|r| rms(&xs[r * len..(r + 1) * len], eps)).collect();
+        let rs: Vec<f64> = (0..rows)
+            .map(|r| rms(&xs[r * len..(r + 1) * len], eps))
+            .collect();
         let want: Vec<f64> = (0..n)
             .map(|i| xs[i] * rs[i / len] * (gs[i % len] + if gemma { 1.0 } else { 0.0 }))
             .collect();
@@ -407,7 +500,10 @@ fn rms_norms_match_the_f64_formula() {
         if len > 0 {
             check_all(&format!("{what} rstd"), F32, &rstd.read(), &rs);
         } else {
-            assert!(rstd.read().iter().all(|r| r.is_nan()), "{what}: rstd of empty rows");
+            assert!(
+                rstd.read().iter().all(|r| r.is_nan()),
+                "{what}: rstd of empty rows"
+            );
         }
         assert!(rstd.untouched_outside());
     }
@@ -421,8 +517,16 @@ fn add_rms_norm_normalises_the_rounded_sum() {
         let shape = random_shape(&mut rng, rank, 3);
         // Modes: both outputs; xOut only; neither (the last two 16-bit only).
         let mode = rng.below(3);
-        let dt = if mode == 0 { rng.pick(&FLOATS) } else { rng.pick(&[F16, BF16]) };
-        let g = if mode == 0 { 1 + rng.below(rank as u64) as usize } else { 1 };
+        let dt = if mode == 0 {
+            rng.pick(&FLOATS)
+        } else {
+            rng.pick(&[F16, BF16])
+        };
+        let g = if mode == 0 {
+            1 + rng.below(rank as u64) as usize
+        } else {
+            1
+        };
         let begin = rank - g;
         let layout = rng.pct(60);
         let n: usize = shape.iter().product();
@@ -439,13 +543,28 @@ fn add_rms_norm_normalises_the_rounded_sum() {
         let mut gamma = T::new(&mut rng, dt, &gshape, layout);
         let gs = gamma.fill(&values(&mut rng, len, 1.0));
         let mut y = T::new(&mut rng, dt, &shape, layout);
-        let rshape: Vec<usize> = shape.iter().enumerate().map(|(d, &s)| if d < begin { s } else { 1 }).collect();
+        let rshape: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(d, &s)| if d < begin { s } else { 1 })
+            .collect();
         let mut rstd = (mode == 0).then(|| T::new(&mut rng, F32, &rshape, layout));
         let mut xo = (mode < 2).then(|| T::new(&mut rng, dt, &shape, layout));
         let eps = 1e-6;
-        let (rd, xd) = (rstd.as_mut().map(|t| t.desc()), xo.as_mut().map(|t| t.desc()));
-        let e = norm::add_rms_norm(&x1.desc(), &x2.desc(), &gamma.desc(), eps, &y.desc(), rd.as_ref(), xd.as_ref())
-            .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        let (rd, xd) = (
+            rstd.as_mut().map(|t| t.desc()),
+            xo.as_mut().map(|t| t.desc()),
+        );
+        let e = norm::add_rms_norm(
+            &x1.desc(),
+            &x2.desc(),
+            &gamma.desc(),
+            eps,
+            &y.desc(),
+            rd.as_ref(),
+            xd.as_ref(),
+        )
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
         let what = format!("case {case}: AddRmsNorm {shape:?} begin {begin} {dt} mode {mode}");
         if n == 0 {
@@ -454,7 +573,9 @@ fn add_rms_norm_normalises_the_rounded_sum() {
         }
         let xs: Vec<f64> = a.iter().zip(&b).map(|(p, q)| quant(dt, p + q)).collect();
         let rows = n / len;
-        let rs: Vec<f64> = (0..rows).map(|r| rms(&xs[r * len..(r + 1) * len], eps)).collect();
+        let rs: Vec<f64> = (0..rows)
+            .map(|r| rms(&xs[r * len..(r + 1) * len], eps))
+            .collect();
         let want: Vec<f64> = (0..n).map(|i| xs[i] * rs[i / len] * gs[i % len]).collect();
         check_all(&what, dt, &y.read(), &want);
         assert!(y.untouched_outside(), "{what}: y outside its view");
@@ -482,10 +603,21 @@ fn add_rms_norm_in_place() {
     let gs = gamma.fill(&values(&mut rng, 64, 1.0));
     let mut rstd = T::new(&mut rng, F32, &[3, 2, 1], false);
     let (d1, d2) = (x1.desc(), x2.desc());
-    let e = norm::add_rms_norm(&d1, &d2, &gamma.desc(), 1e-6, &d1, Some(&rstd.desc()), Some(&d2)).unwrap();
+    let e = norm::add_rms_norm(
+        &d1,
+        &d2,
+        &gamma.desc(),
+        1e-6,
+        &d1,
+        Some(&rstd.desc()),
+        Some(&d2),
+    )
+    .unwrap();
     run(&e);
     let xs: Vec<f64> = a.iter().zip(&b).map(|(p, q)| quant(F32, p + q)).collect();
-    let rs: Vec<f64> = (0..6).map(|r| rms(&xs[r * 64..(r + 1) * 64], 1e-6)).collect();
+    let rs: Vec<f64> = (0..6)
+        .map(|r| rms(&xs[r * 64..(r + 1) * 64], 1e-6))
+        .collect();
     let want: Vec<f64> = (0..n).map(|i| xs[i] * rs[i / 64] * gs[i % 64]).collect();
     check_all("in-place y", F32, &x1.read(), &want);
     check_all("in-place x", F32, &x2.read(), &xs);
@@ -524,14 +656,47 @@ fn group_norms_match_the_f64_formula() {
         let eps = rng.pick(&[1e-5, 1e-3]);
         let form = case % 3;
         let silu = form == 1 || (form == 2 && case % 2 == 0);
-        let (xd, gd, bd) = (x.desc(), gamma.as_mut().map(|t| t.desc()), beta.as_mut().map(|t| t.desc()));
+        let (xd, gd, bd) = (
+            x.desc(),
+            gamma.as_mut().map(|t| t.desc()),
+            beta.as_mut().map(|t| t.desc()),
+        );
         let (od, md, rd) = (out.desc(), mean.desc(), rstd.desc());
         let e = match form {
             0 => norm::group_norm(
-                &xd, gd.as_ref(), bd.as_ref(), nn as i64, c as i64, hw as i64, group as i64, eps, &od, &md, &rd,
+                &xd,
+                gd.as_ref(),
+                bd.as_ref(),
+                nn as i64,
+                c as i64,
+                hw as i64,
+                group as i64,
+                eps,
+                &od,
+                &md,
+                &rd,
             ),
-            1 => norm::group_norm_silu(&xd, gd.as_ref(), bd.as_ref(), group as i64, eps, &od, &md, &rd),
-            _ => norm::group_norm_silu_v2(&xd, gd.as_ref(), bd.as_ref(), group as i64, eps, silu, &od, &md, &rd),
+            1 => norm::group_norm_silu(
+                &xd,
+                gd.as_ref(),
+                bd.as_ref(),
+                group as i64,
+                eps,
+                &od,
+                &md,
+                &rd,
+            ),
+            _ => norm::group_norm_silu_v2(
+                &xd,
+                gd.as_ref(),
+                bd.as_ref(),
+                group as i64,
+                eps,
+                silu,
+                &od,
+                &md,
+                &rd,
+            ),
         }
         .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
@@ -545,8 +710,13 @@ fn group_norms_match_the_f64_formula() {
             .map(|i| {
                 let (m, r) = stats[i / len];
                 let ch = (i / hw) % c;
-                let z = (xs[i] - m) * r * gs.as_ref().map_or(1.0, |g| g[ch]) + bs.as_ref().map_or(0.0, |b| b[ch]);
-                if silu { z / (1.0 + (-z).exp()) } else { z }
+                let z = (xs[i] - m) * r * gs.as_ref().map_or(1.0, |g| g[ch])
+                    + bs.as_ref().map_or(0.0, |b| b[ch]);
+                if silu {
+                    z / (1.0 + (-z).exp())
+                } else {
+                    z
+                }
             })
             .collect();
         let what = format!("case {case}: GroupNorm {shape:?} group {group} {dt} silu {silu}");
@@ -567,7 +737,11 @@ fn p_norm_ref(v: &[f64], p: f64) -> f64 {
         return 0.0;
     }
     if v.iter().any(|x| x.is_nan()) {
-        return if p == 0.0 { v.iter().filter(|&&x| x != 0.0).count() as f64 } else { f64::NAN };
+        return if p == 0.0 {
+            v.iter().filter(|&&x| x != 0.0).count() as f64
+        } else {
+            f64::NAN
+        };
     }
     let a: Vec<f64> = v.iter().map(|x| x.abs()).collect();
     match p {
@@ -581,7 +755,17 @@ fn p_norm_ref(v: &[f64], p: f64) -> f64 {
 #[test]
 fn norm_matches_the_f64_formula() {
     let mut rng = Rng::new(614);
-    let ps = [0.0, 1.0, 2.0, 3.0, 0.5, -1.0, 2.5, f64::INFINITY, f64::NEG_INFINITY];
+    let ps = [
+        0.0,
+        1.0,
+        2.0,
+        3.0,
+        0.5,
+        -1.0,
+        2.5,
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+    ];
     for case in 0..300 {
         let rank = rng.below(5) as usize;
         let shape = random_shape(&mut rng, rank, 4);
@@ -642,7 +826,8 @@ fn norm_matches_the_f64_formula() {
             groups[k].push(val);
         }
         let want: Vec<f64> = groups.iter().map(|g| p_norm_ref(g, p)).collect();
-        let what = format!("case {case}: Norm {shape:?} dims {dims:?} keep {keep} p {p} {dt}->{out_dt}");
+        let what =
+            format!("case {case}: Norm {shape:?} dims {dims:?} keep {keep} p {p} {dt}->{out_dt}");
         check_all(&what, out_dt, &out.read(), &want);
         assert!(out.untouched_outside(), "{what}: out outside its view");
     }
@@ -688,44 +873,86 @@ fn deep_and_add_layer_norms_match_the_f64_formula() {
         let gs = gamma.fill(&values(&mut rng, len, 1.0));
         let bs = beta.fill(&values(&mut rng, len, 0.0));
         let full_bias = rng.pct(50);
-        let bshape = if full_bias { shape.clone() } else { shape[begin..].to_vec() };
+        let bshape = if full_bias {
+            shape.clone()
+        } else {
+            shape[begin..].to_vec()
+        };
         let mut bias = (!deep && rng.pct(60)).then(|| T::new(&mut rng, dbias, &bshape, layout));
         let bias_v = bias.as_mut().map(|t| {
             let k = t.numel();
             t.fill(&values(&mut rng, k, 0.5))
         });
         let mut y = T::new(&mut rng, dy, &shape, layout);
-        let rshape: Vec<usize> = shape.iter().enumerate().map(|(d, &s)| if d < begin { s } else { 1 }).collect();
+        let rshape: Vec<usize> = shape
+            .iter()
+            .enumerate()
+            .map(|(d, &s)| if d < begin { s } else { 1 })
+            .collect();
         let mut mean = T::new(&mut rng, F32, &rshape, layout);
         let mut rstd = T::new(&mut rng, F32, &rshape, layout);
         let additional = rng.pct(50);
-        let mut xo = (!deep && (additional || rng.pct(50))).then(|| T::new(&mut rng, dy, &shape, layout));
+        let mut xo =
+            (!deep && (additional || rng.pct(50))).then(|| T::new(&mut rng, dy, &shape, layout));
         let eps = 1e-5;
         let (md, rd) = (mean.desc(), rstd.desc());
         let e = if deep {
-            norm::deep_norm(&x1.desc(), &x2.desc(), &beta.desc(), &gamma.desc(), alpha, eps, &md, &rd, &y.desc())
+            norm::deep_norm(
+                &x1.desc(),
+                &x2.desc(),
+                &beta.desc(),
+                &gamma.desc(),
+                alpha,
+                eps,
+                &md,
+                &rd,
+                &y.desc(),
+            )
         } else {
-            let (bd, xd) = (bias.as_mut().map(|t| t.desc()), xo.as_mut().map(|t| t.desc()));
+            let (bd, xd) = (
+                bias.as_mut().map(|t| t.desc()),
+                xo.as_mut().map(|t| t.desc()),
+            );
             norm::add_layer_norm(
-                &x1.desc(), &x2.desc(), &gamma.desc(), &beta.desc(), bd.as_ref(), eps, additional, &y.desc(), &md, &rd,
+                &x1.desc(),
+                &x2.desc(),
+                &gamma.desc(),
+                &beta.desc(),
+                bd.as_ref(),
+                eps,
+                additional,
+                &y.desc(),
+                &md,
+                &rd,
                 xd.as_ref(),
             )
         }
         .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
-        let what = format!("case {case}: {} {shape:?} begin {begin} {d1}/{d2}->{dy}", if deep { "DeepNorm" } else { "AddLayerNorm" });
+        let what = format!(
+            "case {case}: {} {shape:?} begin {begin} {d1}/{d2}->{dy}",
+            if deep { "DeepNorm" } else { "AddLayerNorm" }
+        );
         if n == 0 {
             assert!(y.untouched_outside());
             continue;
         }
         let xs: Vec<f64> = (0..n)
             .map(|i| {
-                let bias_i = bias_v.as_ref().map_or(0.0, |v| if full_bias { v[i] } else { v[i % len] });
-                if deep { alpha * a[i] + b[i] } else { a[i] + b[i] + bias_i }
+                let bias_i = bias_v
+                    .as_ref()
+                    .map_or(0.0, |v| if full_bias { v[i] } else { v[i % len] });
+                if deep {
+                    alpha * a[i] + b[i]
+                } else {
+                    a[i] + b[i] + bias_i
+                }
             })
             .collect();
         let stats = center_stats(&xs, len, eps);
-        let want: Vec<f64> = (0..n).map(|i| (xs[i] - stats[i / len].0) * stats[i / len].1 * gs[i % len] + bs[i % len]).collect();
+        let want: Vec<f64> = (0..n)
+            .map(|i| (xs[i] - stats[i / len].0) * stats[i / len].1 * gs[i % len] + bs[i % len])
+            .collect();
         check_all(&what, dy, &y.read(), &want);
         assert!(y.untouched_outside(), "{what}: y outside its view");
         let (wm, wr): (Vec<f64>, Vec<f64>) = stats.iter().copied().unzip();
@@ -735,7 +962,13 @@ fn deep_and_add_layer_norms_match_the_f64_formula() {
             if additional {
                 check_all(&format!("{what} xOut"), dy, &x.read(), &xs);
             } else {
-                assert!(x.untouched_outside() && x.read().iter().all(|v| v.to_bits() == x.read()[0].to_bits()), "{what}: xOut written without additionalOutput");
+                assert!(
+                    x.untouched_outside()
+                        && x.read()
+                            .iter()
+                            .all(|v| v.to_bits() == x.read()[0].to_bits()),
+                    "{what}: xOut written without additionalOutput"
+                );
             }
         }
     }
@@ -758,7 +991,10 @@ fn renorm_matches_the_f64_formula() {
         let xs = x.fill(&values(&mut rng, n, 0.0));
         let in_place = case % 3 == 0;
         let mut out = T::new(&mut rng, dt, &shape, layout);
-        let (ps, ms) = (Scalar::from_value(p as f32), Scalar::from_value(max_norm as f32));
+        let (ps, ms) = (
+            Scalar::from_value(p as f32),
+            Scalar::from_value(max_norm as f32),
+        );
         let xd = x.desc();
         let e = if in_place {
             norm::inplace_renorm(&xd, &ps, dim, &ms)
@@ -778,14 +1014,23 @@ fn renorm_matches_the_f64_formula() {
             .iter()
             .map(|g| {
                 let norm = p_norm_ref(g, p);
-                if norm > max_norm { max_norm / (norm + 1e-7) } else { 1.0 }
+                if norm > max_norm {
+                    max_norm / (norm + 1e-7)
+                } else {
+                    1.0
+                }
             })
             .collect();
-        let want: Vec<f64> = (0..n).map(|i| xs[i] * factors[(i / inner.max(1)) % size.max(1)]).collect();
+        let want: Vec<f64> = (0..n)
+            .map(|i| xs[i] * factors[(i / inner.max(1)) % size.max(1)])
+            .collect();
         let what = format!("case {case}: Renorm {shape:?} dim {dim} p {p} max {max_norm} {dt}");
         let target = if in_place { &mut x } else { &mut out };
         check_all(&what, dt, &target.read(), &want);
-        assert!(target.untouched_outside() || in_place, "{what}: out outside its view");
+        assert!(
+            target.untouched_outside() || in_place,
+            "{what}: out outside its view"
+        );
     }
 }
 
@@ -817,7 +1062,10 @@ fn batch_norm_matches_the_f64_formula() {
         let mut rv = with_running.then(|| T::new(&mut rng, F32, &[c], layout));
         let rms = rm.as_mut().map(|t| t.fill(&values(&mut rng, c, 0.0)));
         let rvs = rv.as_mut().map(|t| {
-            let v: Vec<f64> = values(&mut rng, c, 0.0).iter().map(|x| x.abs() + 0.1).collect();
+            let v: Vec<f64> = values(&mut rng, c, 0.0)
+                .iter()
+                .map(|x| x.abs() + 0.1)
+                .collect();
             t.fill(&v)
         });
         let mut out = T::new(&mut rng, dt, &shape, layout);
@@ -827,8 +1075,17 @@ fn batch_norm_matches_the_f64_formula() {
         let (wd, bd) = (w.as_mut().map(|t| t.desc()), b.as_mut().map(|t| t.desc()));
         let (rmd, rvd) = (rm.as_mut().map(|t| t.desc()), rv.as_mut().map(|t| t.desc()));
         let e = norm::batch_norm(
-            &x.desc(), wd.as_ref(), bd.as_ref(), rmd.as_ref(), rvd.as_ref(), training, momentum, eps, &out.desc(),
-            Some(&sm.desc()), Some(&sv.desc()),
+            &x.desc(),
+            wd.as_ref(),
+            bd.as_ref(),
+            rmd.as_ref(),
+            rvd.as_ref(),
+            training,
+            momentum,
+            eps,
+            &out.desc(),
+            Some(&sm.desc()),
+            Some(&sv.desc()),
         )
         .unwrap_or_else(|err| panic!("case {case}: {err}"));
         run(&e);
@@ -837,8 +1094,15 @@ fn batch_norm_matches_the_f64_formula() {
         let count = n / c.max(1);
         let mut stats = Vec::new();
         for ch in 0..c {
-            let v: Vec<f64> = (0..n).filter(|i| (i / inner.max(1)) % c == ch).map(|i| xs[i]).collect();
-            let mean = if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / count as f64 };
+            let v: Vec<f64> = (0..n)
+                .filter(|i| (i / inner.max(1)) % c == ch)
+                .map(|i| xs[i])
+                .collect();
+            let mean = if v.is_empty() {
+                0.0
+            } else {
+                v.iter().sum::<f64>() / count as f64
+            };
             let var = v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / count as f64;
             let var = if v.is_empty() { f64::NAN } else { var };
             stats.push((mean, var));
@@ -846,36 +1110,65 @@ fn batch_norm_matches_the_f64_formula() {
         let used: Vec<(f64, f64)> = if training {
             stats.clone()
         } else {
-            (0..c).map(|ch| (rms.as_ref().unwrap()[ch], rvs.as_ref().unwrap()[ch])).collect()
+            (0..c)
+                .map(|ch| (rms.as_ref().unwrap()[ch], rvs.as_ref().unwrap()[ch]))
+                .collect()
         };
         let want: Vec<f64> = (0..n)
             .map(|i| {
                 let ch = (i / inner.max(1)) % c;
                 let (m, v) = used[ch];
-                (xs[i] - m) / (v + eps).sqrt() * ws.as_ref().map_or(1.0, |w| w[ch]) + bs.as_ref().map_or(0.0, |b| b[ch])
+                (xs[i] - m) / (v + eps).sqrt() * ws.as_ref().map_or(1.0, |w| w[ch])
+                    + bs.as_ref().map_or(0.0, |b| b[ch])
             })
             .collect();
         let what = format!("case {case}: BatchNorm {shape:?} training {training} {dt}");
         check_all(&what, dt, &out.read(), &want);
         assert!(out.untouched_outside(), "{what}: out outside its view");
         if training {
-            check_all(&format!("{what} saveMean"), F32, &sm.read(), &stats.iter().map(|s| s.0).collect::<Vec<_>>());
-            check_all(&format!("{what} saveInvstd (the variance)"), F32, &sv.read(), &stats.iter().map(|s| s.1).collect::<Vec<_>>());
+            check_all(
+                &format!("{what} saveMean"),
+                F32,
+                &sm.read(),
+                &stats.iter().map(|s| s.0).collect::<Vec<_>>(),
+            );
+            check_all(
+                &format!("{what} saveInvstd (the variance)"),
+                F32,
+                &sv.read(),
+                &stats.iter().map(|s| s.1).collect::<Vec<_>>(),
+            );
             if let (Some(rm), Some(rv)) = (rm.as_mut(), rv.as_mut()) {
                 if count > 0 {
                     let (m0, v0) = (rms.as_ref().unwrap(), rvs.as_ref().unwrap());
-                    let wm: Vec<f64> = (0..c).map(|ch| (1.0 - momentum) * m0[ch] + momentum * stats[ch].0).collect();
+                    let wm: Vec<f64> = (0..c)
+                        .map(|ch| (1.0 - momentum) * m0[ch] + momentum * stats[ch].0)
+                        .collect();
                     let wv: Vec<f64> = (0..c)
-                        .map(|ch| (1.0 - momentum) * v0[ch] + momentum * stats[ch].1 * count as f64 / (count as f64 - 1.0))
+                        .map(|ch| {
+                            (1.0 - momentum) * v0[ch]
+                                + momentum * stats[ch].1 * count as f64 / (count as f64 - 1.0)
+                        })
                         .collect();
                     check_all(&format!("{what} runningMean"), F32, &rm.read(), &wm);
                     check_all(&format!("{what} runningVar"), F32, &rv.read(), &wv);
                 }
             }
         } else {
-            assert!(sm.read().iter().chain(sv.read().iter()).all(|v| v.to_bits() == sm.read()[0].to_bits()) || c == 0,
-                "{what}: inference wrote saveMean/saveInvstd");
-            check_all(&format!("{what} runningMean untouched"), F32, &rm.as_mut().unwrap().read(), rms.as_ref().unwrap());
+            assert!(
+                sm.read()
+                    .iter()
+                    .chain(sv.read().iter())
+                    .all(|v| v.to_bits() == sm.read()[0].to_bits())
+                    || c == 0,
+                "{what}: inference wrote saveMean/saveInvstd"
+            );
+            check_all(
+                &format!("{what} runningMean untouched"),
+                F32,
+                &rm.as_mut().unwrap().read(),
+                rms.as_ref().unwrap(),
+            );
         }
     }
 }
@@ -886,7 +1179,9 @@ fn batch_norm_matches_the_f64_formula() {
 
 fn invalid(what: &str, r: crate::Result<Executor>, needle: &str) {
     match r {
-        Err(Error::Invalid(m)) => assert!(m.contains(needle), "{what}: message {m:?} lacks {needle:?}"),
+        Err(Error::Invalid(m)) => {
+            assert!(m.contains(needle), "{what}: message {m:?} lacks {needle:?}")
+        }
         Err(e) => panic!("{what}: wrong error {e:?}"),
         Ok(_) => panic!("{what}: accepted"),
     }
@@ -906,62 +1201,273 @@ fn norm_errors() {
     let m = t(F32, &[2, 3, 1]);
     let m_bad = t(F32, &[2, 2, 1]);
     // LayerNorm
-    invalid("LN dtype", norm::layer_norm(&s64, &[4], None, None, 1e-5, &y, None, None), "dtype");
-    invalid("LN weight dtype", norm::layer_norm(&x, &[4], Some(&w16), None, 1e-5, &y, None, None), "weightOptional");
-    invalid("LN w/b dtypes", norm::layer_norm(&x16, &[4], Some(&w4), Some(&w16), 1e-5, &t(F16, &[2, 3, 4]), None, None), "biasOptional");
-    invalid("LN empty shape", norm::layer_norm(&x, &[], None, None, 1e-5, &y, None, None), "normalizedShape");
-    invalid("LN shape", norm::layer_norm(&x, &[3], None, None, 1e-5, &y, None, None), "normalizedShape");
-    invalid("LN too long", norm::layer_norm(&x, &[1, 2, 3, 4], None, None, 1e-5, &y, None, None), "fewer");
-    invalid("LN weight shape", norm::layer_norm(&x, &[4], Some(&w5), None, 1e-5, &y, None, None), "weightOptional");
-    invalid("LN out shape", norm::layer_norm(&x, &[4], None, None, 1e-5, &m, None, None), "out");
-    invalid("LN mean shape", norm::layer_norm(&x, &[4], None, None, 1e-5, &y, Some(&m_bad), None), "meanOutOptional");
-    invalid("LN implMode", norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 3), "implMode");
-    invalid("LN keep fp16", norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 2), "implMode 2");
+    invalid(
+        "LN dtype",
+        norm::layer_norm(&s64, &[4], None, None, 1e-5, &y, None, None),
+        "dtype",
+    );
+    invalid(
+        "LN weight dtype",
+        norm::layer_norm(&x, &[4], Some(&w16), None, 1e-5, &y, None, None),
+        "weightOptional",
+    );
+    invalid(
+        "LN w/b dtypes",
+        norm::layer_norm(
+            &x16,
+            &[4],
+            Some(&w4),
+            Some(&w16),
+            1e-5,
+            &t(F16, &[2, 3, 4]),
+            None,
+            None,
+        ),
+        "biasOptional",
+    );
+    invalid(
+        "LN empty shape",
+        norm::layer_norm(&x, &[], None, None, 1e-5, &y, None, None),
+        "normalizedShape",
+    );
+    invalid(
+        "LN shape",
+        norm::layer_norm(&x, &[3], None, None, 1e-5, &y, None, None),
+        "normalizedShape",
+    );
+    invalid(
+        "LN too long",
+        norm::layer_norm(&x, &[1, 2, 3, 4], None, None, 1e-5, &y, None, None),
+        "fewer",
+    );
+    invalid(
+        "LN weight shape",
+        norm::layer_norm(&x, &[4], Some(&w5), None, 1e-5, &y, None, None),
+        "weightOptional",
+    );
+    invalid(
+        "LN out shape",
+        norm::layer_norm(&x, &[4], None, None, 1e-5, &m, None, None),
+        "out",
+    );
+    invalid(
+        "LN mean shape",
+        norm::layer_norm(&x, &[4], None, None, 1e-5, &y, Some(&m_bad), None),
+        "meanOutOptional",
+    );
+    invalid(
+        "LN implMode",
+        norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 3),
+        "implMode",
+    );
+    invalid(
+        "LN keep fp16",
+        norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 2),
+        "implMode 2",
+    );
     // RmsNorm
     let r = t(F32, &[2, 3, 1]);
-    invalid("Rms gamma shape", norm::rms_norm(&x, &w5, 1e-6, &y, &r), "gamma");
-    invalid("Rms gamma dtype", norm::rms_norm(&x, &w16, 1e-6, &y, &r), "gamma");
-    invalid("Rms rstd dtype", norm::rms_norm(&x16, &w16, 1e-6, &t(F16, &[2, 3, 4]), &t(F16, &[2, 3, 1])), "rstdOut");
-    invalid("Rms y dtype", norm::rms_norm(&x16, &w16, 1e-6, &y, &r), "yOut");
-    invalid("Rms rstd count", norm::rms_norm(&x, &w4, 1e-6, &y, &m_bad), "rstdOut");
+    invalid(
+        "Rms gamma shape",
+        norm::rms_norm(&x, &w5, 1e-6, &y, &r),
+        "gamma",
+    );
+    invalid(
+        "Rms gamma dtype",
+        norm::rms_norm(&x, &w16, 1e-6, &y, &r),
+        "gamma",
+    );
+    invalid(
+        "Rms rstd dtype",
+        norm::rms_norm(&x16, &w16, 1e-6, &t(F16, &[2, 3, 4]), &t(F16, &[2, 3, 1])),
+        "rstdOut",
+    );
+    invalid(
+        "Rms y dtype",
+        norm::rms_norm(&x16, &w16, 1e-6, &y, &r),
+        "yOut",
+    );
+    invalid(
+        "Rms rstd count",
+        norm::rms_norm(&x, &w4, 1e-6, &y, &m_bad),
+        "rstdOut",
+    );
     // AddRmsNorm
     assert!(matches!(
         norm::add_rms_norm(&x, &x, &w4, 1e-6, &y, Some(&r), None),
         Err(Error::Null(m)) if m.contains("xOut")
     ));
-    invalid("AddRms f32 without rstd", norm::add_rms_norm(&x, &x, &w4, 1e-6, &y, None, None), "dtype");
-    invalid("AddRms x2 shape", norm::add_rms_norm(&x, &t(F32, &[2, 3, 5]), &w4, 1e-6, &y, Some(&r), Some(&y)), "x2");
-    invalid("AddRms gamma dtype", norm::add_rms_norm(&x, &x, &w16, 1e-6, &y, Some(&r), Some(&y)), "gamma");
+    invalid(
+        "AddRms f32 without rstd",
+        norm::add_rms_norm(&x, &x, &w4, 1e-6, &y, None, None),
+        "dtype",
+    );
+    invalid(
+        "AddRms x2 shape",
+        norm::add_rms_norm(&x, &t(F32, &[2, 3, 5]), &w4, 1e-6, &y, Some(&r), Some(&y)),
+        "x2",
+    );
+    invalid(
+        "AddRms gamma dtype",
+        norm::add_rms_norm(&x, &x, &w16, 1e-6, &y, Some(&r), Some(&y)),
+        "gamma",
+    );
     // GroupNorm
     let g = t(F32, &[2, 6, 4]);
     let go = t(F32, &[2, 6, 4]);
     let st = t(F32, &[2, 3]);
     let c6 = t(F32, &[6]);
-    invalid("GN group 0", norm::group_norm(&g, None, None, 2, 6, 4, 0, 1e-5, &go, &st, &st), "group");
-    invalid("GN C % group", norm::group_norm(&g, None, None, 2, 6, 4, 4, 1e-5, &go, &t(F32, &[2, 4]), &t(F32, &[2, 4])), "divisible");
-    invalid("GN eps", norm::group_norm(&g, None, None, 2, 6, 4, 3, 0.0, &go, &st, &st), "eps");
-    invalid("GN N", norm::group_norm(&g, None, None, 3, 6, 4, 3, 1e-5, &go, &st, &st), "N = 3");
-    invalid("GN HxW", norm::group_norm(&g, None, None, 2, 6, 5, 3, 1e-5, &go, &st, &st), "HxW");
-    invalid("GN stats", norm::group_norm(&g, None, None, 2, 6, 4, 3, 1e-5, &go, &t(F32, &[6]), &st), "meanOut");
-    invalid("GN gamma", norm::group_norm(&g, Some(&w4), None, 2, 6, 4, 3, 1e-5, &go, &st, &st), "gamma");
-    invalid("GN dtype", norm::group_norm(&g, Some(&t(F16, &[6])), None, 2, 6, 4, 3, 1e-5, &go, &st, &st), "gamma");
-    invalid("GN rank", norm::group_norm_silu(&t(F32, &[6]), None, None, 1, 1e-5, &t(F32, &[6]), &st, &st), "2");
-    invalid("GNS mean dtype", norm::group_norm_silu(&g, Some(&c6), None, 3, 1e-5, &go, &t(F16, &[2, 3]), &st), "meanOut");
+    invalid(
+        "GN group 0",
+        norm::group_norm(&g, None, None, 2, 6, 4, 0, 1e-5, &go, &st, &st),
+        "group",
+    );
+    invalid(
+        "GN C % group",
+        norm::group_norm(
+            &g,
+            None,
+            None,
+            2,
+            6,
+            4,
+            4,
+            1e-5,
+            &go,
+            &t(F32, &[2, 4]),
+            &t(F32, &[2, 4]),
+        ),
+        "divisible",
+    );
+    invalid(
+        "GN eps",
+        norm::group_norm(&g, None, None, 2, 6, 4, 3, 0.0, &go, &st, &st),
+        "eps",
+    );
+    invalid(
+        "GN N",
+        norm::group_norm(&g, None, None, 3, 6, 4, 3, 1e-5, &go, &st, &st),
+        "N = 3",
+    );
+    invalid(
+        "GN HxW",
+        norm::group_norm(&g, None, None, 2, 6, 5, 3, 1e-5, &go, &st, &st),
+        "HxW",
+    );
+    invalid(
+        "GN stats",
+        norm::group_norm(&g, None, None, 2, 6, 4, 3, 1e-5, &go, &t(F32, &[6]), &st),
+        "meanOut",
+    );
+    invalid(
+        "GN gamma",
+        norm::group_norm(&g, Some(&w4), None, 2, 6, 4, 3, 1e-5, &go, &st, &st),
+        "gamma",
+    );
+    invalid(
+        "GN dtype",
+        norm::group_norm(
+            &g,
+            Some(&t(F16, &[6])),
+            None,
+            2,
+            6,
+            4,
+            3,
+            1e-5,
+            &go,
+            &st,
+            &st,
+        ),
+        "gamma",
+    );
+    invalid(
+        "GN rank",
+        norm::group_norm_silu(&t(F32, &[6]), None, None, 1, 1e-5, &t(F32, &[6]), &st, &st),
+        "2",
+    );
+    invalid(
+        "GNS mean dtype",
+        norm::group_norm_silu(&g, Some(&c6), None, 3, 1e-5, &go, &t(F16, &[2, 3]), &st),
+        "meanOut",
+    );
     // Norm
     let p2 = Scalar::from_value(2.0f32);
-    invalid("Norm dtype", norm::norm(&s64, &p2, &[0], false, &y), "dtype");
-    invalid("Norm dim", norm::norm(&x, &p2, &[3], false, &t(F32, &[2, 3])), "dim");
-    invalid("Norm repeat", norm::norm(&x, &p2, &[1, -2], false, &t(F32, &[2, 4])), "repeats");
-    invalid("Norm out shape", norm::norm(&x, &p2, &[1], true, &t(F32, &[2, 4])), "shape");
-    invalid("Norm p", norm::norm(&x, &Scalar::from_value(crate::element::Bool8(1)), &[1], false, &t(F32, &[2, 4])), "pScalar");
-    invalid("LinalgVectorNorm dtype", norm::linalg_vector_norm(&x, &p2, &[1], false, F16 as i32, &t(F32, &[2, 4])), "dtype");
+    invalid(
+        "Norm dtype",
+        norm::norm(&s64, &p2, &[0], false, &y),
+        "dtype",
+    );
+    invalid(
+        "Norm dim",
+        norm::norm(&x, &p2, &[3], false, &t(F32, &[2, 3])),
+        "dim",
+    );
+    invalid(
+        "Norm repeat",
+        norm::norm(&x, &p2, &[1, -2], false, &t(F32, &[2, 4])),
+        "repeats",
+    );
+    invalid(
+        "Norm out shape",
+        norm::norm(&x, &p2, &[1], true, &t(F32, &[2, 4])),
+        "shape",
+    );
+    invalid(
+        "Norm p",
+        norm::norm(
+            &x,
+            &Scalar::from_value(crate::element::Bool8(1)),
+            &[1],
+            false,
+            &t(F32, &[2, 4]),
+        ),
+        "pScalar",
+    );
+    invalid(
+        "LinalgVectorNorm dtype",
+        norm::linalg_vector_norm(&x, &p2, &[1], false, F16 as i32, &t(F32, &[2, 4])),
+        "dtype",
+    );
     // DeepNorm, AddLayerNorm
     let r = t(F32, &[2, 3, 1]);
-    invalid("Deep gx", norm::deep_norm(&x, &t(F32, &[2, 3, 5]), &w4, &w4, 1.0, 1e-5, &r, &r, &y), "gx");
-    invalid("Deep beta", norm::deep_norm(&x, &x, &w5, &w4, 1.0, 1e-5, &r, &r, &y), "beta");
-    invalid("Deep mean dtype", norm::deep_norm(&x, &x, &w4, &w4, 1.0, 1e-5, &t(F16, &[2, 3, 1]), &r, &y), "meanOut");
-    invalid("AddLN combo", norm::add_layer_norm(&x16, &x, &w16, &w16, None, 1e-5, false, &y, &r, &r, None), "combination");
-    invalid("AddLN bias", norm::add_layer_norm(&x, &x, &w4, &w4, Some(&t(F32, &[3, 1])), 1e-5, false, &y, &r, &r, None), "biasOptional");
+    invalid(
+        "Deep gx",
+        norm::deep_norm(&x, &t(F32, &[2, 3, 5]), &w4, &w4, 1.0, 1e-5, &r, &r, &y),
+        "gx",
+    );
+    invalid(
+        "Deep beta",
+        norm::deep_norm(&x, &x, &w5, &w4, 1.0, 1e-5, &r, &r, &y),
+        "beta",
+    );
+    invalid(
+        "Deep mean dtype",
+        norm::deep_norm(&x, &x, &w4, &w4, 1.0, 1e-5, &t(F16, &[2, 3, 1]), &r, &y),
+        "meanOut",
+    );
+    invalid(
+        "AddLN combo",
+        norm::add_layer_norm(&x16, &x, &w16, &w16, None, 1e-5, false, &y, &r, &r, None),
+        "combination",
+    );
+    invalid(
+        "AddLN bias",
+        norm::add_layer_norm(
+            &x,
+            &x,
+            &w4,
+            &w4,
+            Some(&t(F32, &[3, 1])),
+            1e-5,
+            false,
+            &y,
+            &r,
+            &r,
+            None,
+        ),
+        "biasOptional",
+    );
     assert!(matches!(
         norm::add_layer_norm(&x, &x, &w4, &w4, None, 1e-5, true, &y, &r, &r, None),
         Err(Error::Null(m)) if m.contains("xOut")
@@ -969,20 +1475,80 @@ fn norm_errors() {
     // Renorm
     let p_neg = Scalar::from_value(-1.0f32);
     invalid("Renorm p", norm::renorm(&x, &p_neg, 0, &p2, &y), "p is");
-    invalid("Renorm maxNorm", norm::renorm(&x, &p2, 0, &p_neg, &y), "maxNorm");
+    invalid(
+        "Renorm maxNorm",
+        norm::renorm(&x, &p2, 0, &p_neg, &y),
+        "maxNorm",
+    );
     invalid("Renorm dim", norm::renorm(&x, &p2, 3, &p2, &y), "dim");
     invalid("Renorm rank", norm::renorm(&w4, &p2, 0, &p2, &w4), "2");
-    invalid("Renorm out dtype", norm::renorm(&x, &p2, 0, &p2, &x16), "out");
+    invalid(
+        "Renorm out dtype",
+        norm::renorm(&x, &p2, 0, &p2, &x16),
+        "out",
+    );
     // BatchNorm
     let c3 = t(F32, &[3]);
     assert!(matches!(
         norm::batch_norm(&x, None, None, None, None, true, 0.1, 1e-5, &y, None, Some(&c3)),
         Err(Error::Null(m)) if m.contains("saveMean")
     ));
-    invalid("BN inference without running", norm::batch_norm(&x, None, None, None, None, false, 0.1, 1e-5, &y, None, None), "runningMean");
-    invalid("BN weight shape", norm::batch_norm(&x, Some(&w4), None, None, None, true, 0.1, 1e-5, &y, Some(&c3), Some(&c3)), "weight");
-    invalid("BN rank", norm::batch_norm(&c3, None, None, None, None, true, 0.1, 1e-5, &c3, Some(&c3), Some(&c3)), "dims");
-    invalid("BN dtype", norm::batch_norm(&s64, None, None, None, None, true, 0.1, 1e-5, &y, Some(&c3), Some(&c3)), "dtype");
+    invalid(
+        "BN inference without running",
+        norm::batch_norm(&x, None, None, None, None, false, 0.1, 1e-5, &y, None, None),
+        "runningMean",
+    );
+    invalid(
+        "BN weight shape",
+        norm::batch_norm(
+            &x,
+            Some(&w4),
+            None,
+            None,
+            None,
+            true,
+            0.1,
+            1e-5,
+            &y,
+            Some(&c3),
+            Some(&c3),
+        ),
+        "weight",
+    );
+    invalid(
+        "BN rank",
+        norm::batch_norm(
+            &c3,
+            None,
+            None,
+            None,
+            None,
+            true,
+            0.1,
+            1e-5,
+            &c3,
+            Some(&c3),
+            Some(&c3),
+        ),
+        "dims",
+    );
+    invalid(
+        "BN dtype",
+        norm::batch_norm(
+            &s64,
+            None,
+            None,
+            None,
+            None,
+            true,
+            0.1,
+            1e-5,
+            &y,
+            Some(&c3),
+            Some(&c3),
+        ),
+        "dtype",
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1013,7 +1579,11 @@ fn norms_match_torch() {
     let mut cases = Vec::new();
     for case in 0..80 {
         let kind = case % 4;
-        let rank = if kind == 2 { 3 } else { 1 + rng.below(3) as usize };
+        let rank = if kind == 2 {
+            3
+        } else {
+            1 + rng.below(3) as usize
+        };
         let mut shape = random_shape(&mut rng, rank, 0);
         if kind == 2 {
             shape[1] = 2 * (1 + rng.below(2) as usize);
@@ -1038,12 +1608,29 @@ fn norms_match_torch() {
                 let p = rng.pick(&[0.0, 1.0, 2.0, 3.0, f64::INFINITY, f64::NEG_INFINITY]);
                 let dims: Vec<i64> = (0..rank as i64).filter(|_| rng.pct(50)).collect();
                 let keep = rng.pct(50);
-                let ax: Vec<usize> = if dims.is_empty() { (0..rank).collect() } else { dims.iter().map(|&d| d as usize).collect() };
+                let ax: Vec<usize> = if dims.is_empty() {
+                    (0..rank).collect()
+                } else {
+                    dims.iter().map(|&d| d as usize).collect()
+                };
                 let oshape: Vec<usize> = (0..rank)
-                    .filter_map(|d| if ax.contains(&d) { keep.then_some(1) } else { Some(shape[d]) })
+                    .filter_map(|d| {
+                        if ax.contains(&d) {
+                            keep.then_some(1)
+                        } else {
+                            Some(shape[d])
+                        }
+                    })
                     .collect();
                 let mut out = T::new(&mut rng, F32, &oshape, false);
-                let e = norm::norm(&x.desc(), &Scalar::from_value(p as f32), &dims, keep, &out.desc()).unwrap();
+                let e = norm::norm(
+                    &x.desc(),
+                    &Scalar::from_value(p as f32),
+                    &dims,
+                    keep,
+                    &out.desc(),
+                )
+                .unwrap();
                 inputs.push(f64a(&[1], &[p]));
                 inputs.push(Some(Array::i64s(&[dims.len()], &dims)));
                 inputs.push(Some(Array::int(keep as i64)));
@@ -1059,8 +1646,23 @@ fn norms_match_torch() {
                 let bv = b.fill(&values(&mut rng, len, 0.0));
                 let mut out = T::new(&mut rng, F32, &shape, true);
                 let normalized: Vec<i64> = ns.iter().map(|&s| s as i64).collect();
-                let e = norm::layer_norm(&x.desc(), &normalized, Some(&w.desc()), Some(&b.desc()), 1e-5, &out.desc(), None, None).unwrap();
-                inputs.extend([Some(Array::int(j as i64)), f64a(ns, &wv), f64a(ns, &bv), f64a(&[1], &[1e-5])]);
+                let e = norm::layer_norm(
+                    &x.desc(),
+                    &normalized,
+                    Some(&w.desc()),
+                    Some(&b.desc()),
+                    1e-5,
+                    &out.desc(),
+                    None,
+                    None,
+                )
+                .unwrap();
+                inputs.extend([
+                    Some(Array::int(j as i64)),
+                    f64a(ns, &wv),
+                    f64a(ns, &bv),
+                    f64a(&[1], &[1e-5]),
+                ]);
                 keep.extend([w, b]);
                 (e, out)
             }
@@ -1069,13 +1671,23 @@ fn norms_match_torch() {
                 let (p, mx) = (rng.pick(&[1.0f32, 2.0, 3.0]), rng.pick(&[0.5f32, 3.0]));
                 let dim = rng.below(rank as u64) as i64;
                 let mut out = T::new(&mut rng, F32, &shape, true);
-                let e = norm::renorm(&x.desc(), &Scalar::from_value(p), dim, &Scalar::from_value(mx), &out.desc());
+                let e = norm::renorm(
+                    &x.desc(),
+                    &Scalar::from_value(p),
+                    dim,
+                    &Scalar::from_value(mx),
+                    &out.desc(),
+                );
                 match e {
                     // a 1-D self is refused (CANN: at least 2 dims); torch takes it, so skip
                     Err(_) if rank < 2 => continue,
                     _ => {}
                 }
-                inputs.extend([f64a(&[1], &[p as f64]), Some(Array::int(dim)), f64a(&[1], &[mx as f64])]);
+                inputs.extend([
+                    f64a(&[1], &[p as f64]),
+                    Some(Array::int(dim)),
+                    f64a(&[1], &[mx as f64]),
+                ]);
                 (e.unwrap(), out)
             }
             _ => {
@@ -1087,8 +1699,24 @@ fn norms_match_torch() {
                 let mut out = T::new(&mut rng, F32, &shape, true);
                 let mut st = T::new(&mut rng, F32, &[shape[0], 2], false);
                 let mut st2 = T::new(&mut rng, F32, &[shape[0], 2], false);
-                let e = norm::group_norm_silu_v2(&x.desc(), Some(&w.desc()), Some(&b.desc()), 2, 1e-5, false, &out.desc(), &st.desc(), &st2.desc()).unwrap();
-                inputs.extend([Some(Array::int(2)), f64a(&[c], &wv), f64a(&[c], &bv), f64a(&[1], &[1e-5])]);
+                let e = norm::group_norm_silu_v2(
+                    &x.desc(),
+                    Some(&w.desc()),
+                    Some(&b.desc()),
+                    2,
+                    1e-5,
+                    false,
+                    &out.desc(),
+                    &st.desc(),
+                    &st2.desc(),
+                )
+                .unwrap();
+                inputs.extend([
+                    Some(Array::int(2)),
+                    f64a(&[c], &wv),
+                    f64a(&[c], &bv),
+                    f64a(&[1], &[1e-5]),
+                ]);
                 keep.extend([w, b, st, st2]);
                 (e, out)
             }
@@ -1098,9 +1726,16 @@ fn norms_match_torch() {
         let got = out.read();
         cases.push((batch.case(prog, inputs), got, case));
     }
-    let Some(results) = batch.run("norm_diff") else { return };
+    let Some(results) = batch.run("norm_diff") else {
+        return;
+    };
     for (id, got, case) in cases {
-        let want = results[id].as_ref().unwrap_or_else(|e| panic!("case {case}: torch raised {e}")).first().unwrap().to_f64s();
+        let want = results[id]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("case {case}: torch raised {e}"))
+            .first()
+            .unwrap()
+            .to_f64s();
         check_all(&format!("torch case {case}"), F32, &got, &want);
     }
 }
