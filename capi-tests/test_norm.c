@@ -12,7 +12,9 @@
  * - aclnn_group_norm.h / aclnn_group_norm_silu.h: GroupNorm as ggml_cann_group_norm calls
  *   it (gamma/beta NULL, (N, group) mean/rstd), GroupNormSilu and V2;
  * - aclnn_norm.h: Norm as ggml_cann_l2_norm calls it (p = 2 over the last dim, keepdim),
- *   and p = 0, 1, inf, -inf, 3.
+ *   and p = 0, 1, inf, -inf, 3; aclnn_linalg_vector_norm.h;
+ * - aclnn_deep_norm.h, aclnn_add_layer_norm.h, aclnn_batch_norm.h (training with running
+ *   statistics, inference), aclnn_renorm.h (and in place).
  *
  * Expected values come from a double-precision formula here (never from the library) and
  * must match within the dtype's tolerance. Documented errors are checked for their status
@@ -21,12 +23,17 @@
  */
 #include "ops_common.h"
 
+#include "aclnnop/aclnn_add_layer_norm.h"
 #include "aclnnop/aclnn_add_rms_norm.h"
+#include "aclnnop/aclnn_batch_norm.h"
+#include "aclnnop/aclnn_deep_norm.h"
 #include "aclnnop/aclnn_gemma_rms_norm.h"
 #include "aclnnop/aclnn_group_norm.h"
 #include "aclnnop/aclnn_group_norm_silu.h"
 #include "aclnnop/aclnn_layer_norm.h"
+#include "aclnnop/aclnn_linalg_vector_norm.h"
 #include "aclnnop/aclnn_norm.h"
+#include "aclnnop/aclnn_renorm.h"
 #include "aclnnop/aclnn_rms_norm.h"
 
 #define F ACL_FLOAT
@@ -426,6 +433,137 @@ static void test_norm(void)
     free_all(all, ARRAY_LEN(all));
 }
 
+/* ================================================================ DeepNorm, AddLayerNorm */
+
+static void test_deep_and_add_layer_norm(void)
+{
+    int64_t sx[] = {2, 4}, sg[] = {4}, sr[] = {2, 1};
+    double a[8] = {1, 2, 3, 4, -2, 0, 2, 8}, b[8] = {0.5, 0, -0.5, 1, 1, 1, 1, 1};
+    double gv[4] = {1, 2, 0.5, -1}, bv[4] = {0, 0.25, 0, 1};
+    DevTensor x = mk(F, sx, 2, a), gx = mk(F, sx, 2, b), g = mk(F, sg, 1, gv), be = mk(F, sg, 1, bv);
+    DevTensor y = mk(F, sx, 2, NULL), m = mk(F, sr, 2, NULL), r = mk(F, sr, 2, NULL), xo = mk(F, sx, 2, NULL);
+    /* DeepNorm: x' = 0.5·x + gx */
+    RUN2(aclnnDeepNormGetWorkspaceSize(x.tensor, gx.tensor, be.tensor, g.tensor, 0.5, 1e-5, m.tensor, r.tensor,
+                                       y.tensor, &ews, &eex),
+         aclnnDeepNorm);
+    double xs[8], want[8], mw[2], rw[2], got[8];
+    for (int k = 0; k < 8; k++) xs[k] = 0.5 * a[k] + b[k];
+    ln_ref(xs, 2, 4, gv, bv, 1e-5, want, mw, rw);
+    rd(&y, got);
+    CHECK_VALS("DeepNorm y", F, got, want, 8);
+    rd(&m, got);
+    CHECK_VALS("DeepNorm mean", F, got, mw, 2);
+    rd(&r, got);
+    CHECK_VALS("DeepNorm rstd", F, got, rw, 2);
+    /* AddLayerNorm: x = x1 + x2 + bias (of gamma's shape), xOut written */
+    double biasv[4] = {1, -1, 0, 0.5};
+    DevTensor bias = mk(F, sg, 1, biasv);
+    RUN2(aclnnAddLayerNormGetWorkspaceSize(x.tensor, gx.tensor, g.tensor, be.tensor, bias.tensor, 1e-5, true,
+                                           y.tensor, m.tensor, r.tensor, xo.tensor, &ews, &eex),
+         aclnnAddLayerNorm);
+    for (int k = 0; k < 8; k++) xs[k] = a[k] + b[k] + biasv[k % 4];
+    ln_ref(xs, 2, 4, gv, bv, 1e-5, want, mw, rw);
+    rd(&y, got);
+    CHECK_VALS("AddLayerNorm y", F, got, want, 8);
+    rd(&xo, got);
+    CHECK_VALS("AddLayerNorm xOut", F, got, xs, 8);
+    rd(&r, got);
+    CHECK_VALS("AddLayerNorm rstd", F, got, rw, 2);
+    EXPECT_ERR(aclnnAddLayerNormGetWorkspaceSize(x.tensor, gx.tensor, g.tensor, be.tensor, NULL, 1e-5, true, y.tensor,
+                                                 m.tensor, r.tensor, NULL, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnAddLayerNormGetWorkspaceSize", "xOut", &y);
+    DevTensor mh = mk(H, sr, 2, NULL);
+    EXPECT_ERR(aclnnDeepNormGetWorkspaceSize(x.tensor, gx.tensor, be.tensor, g.tensor, 0.5, 1e-5, mh.tensor, r.tensor,
+                                             y.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnDeepNormGetWorkspaceSize", "meanOut", &y);
+    DevTensor *all[] = {&x, &gx, &g, &be, &y, &m, &r, &xo, &bias, &mh};
+    free_all(all, ARRAY_LEN(all));
+}
+
+/* ================================================================ BatchNorm */
+
+/* input (2, 2, 2): channel 0 holds {1, 3, 5, 7}, channel 1 {0, 0, 4, -4}. */
+static void test_batch_norm(void)
+{
+    int64_t sx[] = {2, 2, 2}, sc2[] = {2};
+    double xv[8] = {1, 3, 0, 0, 5, 7, 4, -4};
+    DevTensor x = mk(F, sx, 3, xv), o = mk(F, sx, 3, NULL);
+    DevTensor w = mk(F, sc2, 1, V(2, 1)), b = mk(F, sc2, 1, V(0, 1));
+    DevTensor rm = mk(F, sc2, 1, V(0, 1)), rv = mk(F, sc2, 1, V(1, 1));
+    DevTensor sm = mk(F, sc2, 1, NULL), sv = mk(F, sc2, 1, NULL);
+    RUN2(aclnnBatchNormGetWorkspaceSize(x.tensor, w.tensor, b.tensor, rm.tensor, rv.tensor, true, 0.1, 1e-5, o.tensor,
+                                        sm.tensor, sv.tensor, &ews, &eex),
+         aclnnBatchNorm);
+    /* channel 0: mean 4, var 5 (unbiased 20/3); channel 1: mean 0, var 8 (unbiased 32/3) */
+    double want[8], got[8];
+    const double mean[2] = {4, 0}, var[2] = {5, 8}, wv[2] = {2, 1}, bv[2] = {0, 1};
+    for (int k = 0; k < 8; k++) {
+        int c = (k / 2) % 2;
+        want[k] = (xv[k] - mean[c]) / sqrt(var[c] + 1e-5) * wv[c] + bv[c];
+    }
+    rd(&o, got);
+    CHECK_VALS("BatchNorm out", F, got, want, 8);
+    EXPECT_T(sm, 4, 0);
+    EXPECT_T(sv, 5, 8); /* Atlas A2: saveInvstd holds the variance */
+    EXPECT_T(rm, 0.1 * 4, 0.9 * 1 + 0.1 * 0);
+    EXPECT_T(rv, 0.9 + 0.1 * 20.0 / 3, 0.9 + 0.1 * 32.0 / 3);
+    /* inference with the updated running statistics */
+    double rmv[2], rvv[2];
+    rd(&rm, rmv);
+    rd(&rv, rvv);
+    RUN2(aclnnBatchNormGetWorkspaceSize(x.tensor, NULL, NULL, rm.tensor, rv.tensor, false, 0.1, 1e-5, o.tensor, NULL,
+                                        NULL, &ews, &eex),
+         aclnnBatchNorm);
+    for (int k = 0; k < 8; k++) {
+        int c = (k / 2) % 2;
+        want[k] = (xv[k] - rmv[c]) / sqrt(rvv[c] + 1e-5);
+    }
+    rd(&o, got);
+    CHECK_VALS("BatchNorm inference", F, got, want, 8);
+    const char *api = "aclnnBatchNormGetWorkspaceSize";
+    EXPECT_ERR(aclnnBatchNormGetWorkspaceSize(x.tensor, NULL, NULL, NULL, NULL, true, 0.1, 1e-5, o.tensor, NULL,
+                                              sv.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, api, "saveMean", &o);
+    EXPECT_ERR(aclnnBatchNormGetWorkspaceSize(x.tensor, NULL, NULL, NULL, NULL, false, 0.1, 1e-5, o.tensor, NULL,
+                                              NULL, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, api, "runningMean", &o);
+    DevTensor *all[] = {&x, &o, &w, &b, &rm, &rv, &sm, &sv};
+    free_all(all, ARRAY_LEN(all));
+}
+
+/* ================================================================ Renorm, LinalgVectorNorm */
+
+static void test_renorm_and_vector_norm(void)
+{
+    /* rows along dim 0: [3, 4] (2-norm 5) and [0.3, 0.4] (0.5); maxNorm 1 scales the first */
+    int64_t s22[] = {2, 2}, s2[] = {2};
+    DevTensor x = mk(F, s22, 2, V(3, 4, 0.3, 0.4)), o = mk(F, s22, 2, NULL);
+    aclScalar *p2 = sc(F, 2), *one = sc(F, 1);
+    RUN2(aclnnRenormGetWorkspaceSize(x.tensor, p2, 0, one, o.tensor, &ews, &eex), aclnnRenorm);
+    double f = 1.0 / (5 + 1e-7);
+    EXPECT_T(o, 3 * f, 4 * f, 0.3, 0.4);
+    RUN2(aclnnInplaceRenormGetWorkspaceSize(x.tensor, p2, -2, one, &ews, &eex), aclnnInplaceRenorm);
+    EXPECT_T(x, 3 * f, 4 * f, 0.3, 0.4);
+    /* LinalgVectorNorm: ord 1 over dim 1 into an f32 (2,) */
+    DevTensor y = mk(F, s22, 2, V(-1, 2, 3, -4)), n = mk(F, s2, 1, NULL);
+    int64_t d1[] = {1};
+    aclIntArray *dims = aclCreateIntArray(d1, 1);
+    RUN2(aclnnLinalgVectorNormGetWorkspaceSize(y.tensor, one, dims, false, ACL_FLOAT, n.tensor, &ews, &eex),
+         aclnnLinalgVectorNorm);
+    EXPECT_T(n, 3, 7);
+    EXPECT_ERR(aclnnLinalgVectorNormGetWorkspaceSize(y.tensor, one, dims, false, ACL_FLOAT16, n.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnLinalgVectorNormGetWorkspaceSize", "dtype", &n);
+    aclScalar *neg = sc(F, -1);
+    EXPECT_ERR(aclnnRenormGetWorkspaceSize(y.tensor, neg, 0, one, o.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnRenormGetWorkspaceSize", "p", &o);
+    CHECK_OK(aclDestroyIntArray(dims));
+    CHECK_OK(aclDestroyScalar(p2));
+    CHECK_OK(aclDestroyScalar(one));
+    CHECK_OK(aclDestroyScalar(neg));
+    DevTensor *all[] = {&x, &o, &y, &n};
+    free_all(all, ARRAY_LEN(all));
+}
+
 int main(void)
 {
     device_init();
@@ -436,6 +574,9 @@ int main(void)
     RUN_TEST(test_add_rms_norm);
     RUN_TEST(test_group_norm);
     RUN_TEST(test_norm);
+    RUN_TEST(test_deep_and_add_layer_norm);
+    RUN_TEST(test_batch_norm);
+    RUN_TEST(test_renorm_and_vector_norm);
     device_teardown();
     return capi_finish();
 }
