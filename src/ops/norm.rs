@@ -129,19 +129,34 @@ fn keep_shape(shape: &[usize], begin: usize) -> Vec<usize> {
 // ---------------------------------------------------------------------------------------
 
 /// The three entries of aclnn_layer_norm.h.
-#[derive(Clone, Copy, PartialEq)]
-enum LayerNormForm {
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LayerNormForm {
+    /// aclnnLayerNorm.
     Plain,
-    /// implMode 0 (high precision), 1 (high performance), 2 (keep f16: all inputs f16). All
-    /// three compute as mode 0 does: the others trade accuracy CANN documents as lost,
-    /// which this implementation does not need to.
+    /// aclnnLayerNormWithImplMode: implMode 0 (high precision), 1 (high performance), 2
+    /// (keep f16: all inputs f16). All three compute as mode 0 does: the others trade
+    /// accuracy CANN documents as lost, which this implementation does not need to.
     ImplMode(i32),
+    /// aclnnFastLayerNorm: CANN's faster kernel (the normalised size at most 583705600);
+    /// the same numbers here.
     Fast,
 }
 
+impl LayerNormForm {
+    fn api(self) -> &'static str {
+        match self {
+            LayerNormForm::Plain => "aclnnLayerNorm",
+            LayerNormForm::ImplMode(_) => "aclnnLayerNormWithImplMode",
+            LayerNormForm::Fast => "aclnnFastLayerNorm",
+        }
+    }
+}
+
+/// aclnnLayerNorm and its forms: `out = (x − E[x]) / √(Var[x] + eps) · weight + bias` over
+/// the trailing `normalizedShape` dims; weight/bias NULL mean 1/0; mean and rstd written
+/// when given.
 #[allow(clippy::too_many_arguments)]
-fn layer_norm_impl(
-    api: &'static str,
+pub fn layer_norm(
     form: LayerNormForm,
     input: &TensorDesc,
     normalized: &[i64],
@@ -152,6 +167,7 @@ fn layer_norm_impl(
     mean: Option<&TensorDesc>,
     rstd: Option<&TensorDesc>,
 ) -> Result<Executor> {
+    let api = form.api();
     // Dtypes (CANN: CheckInputDtype, CheckOutputDtype).
     ew::check_tensor("input", input, FLOATS)?;
     for (name, t) in [("weightOptional", weight), ("biasOptional", bias)] {
@@ -238,86 +254,6 @@ fn layer_norm_impl(
     }
     .plan();
     Ok(Executor::new(api, b, plan))
-}
-
-/// aclnnLayerNorm: `out = (x − E[x]) / √(Var[x] + eps) · weight + bias` over the trailing
-/// `normalizedShape` dims; weight/bias NULL mean 1/0; mean and rstd written when given.
-#[allow(clippy::too_many_arguments)]
-pub fn layer_norm(
-    input: &TensorDesc,
-    normalized: &[i64],
-    weight: Option<&TensorDesc>,
-    bias: Option<&TensorDesc>,
-    eps: f64,
-    out: &TensorDesc,
-    mean: Option<&TensorDesc>,
-    rstd: Option<&TensorDesc>,
-) -> Result<Executor> {
-    layer_norm_impl(
-        "aclnnLayerNorm",
-        LayerNormForm::Plain,
-        input,
-        normalized,
-        weight,
-        bias,
-        eps,
-        out,
-        mean,
-        rstd,
-    )
-}
-
-/// aclnnLayerNormWithImplMode: LayerNorm with implMode 0, 1 or 2.
-#[allow(clippy::too_many_arguments)]
-pub fn layer_norm_with_impl_mode(
-    input: &TensorDesc,
-    normalized: &[i64],
-    weight: Option<&TensorDesc>,
-    bias: Option<&TensorDesc>,
-    eps: f64,
-    out: &TensorDesc,
-    mean: Option<&TensorDesc>,
-    rstd: Option<&TensorDesc>,
-    impl_mode: i32,
-) -> Result<Executor> {
-    layer_norm_impl(
-        "aclnnLayerNormWithImplMode",
-        LayerNormForm::ImplMode(impl_mode),
-        input,
-        normalized,
-        weight,
-        bias,
-        eps,
-        out,
-        mean,
-        rstd,
-    )
-}
-
-/// aclnnFastLayerNorm: LayerNorm (CANN's faster kernel; the same numbers here).
-#[allow(clippy::too_many_arguments)]
-pub fn fast_layer_norm(
-    input: &TensorDesc,
-    normalized: &[i64],
-    weight: Option<&TensorDesc>,
-    bias: Option<&TensorDesc>,
-    eps: f64,
-    out: &TensorDesc,
-    mean: Option<&TensorDesc>,
-    rstd: Option<&TensorDesc>,
-) -> Result<Executor> {
-    layer_norm_impl(
-        "aclnnFastLayerNorm",
-        LayerNormForm::Fast,
-        input,
-        normalized,
-        weight,
-        bias,
-        eps,
-        out,
-        mean,
-        rstd,
-    )
 }
 
 // ---------------------------------------------------------------------------------------
@@ -657,19 +593,66 @@ fn check_group_norm(
     Ok(())
 }
 
+/// The entries of aclnn_group_norm.h and aclnn_group_norm_silu.h.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GroupNormForm {
+    /// aclnnGroupNorm, whose N, C and HxW must describe self.
+    Plain { n: i64, c: i64, hxw: i64 },
+    /// aclnnGroupNormSilu: then SiLU.
+    Silu,
+    /// aclnnGroupNormSiluV2: then SiLU when activateSilu.
+    SiluV2 { activate_silu: bool },
+}
+
+impl GroupNormForm {
+    fn api(self) -> &'static str {
+        match self {
+            GroupNormForm::Plain { .. } => "aclnnGroupNorm",
+            GroupNormForm::Silu => "aclnnGroupNormSilu",
+            GroupNormForm::SiluV2 { .. } => "aclnnGroupNormSiluV2",
+        }
+    }
+    fn silu(self) -> bool {
+        match self {
+            GroupNormForm::Plain { .. } => false,
+            GroupNormForm::Silu => true,
+            GroupNormForm::SiluV2 { activate_silu } => activate_silu,
+        }
+    }
+}
+
+/// aclnnGroupNorm and the GroupNormSilu forms: self (N, C, *) normalised per (sample, group
+/// of C/group channels), then SiLU (y·sigmoid(y)) for the Silu forms; gamma/beta (C) may be
+/// NULL (1/0); meanOut/rstdOut (N, group). An empty group has mean 0 and rstd NaN (CANN
+/// fills those for an empty self).
 #[allow(clippy::too_many_arguments)]
-fn group_norm_plan(
-    api: &'static str,
+pub fn group_norm(
+    form: GroupNormForm,
     x: &TensorDesc,
     gamma: Option<&TensorDesc>,
     beta: Option<&TensorDesc>,
-    group: usize,
+    group: i64,
     eps: f64,
-    silu: bool,
     out: &TensorDesc,
     mean: &TensorDesc,
     rstd: &TensorDesc,
-) -> Executor {
+) -> Result<Executor> {
+    let api = form.api();
+    check_group_norm(api, x, gamma, beta, group, eps, out, mean, rstd)?;
+    if let GroupNormForm::Plain { n, c, hxw } = form {
+        let spatial: usize = x.shape[2..].iter().product();
+        crate::ensure!(
+            x.shape[0] as i64 == n && x.shape[1] as i64 == c,
+            "{api}: self has shape {:?} but N = {n} and C = {c}: self's dims 0 and 1 must be N and C",
+            x.shape
+        );
+        crate::ensure!(
+            spatial as i64 == hxw,
+            "{api}: self {:?} has {spatial} elements per channel but HxW = {hxw}",
+            x.shape
+        );
+    }
+    let group = group as usize;
     let b = bindings(
         &[Some(x), gamma, beta],
         &[Some(out), Some(mean), Some(rstd)],
@@ -685,7 +668,7 @@ fn group_norm_plan(
         weight: gamma.map(|t| g.per_channel(1, t)),
         weight_offset: 0.0,
         bias: beta.map(|t| g.per_channel(2, t)),
-        silu,
+        silu: form.silu(),
         sum_out: None,
         y_out: Some(g.operand(3, out, group)),
         stat_outs: vec![
@@ -695,108 +678,7 @@ fn group_norm_plan(
         running: None,
     }
     .plan();
-    Executor::new(api, b, plan)
-}
-
-/// aclnnGroupNorm: self (N, C, *) normalised per (sample, group of C/group channels);
-/// gamma/beta (C) may be NULL (1/0); meanOut/rstdOut (N, group). N, C and HxW must describe
-/// self. An empty group has mean 0 and rstd NaN (CANN fills those for an empty self).
-#[allow(clippy::too_many_arguments)]
-pub fn group_norm(
-    x: &TensorDesc,
-    gamma: Option<&TensorDesc>,
-    beta: Option<&TensorDesc>,
-    n: i64,
-    c: i64,
-    hxw: i64,
-    group: i64,
-    eps: f64,
-    out: &TensorDesc,
-    mean: &TensorDesc,
-    rstd: &TensorDesc,
-) -> Result<Executor> {
-    const API: &str = "aclnnGroupNorm";
-    check_group_norm(API, x, gamma, beta, group, eps, out, mean, rstd)?;
-    let spatial: usize = x.shape[2..].iter().product();
-    crate::ensure!(
-        x.shape[0] as i64 == n && x.shape[1] as i64 == c,
-        "{API}: self has shape {:?} but N = {n} and C = {c}: self's dims 0 and 1 must be N and C",
-        x.shape
-    );
-    crate::ensure!(
-        spatial as i64 == hxw,
-        "{API}: self {:?} has {spatial} elements per channel but HxW = {hxw}",
-        x.shape
-    );
-    Ok(group_norm_plan(
-        API,
-        x,
-        gamma,
-        beta,
-        group as usize,
-        eps,
-        false,
-        out,
-        mean,
-        rstd,
-    ))
-}
-
-/// aclnnGroupNormSilu: GroupNorm then SiLU (y·sigmoid(y)).
-#[allow(clippy::too_many_arguments)]
-pub fn group_norm_silu(
-    x: &TensorDesc,
-    gamma: Option<&TensorDesc>,
-    beta: Option<&TensorDesc>,
-    group: i64,
-    eps: f64,
-    out: &TensorDesc,
-    mean: &TensorDesc,
-    rstd: &TensorDesc,
-) -> Result<Executor> {
-    const API: &str = "aclnnGroupNormSilu";
-    check_group_norm(API, x, gamma, beta, group, eps, out, mean, rstd)?;
-    Ok(group_norm_plan(
-        API,
-        x,
-        gamma,
-        beta,
-        group as usize,
-        eps,
-        true,
-        out,
-        mean,
-        rstd,
-    ))
-}
-
-/// aclnnGroupNormSiluV2: GroupNorm, then SiLU when activateSilu.
-#[allow(clippy::too_many_arguments)]
-pub fn group_norm_silu_v2(
-    x: &TensorDesc,
-    gamma: Option<&TensorDesc>,
-    beta: Option<&TensorDesc>,
-    group: i64,
-    eps: f64,
-    activate_silu: bool,
-    out: &TensorDesc,
-    mean: &TensorDesc,
-    rstd: &TensorDesc,
-) -> Result<Executor> {
-    const API: &str = "aclnnGroupNormSiluV2";
-    check_group_norm(API, x, gamma, beta, group, eps, out, mean, rstd)?;
-    Ok(group_norm_plan(
-        API,
-        x,
-        gamma,
-        beta,
-        group as usize,
-        eps,
-        activate_silu,
-        out,
-        mean,
-        rstd,
-    ))
+    Ok(Executor::new(api, b, plan))
 }
 
 // ---------------------------------------------------------------------------------------

@@ -278,7 +278,33 @@ impl RowPlan {
         }
     }
 
-    /// Reads row `r` of `op` into `dst` as f64.
+    /// Reads row `r` of `op` into `buf` as f64 (`read`), or writes `buf` into it, rounding
+    /// once to its dtype.
+    unsafe fn transfer(
+        &self,
+        tensors: &Bindings,
+        op: &Operand,
+        r: usize,
+        buf: *mut f64,
+        read: bool,
+    ) -> Result<()> {
+        let addr = tensors.addr(op.binding)?;
+        let size = op.dtype.size() as isize;
+        self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
+            let elem = (addr as isize + off * size) as *mut u8;
+            let val = unsafe { buf.add(at) } as *mut u8;
+            // SAFETY: the run lies inside the operand's validated view; buf holds `len` values.
+            unsafe {
+                if read {
+                    convert::run(elem, op.dtype, stride, val, DType::F64, 1, n)
+                } else {
+                    convert::run(val, DType::F64, 1, elem, op.dtype, stride, n)
+                }
+            }
+        });
+        Ok(())
+    }
+
     unsafe fn gather(
         &self,
         tensors: &Bindings,
@@ -286,50 +312,17 @@ impl RowPlan {
         r: usize,
         dst: *mut f64,
     ) -> Result<()> {
-        let addr = tensors.addr(op.binding)?;
-        let size = op.dtype.size() as isize;
-        self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
-            // SAFETY: the run lies inside the operand's validated view; dst holds `len` values.
-            unsafe {
-                convert::run(
-                    (addr as isize + off * size) as *const u8,
-                    op.dtype,
-                    stride,
-                    dst.add(at) as *mut u8,
-                    DType::F64,
-                    1,
-                    n,
-                )
-            }
-        });
-        Ok(())
+        unsafe { self.transfer(tensors, op, r, dst, true) }
     }
 
-    /// Writes `src` (f64) into row `r` of `op`, rounding once to its dtype.
     unsafe fn scatter(
         &self,
         tensors: &Bindings,
         op: &Operand,
         r: usize,
-        src: *const f64,
+        src: *mut f64,
     ) -> Result<()> {
-        let addr = tensors.addr(op.binding)?;
-        let size = op.dtype.size() as isize;
-        self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
-            // SAFETY: the run lies inside the output's validated view.
-            unsafe {
-                convert::run(
-                    src.add(at) as *const u8,
-                    DType::F64,
-                    1,
-                    (addr as isize + off * size) as *mut u8,
-                    op.dtype,
-                    stride,
-                    n,
-                )
-            }
-        });
-        Ok(())
+        unsafe { self.transfer(tensors, op, r, src, false) }
     }
 
     /// The row's statistics.

@@ -340,6 +340,7 @@ fn layer_norm_matches_the_f64_formula() {
         );
         let e = match case % 3 {
             0 => norm::layer_norm(
+                norm::LayerNormForm::Plain,
                 &xd,
                 &normalized,
                 wd.as_ref(),
@@ -349,7 +350,8 @@ fn layer_norm_matches_the_f64_formula() {
                 md.as_ref(),
                 rd.as_ref(),
             ),
-            1 => norm::layer_norm_with_impl_mode(
+            1 => norm::layer_norm(
+                norm::LayerNormForm::ImplMode(rng.below(2) as i32),
                 &xd,
                 &normalized,
                 wd.as_ref(),
@@ -358,9 +360,9 @@ fn layer_norm_matches_the_f64_formula() {
                 &od,
                 md.as_ref(),
                 rd.as_ref(),
-                rng.below(2) as i32,
             ),
-            _ => norm::fast_layer_norm(
+            _ => norm::layer_norm(
+                norm::LayerNormForm::Fast,
                 &xd,
                 &normalized,
                 wd.as_ref(),
@@ -417,6 +419,7 @@ fn layer_norm_is_stable_far_from_zero() {
     let mut out = T::new(&mut rng, F32, &[rows, len], false);
     let mut rstd = T::new(&mut rng, F32, &[rows, 1], false);
     let e = norm::layer_norm(
+        norm::LayerNormForm::Plain,
         &x.desc(),
         &[len as i64],
         None,
@@ -664,19 +667,11 @@ fn group_norms_match_the_f64_formula() {
         let (od, md, rd) = (out.desc(), mean.desc(), rstd.desc());
         let e = match form {
             0 => norm::group_norm(
-                &xd,
-                gd.as_ref(),
-                bd.as_ref(),
-                nn as i64,
-                c as i64,
-                hw as i64,
-                group as i64,
-                eps,
-                &od,
-                &md,
-                &rd,
-            ),
-            1 => norm::group_norm_silu(
+                norm::GroupNormForm::Plain {
+                    n: nn as i64,
+                    c: c as i64,
+                    hxw: hw as i64,
+                },
                 &xd,
                 gd.as_ref(),
                 bd.as_ref(),
@@ -686,13 +681,26 @@ fn group_norms_match_the_f64_formula() {
                 &md,
                 &rd,
             ),
-            _ => norm::group_norm_silu_v2(
+            1 => norm::group_norm(
+                norm::GroupNormForm::Silu,
                 &xd,
                 gd.as_ref(),
                 bd.as_ref(),
                 group as i64,
                 eps,
-                silu,
+                &od,
+                &md,
+                &rd,
+            ),
+            _ => norm::group_norm(
+                norm::GroupNormForm::SiluV2 {
+                    activate_silu: silu,
+                },
+                &xd,
+                gd.as_ref(),
+                bd.as_ref(),
+                group as i64,
+                eps,
                 &od,
                 &md,
                 &rd,
@@ -1203,17 +1211,38 @@ fn norm_errors() {
     // LayerNorm
     invalid(
         "LN dtype",
-        norm::layer_norm(&s64, &[4], None, None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &s64,
+            &[4],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "dtype",
     );
     invalid(
         "LN weight dtype",
-        norm::layer_norm(&x, &[4], Some(&w16), None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[4],
+            Some(&w16),
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "weightOptional",
     );
     invalid(
         "LN w/b dtypes",
         norm::layer_norm(
+            norm::LayerNormForm::Plain,
             &x16,
             &[4],
             Some(&w4),
@@ -1227,42 +1256,122 @@ fn norm_errors() {
     );
     invalid(
         "LN empty shape",
-        norm::layer_norm(&x, &[], None, None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "normalizedShape",
     );
     invalid(
         "LN shape",
-        norm::layer_norm(&x, &[3], None, None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[3],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "normalizedShape",
     );
     invalid(
         "LN too long",
-        norm::layer_norm(&x, &[1, 2, 3, 4], None, None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[1, 2, 3, 4],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "fewer",
     );
     invalid(
         "LN weight shape",
-        norm::layer_norm(&x, &[4], Some(&w5), None, 1e-5, &y, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[4],
+            Some(&w5),
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "weightOptional",
     );
     invalid(
         "LN out shape",
-        norm::layer_norm(&x, &[4], None, None, 1e-5, &m, None, None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[4],
+            None,
+            None,
+            1e-5,
+            &m,
+            None,
+            None,
+        ),
         "out",
     );
     invalid(
         "LN mean shape",
-        norm::layer_norm(&x, &[4], None, None, 1e-5, &y, Some(&m_bad), None),
+        norm::layer_norm(
+            norm::LayerNormForm::Plain,
+            &x,
+            &[4],
+            None,
+            None,
+            1e-5,
+            &y,
+            Some(&m_bad),
+            None,
+        ),
         "meanOutOptional",
     );
     invalid(
         "LN implMode",
-        norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 3),
+        norm::layer_norm(
+            norm::LayerNormForm::ImplMode(3),
+            &x,
+            &[4],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "implMode",
     );
     invalid(
         "LN keep fp16",
-        norm::layer_norm_with_impl_mode(&x, &[4], None, None, 1e-5, &y, None, None, 2),
+        norm::layer_norm(
+            norm::LayerNormForm::ImplMode(2),
+            &x,
+            &[4],
+            None,
+            None,
+            1e-5,
+            &y,
+            None,
+            None,
+        ),
         "implMode 2",
     );
     // RmsNorm
@@ -1319,18 +1428,26 @@ fn norm_errors() {
     let c6 = t(F32, &[6]);
     invalid(
         "GN group 0",
-        norm::group_norm(&g, None, None, 2, 6, 4, 0, 1e-5, &go, &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
+            &g,
+            None,
+            None,
+            0,
+            1e-5,
+            &go,
+            &st,
+            &st,
+        ),
         "group",
     );
     invalid(
         "GN C % group",
         norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
             &g,
             None,
             None,
-            2,
-            6,
-            4,
             4,
             1e-5,
             &go,
@@ -1341,38 +1458,86 @@ fn norm_errors() {
     );
     invalid(
         "GN eps",
-        norm::group_norm(&g, None, None, 2, 6, 4, 3, 0.0, &go, &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
+            &g,
+            None,
+            None,
+            3,
+            0.0,
+            &go,
+            &st,
+            &st,
+        ),
         "eps",
     );
     invalid(
         "GN N",
-        norm::group_norm(&g, None, None, 3, 6, 4, 3, 1e-5, &go, &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 3, c: 6, hxw: 4 },
+            &g,
+            None,
+            None,
+            3,
+            1e-5,
+            &go,
+            &st,
+            &st,
+        ),
         "N = 3",
     );
     invalid(
         "GN HxW",
-        norm::group_norm(&g, None, None, 2, 6, 5, 3, 1e-5, &go, &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 5 },
+            &g,
+            None,
+            None,
+            3,
+            1e-5,
+            &go,
+            &st,
+            &st,
+        ),
         "HxW",
     );
     invalid(
         "GN stats",
-        norm::group_norm(&g, None, None, 2, 6, 4, 3, 1e-5, &go, &t(F32, &[6]), &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
+            &g,
+            None,
+            None,
+            3,
+            1e-5,
+            &go,
+            &t(F32, &[6]),
+            &st,
+        ),
         "meanOut",
     );
     invalid(
         "GN gamma",
-        norm::group_norm(&g, Some(&w4), None, 2, 6, 4, 3, 1e-5, &go, &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
+            &g,
+            Some(&w4),
+            None,
+            3,
+            1e-5,
+            &go,
+            &st,
+            &st,
+        ),
         "gamma",
     );
     invalid(
         "GN dtype",
         norm::group_norm(
+            norm::GroupNormForm::Plain { n: 2, c: 6, hxw: 4 },
             &g,
             Some(&t(F16, &[6])),
             None,
-            2,
-            6,
-            4,
             3,
             1e-5,
             &go,
@@ -1383,12 +1548,32 @@ fn norm_errors() {
     );
     invalid(
         "GN rank",
-        norm::group_norm_silu(&t(F32, &[6]), None, None, 1, 1e-5, &t(F32, &[6]), &st, &st),
+        norm::group_norm(
+            norm::GroupNormForm::Silu,
+            &t(F32, &[6]),
+            None,
+            None,
+            1,
+            1e-5,
+            &t(F32, &[6]),
+            &st,
+            &st,
+        ),
         "2",
     );
     invalid(
         "GNS mean dtype",
-        norm::group_norm_silu(&g, Some(&c6), None, 3, 1e-5, &go, &t(F16, &[2, 3]), &st),
+        norm::group_norm(
+            norm::GroupNormForm::Silu,
+            &g,
+            Some(&c6),
+            None,
+            3,
+            1e-5,
+            &go,
+            &t(F16, &[2, 3]),
+            &st,
+        ),
         "meanOut",
     );
     // Norm
@@ -1647,6 +1832,7 @@ fn norms_match_torch() {
                 let mut out = T::new(&mut rng, F32, &shape, true);
                 let normalized: Vec<i64> = ns.iter().map(|&s| s as i64).collect();
                 let e = norm::layer_norm(
+                    norm::LayerNormForm::Plain,
                     &x.desc(),
                     &normalized,
                     Some(&w.desc()),
@@ -1699,13 +1885,15 @@ fn norms_match_torch() {
                 let mut out = T::new(&mut rng, F32, &shape, true);
                 let mut st = T::new(&mut rng, F32, &[shape[0], 2], false);
                 let mut st2 = T::new(&mut rng, F32, &[shape[0], 2], false);
-                let e = norm::group_norm_silu_v2(
+                let e = norm::group_norm(
+                    norm::GroupNormForm::SiluV2 {
+                        activate_silu: false,
+                    },
                     &x.desc(),
                     Some(&w.desc()),
                     Some(&b.desc()),
                     2,
                     1e-5,
-                    false,
                     &out.desc(),
                     &st.desc(),
                     &st2.desc(),
