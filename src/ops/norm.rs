@@ -115,6 +115,27 @@ fn check_param_shape(api: &str, name: &str, t: &TensorDesc, want: &[usize]) -> R
     Ok(())
 }
 
+/// The fused adds (AddRmsNorm, AddLayerNorm): x2, yOut and xOut (when given) have x1's shape.
+fn check_sum_shapes(
+    api: &str,
+    x1: &TensorDesc,
+    x2: &TensorDesc,
+    y: &TensorDesc,
+    x_out: Option<&TensorDesc>,
+) -> Result<()> {
+    crate::ensure!(
+        x1.shape == x2.shape,
+        "{api}: x2 has shape {:?} but must have x1's shape {:?}",
+        x2.shape,
+        x1.shape
+    );
+    ew::check_result_shape("yOut", y, &x1.shape)?;
+    if let Some(x) = x_out {
+        ew::check_result_shape("xOut", x, &x1.shape)?;
+    }
+    Ok(())
+}
+
 /// [A1..Ai, 1..1]: the documented shape of a per-row output.
 fn keep_shape(shape: &[usize], begin: usize) -> Vec<usize> {
     shape
@@ -402,16 +423,7 @@ pub fn add_rms_norm(
         x1.shape,
         gamma.shape
     );
-    crate::ensure!(
-        x1.shape == x2.shape,
-        "{API}: x2 has shape {:?} but must have x1's shape {:?}",
-        x2.shape,
-        x1.shape
-    );
-    ew::check_result_shape("yOut", y, &x1.shape)?;
-    if let Some(x) = x_out {
-        ew::check_result_shape("xOut", x, &x1.shape)?;
-    }
+    check_sum_shapes(API, x1, x2, y, x_out)?;
     // With rstdOut, gamma is x1's trailing dims; without it, the last dim only ([D] or [1, D]).
     let begin = if full {
         gamma_dims(API, "x1", x1, gamma)?
@@ -910,16 +922,7 @@ pub fn add_layer_norm(
         gamma.dtype,
         y.dtype
     );
-    crate::ensure!(
-        x2.shape == x1.shape,
-        "{API}: x2 has shape {:?} but must have x1's shape {:?}",
-        x2.shape,
-        x1.shape
-    );
-    ew::check_result_shape("yOut", y, &x1.shape)?;
-    if let Some(t) = x_out {
-        ew::check_result_shape("xOut", t, &x1.shape)?;
-    }
+    check_sum_shapes(API, x1, x2, y, x_out)?;
     let begin = check_affine_rows(API, x1, gamma, beta, mean, rstd)?;
     let bias_op = match bias {
         None => None,
