@@ -535,7 +535,7 @@ impl Groups {
 /// shapes, formats).
 #[allow(clippy::too_many_arguments)]
 fn check_group_norm(
-    api: &str,
+    form: GroupNormForm,
     x: &TensorDesc,
     gamma: Option<&TensorDesc>,
     beta: Option<&TensorDesc>,
@@ -545,12 +545,21 @@ fn check_group_norm(
     mean: &TensorDesc,
     rstd: &TensorDesc,
 ) -> Result<()> {
+    let api = form.api();
     ew::check_tensor("self", x, FLOATS)?;
     for (name, t) in [("gamma", gamma), ("beta", beta)] {
         if let Some(t) = t {
             ew::check_tensor(name, t, FLOATS)?;
-            same_dtype(name, t, "self", x.dtype)?;
+            // GroupNorm: self's dtype. The Silu forms also take FLOAT32 gamma/beta for a
+            // 16-bit self (mixed precision).
+            let mixed = !matches!(form, GroupNormForm::Plain { .. }) && t.dtype == F32;
+            if !mixed {
+                same_dtype(name, t, "self", x.dtype)?;
+            }
         }
+    }
+    if let (Some(g), Some(b)) = (gamma, beta) {
+        same_dtype("beta", b, "gamma", g.dtype)?;
     }
     for (name, t) in [("out", out), ("meanOut", mean), ("rstdOut", rstd)] {
         ew::check_tensor(name, t, FLOATS)?;
@@ -566,6 +575,13 @@ fn check_group_norm(
         group > 0,
         "{api}: group is {group}; it must be greater than 0"
     );
+    if !matches!(form, GroupNormForm::Plain { .. }) {
+        crate::ensure!(
+            x.shape[0] > 0 && c > 0,
+            "{api}: self has shape {:?}; N and C (dims 0 and 1) must be greater than 0",
+            x.shape
+        );
+    }
     crate::ensure!(
         c % group == 0,
         "{api}: C = {c} (self dim 1) is not divisible by group = {group}"
@@ -650,7 +666,7 @@ pub fn group_norm(
     rstd: &TensorDesc,
 ) -> Result<Executor> {
     let api = form.api();
-    check_group_norm(api, x, gamma, beta, group, eps, out, mean, rstd)?;
+    check_group_norm(form, x, gamma, beta, group, eps, out, mean, rstd)?;
     if let GroupNormForm::Plain { n, c, hxw } = form {
         let spatial: usize = x.shape[2..].iter().product();
         crate::ensure!(
