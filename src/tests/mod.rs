@@ -12,6 +12,7 @@ mod matmul_diff;
 mod miri;
 mod movement_diff;
 mod narrow_diff;
+mod norm_diff;
 mod ops_capi_diff;
 mod reduce_diff;
 mod rules_convert;
