@@ -1,0 +1,557 @@
+//! Differential tests of the activation, pooling and loss operators (src/ops/activation.rs,
+//! pool.rs, loss.rs), called through their rules on random views.
+//!
+//! Each case draws a dtype (mostly from the operator's list), a shape (0-d and empty
+//! included), views for every tensor (permuted, padded, offset: `rand_view`) and values
+//! with specials mixed in (NaN, ±inf, ±0, large, tiny). The reference is PyTorch computing
+//! in f64 on the exact input values (`torch_ref`); where the device's documented behaviour
+//! differs from torch's (Elu with a non-finite alpha, Hardsigmoid of int32) a plain f64
+//! model written here from the rule is the reference.
+//!
+//! Bound (every float op): |got − want| ≤ 1 ulp of out's dtype at `want` + 1e-15·(1 + |x|)
+//! (the absolute term covers results below f64's resolution of the torch formula, e.g.
+//! 1 + tanh(u) → 0 where the rule's form is exact); NaN must be NaN, infinities equal.
+//! Integer results exact.
+
+use super::add_diff::Rng;
+use super::torch_ref::{Array, Batch};
+use crate::dtype::DType::{self, *};
+use crate::error::Result;
+use crate::executor::{Executor, Workspace};
+use crate::ops::activation as act;
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+
+// ---------------------------------------------------------------------------------------
+// Views over host storage, element access, running an executor
+// ---------------------------------------------------------------------------------------
+
+/// A tensor's storage (8-byte aligned words) and a view over it.
+pub(super) struct T {
+    pub store: Vec<u64>,
+    pub desc: TensorDesc,
+}
+
+impl T {
+    /// A view of `shape` with given element strides and offset over fresh storage.
+    pub(super) fn with_strides(dtype: DType, shape: &[usize], strides: &[usize], offset: usize, format: i32) -> T {
+        let span = if shape.iter().any(|&d| d == 0) {
+            0
+        } else {
+            offset + shape.iter().zip(strides).map(|(d, s)| (d - 1) * s).sum::<usize>() + 1
+        };
+        let n = span.max(1);
+        let mut store = vec![0u64; (n * dtype.size()).div_ceil(8) + 1];
+        // Storage the view does not cover holds a marker the checks look for.
+        for w in store.iter_mut() {
+            *w = 0x5a5a_5a5a_5a5a_5a5a;
+        }
+        let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
+        let st: Vec<i64> = strides.iter().map(|&d| d as i64).collect();
+        let desc = TensorDesc::new(
+            &dims,
+            dtype as i32,
+            Some(&st),
+            offset as i64,
+            format,
+            &[n as i64],
+            store.as_mut_ptr() as usize,
+        )
+        .unwrap();
+        T { store, desc }
+    }
+    pub(super) fn contiguous(dtype: DType, shape: &[usize]) -> T {
+        let strides = crate::tensor::contiguous_strides(shape);
+        let s: Vec<usize> = strides.iter().map(|&x| x as usize).collect();
+        T::with_strides(dtype, shape, &s, 0, 2)
+    }
+    fn numel(&self) -> usize {
+        self.desc.shape.iter().product()
+    }
+    /// Storage element index of row-major element `i`.
+    fn index(&self, mut i: usize) -> usize {
+        let mut at = self.desc.offset;
+        for d in (0..self.desc.rank()).rev() {
+            let n = self.desc.shape[d];
+            at += (i % n) * self.desc.strides[d] as usize;
+            i /= n;
+        }
+        at
+    }
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let n = self.store.len() * 8;
+        // SAFETY: the words are plain memory of n bytes.
+        unsafe { std::slice::from_raw_parts_mut(self.store.as_mut_ptr() as *mut u8, n) }
+    }
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: as above.
+        unsafe { std::slice::from_raw_parts(self.store.as_ptr() as *const u8, self.store.len() * 8) }
+    }
+    /// Sets row-major element `i` to `v` converted to the dtype.
+    pub(super) fn set(&mut self, i: usize, v: f64) {
+        let d = self.desc.dtype;
+        let at = self.index(i) * d.size();
+        let s = Scalar::from_value(v).cast(d);
+        self.bytes_mut()[at..at + d.size()].copy_from_slice(s.bytes());
+    }
+    /// Row-major element `i` as f64 (integers exactly up to 2^53).
+    pub(super) fn get(&self, i: usize) -> f64 {
+        let d = self.desc.dtype;
+        let at = self.index(i) * d.size();
+        Scalar::from_bytes(d, &self.bytes()[at..at + d.size()])
+            .cast(F64)
+            .get::<f64>()
+    }
+    pub(super) fn values(&self) -> Vec<f64> {
+        (0..self.numel()).map(|i| self.get(i)).collect()
+    }
+    /// Whether every storage byte outside the view still holds the marker.
+    pub(super) fn outside_untouched(&self) -> bool {
+        let sz = self.desc.dtype.size();
+        let mut inside = vec![false; self.store.len() * 8];
+        for i in 0..self.numel() {
+            let at = self.index(i) * sz;
+            inside[at..at + sz].iter_mut().for_each(|b| *b = true);
+        }
+        self.bytes().iter().zip(&inside).all(|(&b, &ins)| ins || b == 0x5a)
+    }
+}
+
+/// A random view of `shape`: any dim order, sometimes padded, sometimes offset.
+pub(super) fn rand_view(rng: &mut Rng, dtype: DType, shape: &[usize], format: i32) -> T {
+    let r = shape.len();
+    let mut order: Vec<usize> = (0..r).collect();
+    if rng.pct(40) {
+        for i in (1..r).rev() {
+            let j = rng.below(i as u64 + 1) as usize;
+            order.swap(i, j);
+        }
+    }
+    let padded = rng.pct(40);
+    let mut strides = vec![0usize; r];
+    let mut acc = 1usize;
+    for &d in order.iter().rev() {
+        strides[d] = acc;
+        acc *= shape[d].max(1) + if padded { rng.below(3) as usize } else { 0 };
+    }
+    let offset = if rng.pct(40) { rng.below(7) as usize } else { 0 };
+    T::with_strides(dtype, shape, &strides, offset, format)
+}
+
+/// A random shape of 0 to `max_rank` dims, sizes 0..=5 (rarely 0).
+pub(super) fn rand_shape(rng: &mut Rng, max_rank: usize) -> Vec<usize> {
+    let r = rng.below(max_rank as u64 + 1) as usize;
+    (0..r)
+        .map(|_| if rng.pct(4) { 0 } else { 1 + rng.below(5) as usize })
+        .collect()
+}
+
+/// A value for a `dtype` input: mostly in [-8, 8], sometimes special.
+pub(super) fn rand_value(rng: &mut Rng, dtype: DType) -> f64 {
+    if dtype.is_int() {
+        return rng.below(21) as f64 - 10.0;
+    }
+    match rng.below(40) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        3 => 0.0,
+        4 => -0.0,
+        5 => 100.0 * (rng.below(200) as f64 - 100.0),
+        6 => 1e-6 * (rng.below(200) as f64 - 100.0),
+        _ => (rng.below(1 << 20) as f64 / (1 << 16) as f64) - 8.0,
+    }
+}
+
+pub(super) fn fill(rng: &mut Rng, t: &mut T) {
+    for i in 0..t.numel() {
+        let v = rand_value(rng, t.desc.dtype);
+        t.set(i, v);
+    }
+}
+
+/// Runs an executor's work on a workspace of the size it asked for.
+pub(super) fn run(e: Executor) {
+    let mut ws = vec![0u64; (e.workspace_size() as usize).div_ceil(8) + 1];
+    e.work
+        .run(
+            &e.bindings,
+            Workspace {
+                addr: ws.as_mut_ptr() as usize,
+                size: e.workspace_size(),
+            },
+        )
+        .unwrap();
+}
+
+/// One ulp of `d` at magnitude |v| (the subnormal spacing below the normal range).
+pub(super) fn ulp(d: DType, v: f64) -> f64 {
+    let (mant, min_exp) = match d {
+        F32 => (23, -126),
+        F16 => (10, -14),
+        BF16 => (7, -126),
+        _ => (52, -1022),
+    };
+    let e = if v == 0.0 || !v.is_finite() {
+        min_exp
+    } else {
+        (v.abs().log2().floor() as i32).max(min_exp)
+    };
+    2f64.powi(e - mant)
+}
+
+/// Checks `got` against `want` within `ulps` of `d` plus `abs[i]`.
+pub(super) fn close(what: &str, d: DType, got: &[f64], want: &[f64], ulps: f64, abs: &[f64]) {
+    assert_eq!(got.len(), want.len(), "{what}: lengths");
+    for i in 0..got.len() {
+        let (g, w) = (got[i], want[i]);
+        let ok = if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() || d.is_int() {
+            g == w
+        } else {
+            (g - w).abs() <= ulps * ulp(d, w) + abs[i]
+        };
+        assert!(ok, "{what}: element {i}: got {g:e}, want {w:e} (dtype {d})");
+    }
+}
+
+/// `v` rounded into dtype `d` (by the library's conversion rule), as f64.
+pub(super) fn round_to(d: DType, v: f64) -> f64 {
+    Scalar::from_value(v).cast(d).cast(F64).get::<f64>()
+}
+
+/// A torch result's values as f64 (float or integer arrays).
+pub(super) fn torch_values(a: &Array) -> Vec<f64> {
+    match a.dtype {
+        S64 => (0..a.numel())
+            .map(|i| i64::from_le_bytes(a.elem(i).try_into().unwrap()) as f64)
+            .collect(),
+        Bool => (0..a.numel()).map(|i| a.elem(i)[0] as f64).collect(),
+        _ => a.to_f64s(),
+    }
+}
+
+pub(super) fn f32s(v: f64) -> Scalar {
+    Scalar::from_value(v as f32)
+}
+
+/// Arrays for torch's scalar attributes.
+pub(super) fn num(v: f64) -> Option<Array> {
+    Some(Array::f64s(&[1], &[v]))
+}
+
+// ---------------------------------------------------------------------------------------
+// Point-wise activations
+// ---------------------------------------------------------------------------------------
+
+/// A point-wise case: the operator (out-of-place or in place), its torch program (over
+/// `a[0]` and the attributes) or a model, the attributes.
+struct Pointwise {
+    name: &'static str,
+    dtypes: &'static [DType],
+    torch: &'static str,
+}
+
+const POINTWISE: &[Pointwise] = &[
+    Pointwise {
+        name: "elu",
+        dtypes: &[F32, F16, BF16, F64],
+        torch: "out = torch.ops.aten.elu(a[0], a[1].item(), a[2].item(), a[3].item())",
+    },
+    Pointwise {
+        name: "leaky_relu",
+        dtypes: &[F32, F16, BF16, F64],
+        torch: "out = F.leaky_relu(a[0], a[1].item())",
+    },
+    Pointwise {
+        name: "softplus",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.softplus(a[0], a[1].item(), a[2].item())",
+    },
+    Pointwise {
+        name: "hardsigmoid",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.hardsigmoid(a[0])",
+    },
+    Pointwise {
+        name: "hardswish",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.hardswish(a[0])",
+    },
+    Pointwise {
+        name: "threshold",
+        dtypes: &[F32, F16, BF16, S8, U8, S16, S32, S64],
+        torch: "out = F.threshold(a[0], a[1].item(), a[2].item())",
+    },
+    Pointwise {
+        name: "gelu_none",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.gelu(a[0], approximate='none')",
+    },
+    Pointwise {
+        name: "gelu_tanh",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.gelu(a[0], approximate='tanh')",
+    },
+];
+
+/// Plans operator `name` with attributes `at`, out of place or in place.
+fn plan_pointwise(name: &str, x: &TensorDesc, at: &[f64], out: Option<&TensorDesc>) -> Result<Executor> {
+    let s: Vec<Scalar> = at.iter().map(|&v| f32s(v)).collect();
+    match (name, out) {
+        ("elu", Some(o)) => act::elu(x, &s[0], &s[1], &s[2], o),
+        ("elu", None) => act::inplace_elu(x, &s[0], &s[1], &s[2]),
+        ("leaky_relu", Some(o)) => act::leaky_relu(x, &s[0], o),
+        ("leaky_relu", None) => act::inplace_leaky_relu(x, &s[0]),
+        ("softplus", Some(o)) => act::softplus(x, &s[0], &s[1], o),
+        ("hardsigmoid", Some(o)) => act::hardsigmoid(x, o),
+        ("hardsigmoid", None) => act::inplace_hardsigmoid(x),
+        ("hardswish", Some(o)) => act::hardswish(x, o),
+        ("hardswish", None) => act::inplace_hardswish(x),
+        ("threshold", Some(o)) => act::threshold(x, &s[0], &s[1], o),
+        ("threshold", None) => act::inplace_threshold(x, &s[0], &s[1]),
+        ("gelu_none", Some(o)) => act::gelu_v2(x, 0, o),
+        ("gelu_tanh", Some(o)) => act::gelu_v2(x, 1, o),
+        _ => unreachable!("{name} has no in-place form"),
+    }
+}
+
+/// Random attributes of operator `name` (f32 values).
+fn rand_attrs(rng: &mut Rng, name: &str, dtype: DType) -> Vec<f64> {
+    let mut r = |lo: f64, hi: f64| lo + (hi - lo) * (rng.below(1024) as f64 / 1024.0);
+    match name {
+        "elu" => vec![r(-2.0, 3.0), r(0.25, 2.0), r(0.25, 2.0)],
+        "leaky_relu" => vec![r(-1.0, 1.0)],
+        "softplus" => vec![r(0.25, 3.0), r(1.0, 25.0)],
+        // Thresholds the narrow dtypes hold exactly (the device converts them to self's).
+        // (u8: non-negative, a negative scalar has no u8 value torch and the rule agree on)
+        "threshold" if dtype == U8 => vec![(r(0.0, 5.0)).round(), (r(0.0, 9.0)).round()],
+        "threshold" if dtype.is_int() => vec![(r(-5.0, 5.0)).round(), (r(-9.0, 9.0)).round()],
+        "threshold" => vec![(r(-5.0, 5.0) * 8.0).round() / 8.0, (r(-9.0, 9.0) * 8.0).round() / 8.0],
+        _ => vec![],
+    }
+}
+
+#[test]
+fn pointwise_activations_match_torch() {
+    let mut rng = Rng::new(0x6e6e_0001);
+    let mut batch = Batch::new();
+    // (operator, out dtype, out values, input values): compared after torch runs.
+    let mut checks = Vec::new();
+    for op in POINTWISE {
+        let prog = batch.program(&format!(
+            "a = [x.double() if x is not None and x.is_floating_point() else x for x in a]\n{}",
+            op.torch
+        ));
+        for case in 0..60 {
+            let d = rng.pick(op.dtypes);
+            let shape = rand_shape(&mut rng, 4);
+            let mut x = rand_view(&mut rng, d, &shape, 2);
+            fill(&mut rng, &mut x);
+            let at = rand_attrs(&mut rng, op.name, d);
+            let xs = x.values();
+            let inplace = case % 3 == 0 && !matches!(op.name, "softplus" | "gelu_none" | "gelu_tanh");
+            let out_d = match op.name {
+                "hardsigmoid" | "gelu_none" | "gelu_tanh" => d,
+                _ if d.is_int() => d,
+                _ => rng.pick(&[d, d, F32]),
+            };
+            let got = if inplace {
+                run(plan_pointwise(op.name, &x.desc, &at, None).unwrap());
+                x.values()
+            } else {
+                let mut o = rand_view(&mut rng, out_d, &shape, 2);
+                run(plan_pointwise(op.name, &x.desc, &at, Some(&o.desc)).unwrap());
+                assert!(o.outside_untouched(), "{}: wrote outside out's view", op.name);
+                let v = o.values();
+                o.store.clear();
+                v
+            };
+            let mut inputs = vec![Some(if d.is_int() {
+                Array::i64s(&shape, &xs.iter().map(|&v| v as i64).collect::<Vec<_>>())
+            } else {
+                Array::f64s(&shape, &xs)
+            })];
+            inputs.extend(at.iter().map(|&v| num(v as f32 as f64)));
+            let c = batch.case(prog, inputs);
+            let out_dtype = if inplace { d } else { out_d };
+            checks.push((c, op.name, d, out_dtype, got, xs));
+        }
+    }
+    let Some(results) = batch.run("pointwise_activations_match_torch") else {
+        return;
+    };
+    for (c, name, d, out_d, got, xs) in checks {
+        let want = results[c].as_ref().unwrap_or_else(|e| panic!("{name}: torch: {e}"));
+        // The result is computed in self's dtype and then converted to out's: torch's f64
+        // result goes the same way, and the bound is an ulp of self's dtype.
+        let want: Vec<f64> = torch_values(&want[0])
+            .iter()
+            .map(|&w| round_to(out_d, round_to(d, w)))
+            .collect();
+        let abs: Vec<f64> = xs.iter().map(|x| 1e-15 * (1.0 + x.abs())).collect();
+        close(name, d, &got, &want, 1.0, &abs);
+    }
+}
+
+/// Elu with a non-finite alpha or inputScale: the device's `(x <= 0 ? −alpha : x)·scale`;
+/// Hardsigmoid of int32: 1 for x ≥ 3, else 0 (integer division of relu6(x + 3) by 6).
+#[test]
+fn device_forms_elu_nonfinite_and_int_hardsigmoid() {
+    let mut x = T::contiguous(F32, &[6]);
+    let xs = [-2.0, -0.0, 0.0, 1.5, f64::NAN, f64::NEG_INFINITY];
+    for (i, &v) in xs.iter().enumerate() {
+        x.set(i, v);
+    }
+    for alpha in [f64::INFINITY, f64::NAN] {
+        let o = T::contiguous(F32, &[6]);
+        run(act::elu(&x.desc, &f32s(alpha), &f32s(2.0), &f32s(1.0), &o.desc).unwrap());
+        let got = o.values();
+        for (i, &v) in xs.iter().enumerate() {
+            let want = if v <= 0.0 { -alpha * 2.0 } else { v * 2.0 };
+            assert!(got[i] == want || (got[i].is_nan() && want.is_nan()), "elu({v}) alpha {alpha}: {}", got[i]);
+        }
+    }
+    let mut xi = T::contiguous(S32, &[7]);
+    for (i, v) in [-5, -3, 0, 2, 3, 4, 100].iter().enumerate() {
+        xi.set(i, *v as f64);
+    }
+    run(act::inplace_hardsigmoid(&xi.desc).unwrap());
+    assert_eq!(xi.values(), [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+}
+
+/// What the point-wise rules refuse: dtypes off the lists, out dtypes that self cannot
+/// convert to (or, for Hardsigmoid/GeluV2, that differ), shapes that differ, scalars of
+/// dtypes that do not convert.
+#[test]
+fn pointwise_activations_refuse_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let xi = T::contiguous(S32, &[2, 3]);
+    let o16 = T::contiguous(F16, &[2, 3]);
+    let oi = T::contiguous(S32, &[2, 3]);
+    let o_shape = T::contiguous(F32, &[3, 2]);
+    let one = f32s(1.0);
+    let c = Scalar::from_value(num_complex::Complex::new(1.0f32, 0.0));
+    assert!(act::elu(&xi.desc, &one, &one, &one, &oi.desc).is_err());
+    assert!(act::elu(&x.desc, &c, &one, &one, &x.desc).is_err());
+    assert!(act::elu(&x.desc, &one, &one, &one, &o_shape.desc).is_err());
+    assert!(act::elu(&x.desc, &one, &one, &one, &oi.desc).is_err()); // float -> int
+    assert!(act::leaky_relu(&x.desc, &one, &o16.desc).is_ok());
+    assert!(act::softplus(&x.desc, &c, &one, &x.desc).is_err());
+    assert!(act::hardsigmoid(&x.desc, &o16.desc).is_err());
+    assert!(act::hardsigmoid(&xi.desc, &oi.desc).is_ok());
+    assert!(act::hardswish(&xi.desc, &oi.desc).is_err());
+    assert!(act::gelu_v2(&x.desc, 0, &o16.desc).is_err());
+    assert!(act::threshold(&xi.desc, &one, &one, &x.desc).is_ok()); // int -> float
+    assert!(act::threshold(&x.desc, &one, &one, &oi.desc).is_err());
+    let b = T::contiguous(Bool, &[2, 3]);
+    assert!(act::threshold(&b.desc, &one, &one, &b.desc).is_err());
+    // Empty tensors: nothing to do, success.
+    let e = T::contiguous(F32, &[0, 3]);
+    run(act::elu(&e.desc, &one, &one, &one, &e.desc).unwrap());
+}
+
+// ---------------------------------------------------------------------------------------
+// Gated activations
+// ---------------------------------------------------------------------------------------
+
+/// SwiGlu, GeGlu, GeGluV3 against torch (chunk along dim, the activation in f64): random
+/// ranks, dims (negative too), even split sizes, views for self and both outputs.
+#[test]
+fn gated_activations_match_torch() {
+    let mut rng = Rng::new(0x6e6e_0002);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "x = a[0].double(); d = a[1].item(); kind = a[2].item(); left = a[3].item()\n\
+         A, B = x.chunk(2, d)\n\
+         if not left: A, B = B, A\n\
+         g = F.silu(A) if kind == 2 else F.gelu(A, approximate=('tanh' if kind == 1 else 'none'))\n\
+         out = (g * B, g)",
+    );
+    let mut checks = Vec::new();
+    for case in 0..150 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let mut shape = rand_shape(&mut rng, 4);
+        if shape.is_empty() {
+            shape.push(2);
+        }
+        let r = shape.len();
+        let axis = rng.below(r as u64) as usize;
+        shape[axis] = 2 * (if rng.pct(5) { 0 } else { 1 + rng.below(3) as usize });
+        let dim = if rng.pct(50) { axis as i64 - r as i64 } else { axis as i64 };
+        let mut half = shape.clone();
+        half[axis] /= 2;
+        let mut x = rand_view(&mut rng, d, &shape, 2);
+        fill(&mut rng, &mut x);
+        let o = rand_view(&mut rng, d, &half, 2);
+        let og = rand_view(&mut rng, d, &half, 2);
+        // kind: 0 GeGlu(V3) none, 1 GeGlu(V3) tanh, 2 SwiGlu.
+        let kind = case % 3;
+        let (left, with_gelu) = match (kind, case % 2) {
+            (2, _) => (true, false),
+            (_, 0) => (false, true), // GeGlu: the right half
+            _ => (rng.pct(50), true),
+        };
+        let e = match (kind, case % 2) {
+            (2, _) => act::swi_glu(&x.desc, dim, &o.desc),
+            (k, 0) => act::geglu(&x.desc, dim, k as i64, &o.desc, &og.desc),
+            (k, _) => act::geglu_v3(&x.desc, dim, k as i64, left, &o.desc, &og.desc),
+        };
+        run(e.unwrap());
+        assert!(o.outside_untouched() && og.outside_untouched());
+        let xs = x.values();
+        let c = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&shape, &xs)),
+                Some(Array::int(dim)),
+                Some(Array::int(kind as i64)),
+                Some(Array::int(left as i64)),
+            ],
+        );
+        checks.push((c, d, o.values(), with_gelu.then(|| og.values()), xs));
+    }
+    let Some(results) = batch.run("gated_activations_match_torch") else {
+        return;
+    };
+    for (c, d, got, got_gelu, xs) in checks {
+        let want = results[c].as_ref().unwrap();
+        let mut w: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(d, v)).collect();
+        // Where torch's f64 activation underflows to 0 (1 + tanh(u) → 0) and the gate is
+        // infinite, torch's 0·inf is NaN and the rule's tiny·inf is ±inf: the rule's stands.
+        for (i, g) in want[1].to_f64s().iter().enumerate() {
+            if *g == 0.0 && w[i].is_nan() && got[i].is_infinite() {
+                w[i] = got[i];
+            }
+        }
+        // |a·b| ≤ max|x|²: the absolute term scales with the largest input.
+        let m = xs.iter().filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        close("gated out", d, &got, &w, 1.0, &vec![1e-15 * m * m; w.len()]);
+        if let Some(g) = got_gelu {
+            let w: Vec<f64> = want[1].to_f64s().iter().map(|&v| round_to(d, v)).collect();
+            close("outGelu", d, &g, &w, 1.0, &vec![1e-15 * m; w.len()]);
+        }
+    }
+}
+
+#[test]
+fn gated_activations_refuse_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 6]);
+    let o = T::contiguous(F32, &[2, 3]);
+    let og = T::contiguous(F32, &[2, 3]);
+    let odd = T::contiguous(F32, &[3, 6]);
+    let o16 = T::contiguous(F16, &[2, 3]);
+    assert!(act::swi_glu(&x.desc, -1, &o.desc).is_ok());
+    assert!(act::swi_glu(&x.desc, 2, &o.desc).is_err()); // dim out of range
+    assert!(act::swi_glu(&x.desc, 0, &o.desc).is_err()); // out shape (1, 6) expected
+    assert!(act::swi_glu(&odd.desc, 0, &o.desc).is_err()); // odd split dim
+    assert!(act::swi_glu(&x.desc, 1, &o16.desc).is_err()); // dtype differs
+    assert!(act::geglu(&x.desc, 1, 2, &o.desc, &og.desc).is_err()); // approximate 2
+    assert!(act::geglu(&x.desc, 1, 0, &o.desc, &o16.desc).is_err());
+    assert!(act::geglu_v3(&x.desc, -1, 1, true, &o.desc, &og.desc).is_ok());
+    // Outputs that overlap self or each other.
+    assert!(act::geglu(&x.desc, 1, 0, &o.desc, &o.desc).is_err());
+    let xi = T::contiguous(S32, &[2, 6]);
+    assert!(act::swi_glu(&xi.desc, 1, &o.desc).is_err());
+}
