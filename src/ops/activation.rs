@@ -586,11 +586,6 @@ fn halves(x_name: &str, x: &TensorDesc, axis: usize, activate_left: bool) -> Res
     })
 }
 
-/// Whether two non-empty views' byte ranges ([first, last], absolute) intersect (they may share an element).
-fn shares_memory(a: &TensorDesc, b: &TensorDesc) -> bool {
-    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
-}
-
 /// An output of a gated activation: x's dtype and the halved shape.
 fn check_gated_out(name: &str, out: &TensorDesc, x_name: &str, x: &TensorDesc, h: &Halves) -> Result<()> {
     crate::ensure!(
@@ -638,7 +633,7 @@ fn gated(
     if let Some((name, oa)) = out_act {
         for (a, an, b, bn) in [(out, out_name, x, x_name), (oa, name, x, x_name), (out, out_name, oa, name)] {
             crate::ensure!(
-                !shares_memory(a, b),
+                !super::pool::overlap(a, b),
                 "{an} overlaps {bn} in memory: {api} does not support outputs that overlap self or each other"
             );
         }

@@ -555,3 +555,238 @@ fn gated_activations_refuse_bad_parameters() {
     let xi = T::contiguous(S32, &[2, 6]);
     assert!(act::swi_glu(&xi.desc, 1, &o.desc).is_err());
 }
+
+// ---------------------------------------------------------------------------------------
+// Pooling
+// ---------------------------------------------------------------------------------------
+
+use crate::ops::{loss as lossop, pool};
+
+const NCHW: i32 = 0;
+const NCL: i32 = 47;
+const ND: i32 = 2;
+
+/// AvgPool2d and MaxPool (symmetric pads) against torch's avg_pool2d / max_pool2d in f64:
+/// random CHW/NCHW shapes (batch 0 too), kernels, strides (or none), paddings up to half
+/// the kernel, ceil mode, countIncludePad, divisorOverride, views.
+#[test]
+fn pooling_matches_torch() {
+    let mut rng = Rng::new(0x6e6e_0003);
+    let mut batch = Batch::new();
+    let avg = batch.program(
+        "x = a[0].double(); k = a[1].tolist(); s = a[2].tolist(); p = a[3].tolist()\n\
+         o = a[4].tolist()\n\
+         out = F.avg_pool2d(x, k, s, p, ceil_mode=bool(o[0]), count_include_pad=bool(o[1]), divisor_override=(o[2] or None))",
+    );
+    let max = batch.program(
+        "x = a[0].double(); k = a[1].tolist(); s = a[2].tolist(); p = a[3].tolist()\n\
+         out = F.max_pool2d(x, k, s, p, ceil_mode=bool(a[4].tolist()[0]))",
+    );
+    let mut checks = Vec::new();
+    for case in 0..200 {
+        let is_avg = case % 2 == 0;
+        let d = if is_avg { rng.pick(&[F32, F16, BF16]) } else { rng.pick(&[F32, F16]) };
+        let four = rng.pct(60);
+        let (hh, ww) = (1 + rng.below(7) as usize, 1 + rng.below(7) as usize);
+        let c = 1 + rng.below(3) as usize;
+        let shape: Vec<usize> = if four {
+            vec![if rng.pct(5) { 0 } else { 1 + rng.below(2) as usize }, c, hh, ww]
+        } else {
+            vec![c, hh, ww]
+        };
+        let k = [1 + rng.below(3) as i64, 1 + rng.below(3) as i64];
+        let p = [rng.below(k[0] as u64 / 2 + 1) as i64, rng.below(k[1] as u64 / 2 + 1) as i64];
+        let s = [1 + rng.below(3) as i64, 1 + rng.below(3) as i64];
+        let ceil = rng.pct(50);
+        // The output size by torch's formula; skip shapes it leaves empty (checked below).
+        let osize = |n: usize, k: i64, s: i64, p: i64| -> i64 {
+            let mut o = (n as i64 + 2 * p - k + if ceil { s - 1 } else { 0 }).div_euclid(s) + 1;
+            if ceil && (o - 1) * s >= n as i64 + p {
+                o -= 1;
+            }
+            o
+        };
+        let (oh, ow) = (osize(hh, k[0], s[0], p[0]), osize(ww, k[1], s[1], p[1]));
+        if oh <= 0 || ow <= 0 || (hh as i64 + 2 * p[0]) < k[0] || (ww as i64 + 2 * p[1]) < k[1] {
+            continue;
+        }
+        let mut oshape = shape.clone();
+        let r = shape.len();
+        oshape[r - 2] = oh as usize;
+        oshape[r - 1] = ow as usize;
+        let fmt = if is_avg { if four { NCHW } else { NCL } } else if four { rng.pick(&[NCHW, ND]) } else { ND };
+        let mut x = rand_view(&mut rng, d, &shape, fmt);
+        fill(&mut rng, &mut x);
+        let o = rand_view(&mut rng, d, &oshape, fmt);
+        let xs = x.values();
+        // Strides given as 0 values (= kernel for AvgPool2d, 1 for MaxPool) or 1 or 2.
+        let s_arg: Vec<i64> = match rng.below(3) {
+            0 if is_avg && s == k => vec![],
+            0 if !is_avg && s == [1, 1] => vec![],
+            1 if s[0] == s[1] => vec![s[0]],
+            _ => s.to_vec(),
+        };
+        let (incl, div) = (rng.pct(50), if rng.pct(25) { 1 + rng.below(9) as i64 } else { 0 });
+        let e = if is_avg {
+            pool::avg_pool2d(&x.desc, &k, &s_arg, &p, ceil, incl, div, 0, &o.desc)
+        } else {
+            pool::max_pool(&x.desc, &k, &s_arg, 0, &p, &[1, 1], ceil as i64, &o.desc)
+        };
+        run(e.unwrap_or_else(|e| panic!("case {case}: {e:?}")));
+        assert!(o.outside_untouched());
+        let ints = |v: &[i64]| Some(Array::i64s(&[v.len()], v));
+        let cid = if is_avg {
+            batch.case(
+                avg,
+                vec![
+                    Some(Array::f64s(&shape, &xs)),
+                    ints(&k),
+                    ints(&s),
+                    ints(&p),
+                    ints(&[ceil as i64, incl as i64, div]),
+                ],
+            )
+        } else {
+            batch.case(max, vec![Some(Array::f64s(&shape, &xs)), ints(&k), ints(&s), ints(&p), ints(&[ceil as i64])])
+        };
+        let m = xs.iter().filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        checks.push((cid, d, is_avg, o.values(), m));
+    }
+    assert!(checks.len() > 120, "{} cases", checks.len());
+    let Some(results) = batch.run("pooling_matches_torch") else {
+        return;
+    };
+    for (c, d, is_avg, got, m) in checks {
+        let want = results[c].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
+        let w: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(d, v)).collect();
+        let (ulps, abs) = if is_avg { (1.0, 1e-14 * m) } else { (0.0, 0.0) };
+        close(if is_avg { "AvgPool2d" } else { "MaxPool" }, d, &got, &w, ulps, &vec![abs; w.len()]);
+    }
+}
+
+/// ggml's MaxPool call (a pre-padded NCHW input, pads 0, dilations 1, strides given) and
+/// an asymmetric 4-value pad, by hand; in place (out over self's memory) from the copy.
+#[test]
+fn max_pool_asymmetric_pads_and_aliasing() {
+    let mut x = T::contiguous(F32, &[1, 1, 3, 4]);
+    for i in 0..12 {
+        x.set(i, i as f64);
+    }
+    // pads [top, left, bottom, right] = [1, 0, 0, 1], kernel 2, stride 2: out 2×2 over
+    // rows {-1,0},{1,2} and cols {0,1},{2,3}.
+    let o = T::contiguous(F32, &[1, 1, 2, 2]);
+    run(pool::max_pool(&x.desc, &[2], &[2, 2], 0, &[1, 0, 0, 1], &[1, 1], 0, &o.desc).unwrap());
+    assert_eq!(o.values(), [1.0, 3.0, 9.0, 11.0]);
+    // Out over the first elements of self's storage: every input read first.
+    let mut alias = x.desc.clone();
+    alias.shape = smallvec::smallvec![1, 1, 2, 2];
+    alias.strides = smallvec::smallvec![4, 4, 2, 1];
+    let e = pool::max_pool(&x.desc, &[2, 2], &[], 0, &[], &[], 1, &alias);
+    // stride 1 (empty strides), ceil: out 2×3; the 2×2 alias does not match.
+    assert!(e.is_err());
+    let e = pool::max_pool(&x.desc, &[2, 3], &[1, 1], 0, &[], &[], 0, &alias).unwrap();
+    run(e);
+    assert_eq!([x.get(0), x.get(1), x.get(2), x.get(3)], [6.0, 7.0, 10.0, 11.0]);
+}
+
+#[test]
+fn pooling_refuses_bad_parameters() {
+    let x = T::with_strides(F32, &[1, 2, 4, 4], &[32, 16, 4, 1], 0, NCHW);
+    let o = T::with_strides(F32, &[1, 2, 2, 2], &[8, 4, 2, 1], 0, NCHW);
+    let o_nd = T::contiguous(F32, &[1, 2, 2, 2]);
+    let avg = |k: &[i64], s: &[i64], p: &[i64], out: &T, cube: i64| {
+        pool::avg_pool2d(&x.desc, k, s, p, false, true, 0, cube, &out.desc)
+    };
+    assert!(avg(&[2], &[], &[0], &o, 0).is_ok());
+    assert!(avg(&[2], &[], &[0], &o_nd, 0).is_err()); // out not NCHW
+    assert!(avg(&[], &[], &[0], &o, 0).is_err()); // no kernel
+    assert!(avg(&[2, 2, 2], &[], &[0], &o, 0).is_err());
+    assert!(avg(&[2], &[0], &[0], &o, 0).is_err()); // stride 0
+    assert!(avg(&[2], &[], &[], &o, 0).is_err()); // no padding
+    assert!(avg(&[2], &[], &[2], &o, 0).is_err()); // padding above half the kernel
+    assert!(avg(&[2], &[], &[0], &o, 9).is_err()); // cubeMathType
+    assert!(avg(&[3], &[], &[0], &o, 0).is_err()); // out shape (1, 2, 1, 1) expected
+    let xi = T::with_strides(BF16, &[1, 2, 4, 4], &[32, 16, 4, 1], 0, NCHW);
+    let oi = T::with_strides(BF16, &[1, 2, 2, 2], &[8, 4, 2, 1], 0, NCHW);
+    assert!(pool::max_pool(&xi.desc, &[2], &[2], 0, &[], &[], 0, &oi.desc).is_err()); // bf16
+    let mp = |auto: i64, pads: &[i64], dil: &[i64]| pool::max_pool(&x.desc, &[2], &[2], auto, pads, dil, 0, &o.desc);
+    assert!(mp(0, &[], &[]).is_ok());
+    assert!(mp(1, &[], &[]).is_err()); // autoPad
+    assert!(mp(0, &[], &[2]).is_err()); // dilation
+    assert!(mp(0, &[1, 1, 1], &[]).is_err()); // 3 pads
+    assert!(mp(0, &[2, 0, 1, 0], &[]).is_err()); // top + bottom > kernel
+    let x2 = T::contiguous(F32, &[4, 4]);
+    assert!(pool::max_pool(&x2.desc, &[2], &[2], 0, &[], &[], 0, &o.desc).is_err()); // 2-D
+    let x0 = T::with_strides(F32, &[1, 0, 4, 4], &[0, 16, 4, 1], 0, NCHW);
+    assert!(pool::avg_pool2d(&x0.desc, &[2], &[], &[0], false, true, 0, 0, &o.desc).is_err()); // C = 0
+}
+
+// ---------------------------------------------------------------------------------------
+// Losses
+// ---------------------------------------------------------------------------------------
+
+/// SoftmaxCrossEntropyWithLogits against torch (log_softmax in f64): random (N, C), views,
+/// values from −8 to 8 with large ones mixed in, labels any reals (soft labels).
+#[test]
+fn softmax_cross_entropy_matches_torch() {
+    let mut rng = Rng::new(0x6e6e_0004);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "x = a[0].double(); y = a[1].double(); l = F.log_softmax(x, -1)\n\
+         out = (-(y * l).sum(-1), l.exp() - y)",
+    );
+    let mut checks = Vec::new();
+    for _ in 0..80 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let (n, c) = (rng.below(5) as usize, 1 + rng.below(9) as usize);
+        let mut x = rand_view(&mut rng, d, &[n, c], ND);
+        let mut y = rand_view(&mut rng, d, &[n, c], ND);
+        for i in 0..n * c {
+            let v = rand_value(&mut rng, d);
+            x.set(i, if v.is_finite() { v } else { 3.0 });
+            y.set(i, rng.below(64) as f64 / 32.0 - 0.5);
+        }
+        let l = rand_view(&mut rng, d, &[n], ND);
+        let bp = rand_view(&mut rng, d, &[n, c], ND);
+        run(lossop::softmax_cross_entropy_with_logits(&x.desc, &y.desc, &l.desc, &bp.desc).unwrap());
+        assert!(l.outside_untouched() && bp.outside_untouched());
+        let (xs, ys) = (x.values(), y.values());
+        let id = batch.case(prog, vec![Some(Array::f64s(&[n, c], &xs)), Some(Array::f64s(&[n, c], &ys))]);
+        let m = xs.iter().fold(1.0f64, |m, v| m.max(v.abs())) * c as f64 * 2.0;
+        checks.push((id, d, l.values(), bp.values(), m));
+    }
+    let Some(results) = batch.run("softmax_cross_entropy_matches_torch") else {
+        return;
+    };
+    for (id, d, l, bp, m) in checks {
+        let want = results[id].as_ref().unwrap();
+        let wl: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(d, v)).collect();
+        let wb: Vec<f64> = want[1].to_f64s().iter().map(|&v| round_to(d, v)).collect();
+        close("loss", d, &l, &wl, 1.0, &vec![1e-14 * m; wl.len()]);
+        close("backprop", d, &bp, &wb, 1.0, &vec![1e-14 * m; wb.len()]);
+    }
+}
+
+#[test]
+fn softmax_cross_entropy_refuses_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let y = T::contiguous(F32, &[2, 3]);
+    let y16 = T::contiguous(F16, &[2, 3]);
+    let l = T::contiguous(F32, &[2]);
+    let bp = T::contiguous(F32, &[2, 3]);
+    let f = lossop::softmax_cross_entropy_with_logits;
+    assert!(f(&x.desc, &y.desc, &l.desc, &bp.desc).is_ok());
+    assert!(f(&x.desc, &y16.desc, &l.desc, &bp.desc).is_err());
+    assert!(f(&x.desc, &y.desc, &bp.desc, &bp.desc).is_err()); // loss shape
+    let l3 = T::contiguous(F32, &[3]);
+    assert!(f(&x.desc, &y.desc, &l3.desc, &bp.desc).is_err());
+    let x3 = T::contiguous(F32, &[2, 3, 1]);
+    assert!(f(&x3.desc, &x3.desc, &l.desc, &bp.desc).is_err()); // 3-D
+    assert!(f(&x.desc, &y.desc, &l.desc, &x.desc).is_ok()); // backprop over features
+    let xi = T::contiguous(S32, &[2, 3]);
+    assert!(f(&xi.desc, &xi.desc, &l.desc, &bp.desc).is_err());
+    // Empty: nothing to do.
+    let e = T::contiguous(F32, &[0, 3]);
+    let le = T::contiguous(F32, &[0]);
+    run(f(&e.desc, &e.desc, &le.desc, &T::contiguous(F32, &[0, 3]).desc).unwrap());
+}
