@@ -1,7 +1,8 @@
 /*
  * The activation, pooling and loss headers as a CANN program calls them (llama.cpp's CANN
  * back-end first): Elu, LeakyRelu, Softplus, Hardsigmoid, Hardswish, Threshold (in place,
- * as ggml's rope ramp), GeluV2, SwiGlu (ggml's 3-D view), GeGlu/GeGluV3 (two outputs),
+ * as ggml's rope ramp), GeluV2, Celu, Mish, Softshrink, Hardshrink, Swish, FastGelu, Glu,
+ * SwiGlu (ggml's 3-D view), GeGlu/GeGluV3 (two outputs),
  * LogSoftmax through aclnn_logsoftmax.h, AvgPool2d and MaxPool on NCHW tensors,
  * SoftmaxCrossEntropyWithLogits; expected values computed here in double, errors with
  * their status and message.
@@ -9,6 +10,13 @@
 #include "ops_common.h"
 
 #include "aclnnop/aclnn_avgpool2d.h"
+#include "aclnnop/aclnn_celu.h"
+#include "aclnnop/aclnn_fast_gelu.h"
+#include "aclnnop/aclnn_glu.h"
+#include "aclnnop/aclnn_hardshrink.h"
+#include "aclnnop/aclnn_mish.h"
+#include "aclnnop/aclnn_softshrink.h"
+#include "aclnnop/aclnn_swish.h"
 #include "aclnnop/aclnn_elu.h"
 #include "aclnnop/aclnn_geglu.h"
 #include "aclnnop/aclnn_gelu_v2.h"
@@ -134,6 +142,51 @@ static void test_pointwise(void)
         CHECK_OK(aclDestroyScalar(*p));
     DevTensor *all[] = {&x, &out, &y, &z, &w, &v, &h, &u, &xv, &ov};
     for (size_t k = 0; k < ARRAY_LEN(all); k++) dev_free(all[k]);
+}
+
+static double celu(double x, const double *a) { return x > 0 ? x : a[0] * expm1(x / a[0]); }
+static double mish(double x, const double *a) { (void)a; return x * tanh(log1p(exp(x))); }
+static double softshrink(double x, const double *a) { return x > a[0] ? x - a[0] : x < -a[0] ? x + a[0] : 0; }
+static double hardshrink(double x, const double *a) { return x >= -a[0] && x <= a[0] ? 0 : x; }
+static double swish(double x, const double *a) { return x / (1 + exp(-a[0] * x)); }
+
+/* The rest of the activation headers: Celu, Mish, Softshrink, Hardshrink, Swish, FastGelu, Glu. */
+static void test_more_activations(void)
+{
+    int64_t s23[] = {2, 3};
+    DevTensor x = mk(F, s23, 2, X6), out = mk(F, s23, 2, NULL), y = mk(F, s23, 2, X6);
+    aclScalar *alpha = sc(F, 1.5), *lambd = sc(F, 0.5), *beta = sc(F, 2.0), *zero = sc(F, 0.0);
+    RUN2(aclnnCeluGetWorkspaceSize(x.tensor, alpha, out.tensor, &ews, &eex), aclnnCelu);
+    expect_fn(&out, celu, V(1.5));
+    EXPECT_ERR(aclnnCeluGetWorkspaceSize(x.tensor, zero, out.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnCeluGetWorkspaceSize", "alpha", &out);
+    RUN2(aclnnInplaceMishGetWorkspaceSize(y.tensor, &ews, &eex), aclnnInplaceMish);
+    expect_fn(&y, mish, NULL);
+    RUN2(aclnnSoftshrinkGetWorkspaceSize(x.tensor, lambd, out.tensor, &ews, &eex), aclnnSoftshrink);
+    expect_fn(&out, softshrink, V(0.5));
+    RUN2(aclnnHardshrinkGetWorkspaceSize(x.tensor, lambd, out.tensor, &ews, &eex), aclnnHardshrink);
+    expect_fn(&out, hardshrink, V(0.5));
+    RUN2(aclnnSwishGetWorkspaceSize(x.tensor, beta, out.tensor, &ews, &eex), aclnnSwish);
+    expect_fn(&out, swish, V(2));
+    RUN2(aclnnSwishGetWorkspaceSize(x.tensor, NULL, out.tensor, &ews, &eex), aclnnSwish);
+    expect_fn(&out, swish, V(1));
+    RUN2(aclnnFastGeluGetWorkspaceSize(x.tensor, out.tensor, &ews, &eex), aclnnFastGelu);
+    expect_fn(&out, swish, V(1.702));
+    /* Glu along dim 0: rows A = X6[0..3], B = X6[3..6] */
+    int64_t s13[] = {1, 3};
+    DevTensor g = mk(F, s13, 2, NULL);
+    RUN2(aclnnGluGetWorkspaceSize(x.tensor, 0, g.tensor, &ews, &eex), aclnnGlu);
+    double got[3], want[3];
+    for (int j = 0; j < 3; j++) want[j] = X6[j] / (1 + exp(-X6[3 + j]));
+    rd(&g, got);
+    CHECK_VALS("Glu", F, got, want, 3);
+    EXPECT_ERR(aclnnGluGetWorkspaceSize(x.tensor, 1, g.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnGluGetWorkspaceSize", "self", &g);
+    for (aclScalar **p = (aclScalar *[]){alpha, lambd, beta, zero, NULL}; *p; p++) CHECK_OK(aclDestroyScalar(*p));
+    dev_free(&x);
+    dev_free(&out);
+    dev_free(&y);
+    dev_free(&g);
 }
 
 static void test_gated(void)
@@ -288,6 +341,7 @@ int main(void)
 {
     device_init();
     RUN_TEST(test_pointwise);
+    RUN_TEST(test_more_activations);
     RUN_TEST(test_gated);
     RUN_TEST(test_log_softmax);
     RUN_TEST(test_pooling);

@@ -59,6 +59,20 @@ mod f {
     pub const GELU_TANH: u8 = 7;
     /// x·sigmoid(x).
     pub const SILU: u8 = 8;
+    /// x > 0 ? x : alpha·(e^(x/alpha) − 1); a = [alpha].
+    pub const CELU: u8 = 9;
+    /// x·tanh(ln(1 + e^x)).
+    pub const MISH: u8 = 10;
+    /// x > l ? x − l : x < −l ? x + l : 0 (NaN gives 0, as torch); a = [lambd].
+    pub const SOFTSHRINK: u8 = 11;
+    /// −l ≤ x ≤ l ? 0 : x (NaN stays NaN); a = [lambd].
+    pub const HARDSHRINK: u8 = 12;
+    /// x·sigmoid(beta·x); a = [beta].
+    pub const SWISH: u8 = 13;
+    /// x·sigmoid(1.702·x) (aclnnFastGelu.md).
+    pub const FAST_GELU: u8 = 14;
+    /// sigmoid(x) (GLU's gate).
+    pub const SIGMOID: u8 = 15;
 }
 
 /// min(max(v, 0), 6) with NaN propagating (torch's hardsigmoid/hardswish).
@@ -126,6 +140,33 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
         f::HARDSWISH => x * relu6(x + 3.0) / 6.0,
         f::GELU_ERF => gelu(x, false),
         f::GELU_TANH => gelu(x, true),
+        f::CELU => {
+            if x > 0.0 {
+                x
+            } else {
+                a[0] * (x / a[0]).exp_m1()
+            }
+        }
+        f::MISH => x * log1p_exp(x).tanh(),
+        f::SOFTSHRINK => {
+            if x > a[0] {
+                x - a[0]
+            } else if x < -a[0] {
+                x + a[0]
+            } else {
+                0.0
+            }
+        }
+        f::HARDSHRINK => {
+            if x >= -a[0] && x <= a[0] {
+                0.0
+            } else {
+                x
+            }
+        }
+        f::SWISH => x * sigmoid(a[0] * x),
+        f::FAST_GELU => x * sigmoid(1.702 * x),
+        f::SIGMOID => sigmoid(x),
         _ => x * sigmoid(x),
     }
 }
@@ -521,38 +562,29 @@ pub fn gelu_v2(x: &TensorDesc, approximate: i64, y: &TensorDesc) -> Result<Execu
 // Gated activations: act(one half of a dim) · the other half
 // ---------------------------------------------------------------------------------------
 
-/// `act(a)·b` in f64 from the f32 values, rounded once; `G` is a `Pointwise` formula
-/// (GELU_ERF, GELU_TANH or SILU).
-struct Gated<const G: u8>;
-impl<const G: u8> BinaryOp for Gated<G> {
-    type A = f32;
-    type B = f32;
-    type O = f32;
+/// `act(a)·b` in f64 from the compute type's values, rounded once; `G` is a `Pointwise`
+/// formula (GELU_ERF, GELU_TANH, SILU or SIGMOID).
+struct Gated<T, const G: u8>(PhantomData<T>);
+impl<T: Real, const G: u8> BinaryOp for Gated<T, G> {
+    type A = T;
+    type B = T;
+    type O = T;
     fn new(_: &Params) -> Self {
-        Gated
+        Gated(PhantomData)
     }
     #[inline(always)]
-    fn apply(&self, a: f32, b: f32) -> f32 {
-        (eval(G, a as f64, &[0.0; 3]) * b as f64) as f32
+    fn apply(&self, a: T, b: T) -> T {
+        T::narrow(eval(G, a.widen(), &[0.0; 3]) * b.widen())
     }
 }
 
-/// The gated kernel and the activation's own kernel for formula id `g`.
-fn gated_kernels(g: u8) -> (KernelFn, KernelFn) {
-    match g {
-        f::GELU_ERF => (
-            binary::<Gated<{ f::GELU_ERF }>> as KernelFn,
-            pointwise_kernel::<{ f::GELU_ERF }>(F32),
-        ),
-        f::GELU_TANH => (
-            binary::<Gated<{ f::GELU_TANH }>>,
-            pointwise_kernel::<{ f::GELU_TANH }>(F32),
-        ),
-        _ => (
-            binary::<Gated<{ f::SILU }>>,
-            pointwise_kernel::<{ f::SILU }>(F32),
-        ),
-    }
+/// The gated kernel and the activation's own kernel of formula `G` for a float dtype.
+fn gated_kernels<const G: u8>(d: DType) -> (KernelFn, KernelFn) {
+    let product = match d {
+        F64 => binary::<Gated<f64, G>> as KernelFn,
+        _ => binary::<Gated<f32, G>>,
+    };
+    (product, pointwise_kernel::<G>(d))
 }
 
 /// The halves of a gated activation: `x` split along `axis`; `activated` names the half the
@@ -605,13 +637,13 @@ fn gated(
     x_name: &'static str,
     x: &TensorDesc,
     h: &Halves,
-    g: u8,
+    kernels: (KernelFn, KernelFn),
     out_name: &'static str,
     out: &TensorDesc,
     out_act: Option<(&'static str, &TensorDesc)>,
 ) -> Result<Executor> {
     let v = Via::of(x.dtype);
-    let (gk, ak) = gated_kernels(g);
+    let (gk, ak) = kernels;
     let mut seq = Sequence::new();
     let mut tensors = vec![Some(x.clone()), Some(out.clone())];
     let mut outputs: crate::executor::Outputs = smallvec::smallvec![1];
@@ -672,8 +704,8 @@ pub fn gelu_mul(
     ew::check_tensor("input", input, HALFS)?;
     ew::check_tensor("out", out, HALFS)?;
     let g = match approximate.unwrap_or("none") {
-        "none" => f::GELU_ERF,
-        "tanh" => f::GELU_TANH,
+        "none" => gated_kernels::<{ f::GELU_ERF }>(input.dtype),
+        "tanh" => gated_kernels::<{ f::GELU_TANH }>(input.dtype),
         other => crate::bail!("approximateOptional is {other:?}: {API} takes \"none\" or \"tanh\""),
     };
     crate::ensure!(
@@ -719,7 +751,7 @@ pub fn swi_glu(x: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
     let axis = ew::axis("dim", dim, x.rank(), "x")?;
     let h = halves("x", x, axis, true)?;
     check_gated_out("out", out, "x", x, &h)?;
-    gated(API, "x", x, &h, f::SILU, "out", out, None)
+    gated(API, "x", x, &h, gated_kernels::<{ f::SILU }>(x.dtype), "out", out, None)
 }
 
 fn geglu_common(
@@ -743,8 +775,8 @@ fn geglu_common(
     check_gated_out("out", out, "self", self_, &h)?;
     check_gated_out("outGelu", out_gelu, "self", self_, &h)?;
     let g = match approximate {
-        0 => f::GELU_ERF,
-        1 => f::GELU_TANH,
+        0 => gated_kernels::<{ f::GELU_ERF }>(self_.dtype),
+        1 => gated_kernels::<{ f::GELU_TANH }>(self_.dtype),
         _ => crate::bail!("approximate is {approximate}: it must be 0 (none) or 1 (tanh)"),
     };
     gated(api, "self", self_, &h, g, "out", out, Some(("outGelu", out_gelu)))
@@ -772,6 +804,91 @@ pub fn geglu_v3(
     out_gelu: &TensorDesc,
 ) -> Result<Executor> {
     geglu_common("aclnnGeGluV3", self_, dim, approximate, activate_left, out, out_gelu)
+}
+
+/// aclnnGlu: `out = A·sigmoid(B)`, A and B the halves of self along `dim` (even);
+/// f32/f16/bf16/f64, out a dtype self converts to.
+pub fn glu(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnGlu";
+    ew::check_tensor("self", self_, HALFS_F64)?;
+    ew::check_tensor("out", out, HALFS_F64)?;
+    ew::check_out_cast(self_.dtype, "out", out)?;
+    crate::ensure!(self_.rank() > 0, "self is 0-d: {API} needs a dim to split");
+    let axis = ew::axis("dim", dim, self_.rank(), "self")?;
+    let h = halves("self", self_, axis, false)?;
+    ew::check_result_shape("out", out, &h.shape)?;
+    gated(API, "self", self_, &h, gated_kernels::<{ f::SIGMOID }>(self_.dtype), "out", out, None)
+}
+
+const HALFS_CASTABLE: Rule = Rule {
+    a: HALFS,
+    out: HALFS,
+    out_rule: OutRule::Castable,
+};
+const HALFS_EQUAL: Rule = Rule {
+    a: HALFS,
+    out: HALFS,
+    out_rule: OutRule::Equal,
+};
+
+fn celu_common(api: &'static str, name: &'static str, x: &TensorDesc, alpha: &Scalar, out: Option<&TensorDesc>) -> Result<Executor> {
+    ew::check_tensor(name, x, HALFS)?;
+    check_attr("alpha", alpha, F32)?;
+    let a = attr(alpha).get::<f64>();
+    crate::ensure!(a != 0.0 && !a.is_nan(), "alpha is {a}: {api} needs a non-zero alpha");
+    pointwise::<{ f::CELU }>(api, &HALFS_CASTABLE, name, x, out.map(|o| ("out", o)), &[*alpha])
+}
+
+/// aclnnCelu: x > 0 ? x : alpha·(e^(x/alpha) − 1); alpha non-zero.
+pub fn celu(self_: &TensorDesc, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    celu_common("aclnnCelu", "self", self_, alpha, Some(out))
+}
+
+/// aclnnInplaceCelu.
+pub fn inplace_celu(self_ref: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
+    celu_common("aclnnInplaceCelu", "selfRef", self_ref, alpha, None)
+}
+
+/// aclnnMish: x·tanh(ln(1 + e^x)); out has self's dtype.
+pub fn mish(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::MISH }>("aclnnMish", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
+}
+
+/// aclnnInplaceMish.
+pub fn inplace_mish(self_ref: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::MISH }>("aclnnInplaceMish", &HALFS_EQUAL, "selfRef", self_ref, None, &[])
+}
+
+/// aclnnSoftshrink: x > lambd ? x − lambd : x < −lambd ? x + lambd : 0; lambd ≥ 0.
+pub fn softshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    ew::check_tensor("self", self_, HALFS)?;
+    let l = attr(lambd).get::<f64>();
+    crate::ensure!(l >= 0.0, "lambd is {l}: it must be >= 0");
+    pointwise::<{ f::SOFTSHRINK }>("aclnnSoftshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[*lambd])
+}
+
+/// aclnnHardshrink: −lambd ≤ x ≤ lambd ? 0 : x (a negative lambd counts as 0, as on the device).
+pub fn hardshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    let l = attr(lambd).get::<f64>();
+    let l = Scalar::from_value(if l < 0.0 { 0.0f32 } else { l as f32 });
+    pointwise::<{ f::HARDSHRINK }>("aclnnHardshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[l])
+}
+
+/// aclnnSwish: x·sigmoid(beta·x), beta 1 when NULL.
+pub fn swish(self_: &TensorDesc, beta: Option<&Scalar>, out: &TensorDesc) -> Result<Executor> {
+    let beta = match beta {
+        Some(b) => {
+            check_attr("betaOptional", b, F32)?;
+            *b
+        }
+        None => Scalar::from_value(1.0f32),
+    };
+    pointwise::<{ f::SWISH }>("aclnnSwish", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[beta])
+}
+
+/// aclnnFastGelu: x·sigmoid(1.702·x); out has self's dtype.
+pub fn fast_gelu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::FAST_GELU }>("aclnnFastGelu", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
 }
 
 /// Supported dtypes, for the README's operator table.
@@ -831,6 +948,41 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: HALFS,
         rule: "gelu(x1)·x2 of input's last-dim halves (approximate \"none\"/\"tanh\")",
+    },
+    Entry {
+        ops: "Celu, InplaceCelu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x > 0 ? x : alpha·(e^(x/alpha) − 1)",
+    },
+    Entry {
+        ops: "Mish, InplaceMish",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·tanh(ln(1 + e^x)), out dtype = self dtype",
+    },
+    Entry {
+        ops: "Softshrink, Hardshrink",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x shrunk toward 0 by lambd / zeroed within [−lambd, lambd]",
+    },
+    Entry {
+        ops: "Swish, FastGelu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·sigmoid(beta·x) (beta 1 if NULL); x·sigmoid(1.702·x)",
+    },
+    Entry {
+        ops: "Glu",
+        a: HALFS_F64,
+        b: &[],
+        out: HALFS_F64,
+        rule: "A·sigmoid(B), A and B the halves of dim",
     },
     Entry {
         ops: "SwiGlu",

@@ -210,7 +210,8 @@ pub(super) fn close(what: &str, d: DType, got: &[f64], want: &[f64], ulps: f64, 
         } else if w.is_infinite() || d.is_int() {
             g == w
         } else {
-            (g - w).abs() <= ulps * ulp(d, w) + abs[i]
+            // (a NaN input gives a NaN allowance: none)
+            g == w || (g - w).abs() <= ulps * ulp(d, w) + if abs[i].is_nan() { 0.0 } else { abs[i] }
         };
         assert!(ok, "{what}: element {i}: got {g:e}, want {w:e} (dtype {d})");
     }
@@ -294,7 +295,42 @@ const POINTWISE: &[Pointwise] = &[
         dtypes: &[F32, F16, BF16],
         torch: "out = F.gelu(a[0], approximate='tanh')",
     },
+    Pointwise {
+        name: "celu",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.celu(a[0], a[1].item())",
+    },
+    Pointwise {
+        name: "mish",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.mish(a[0])",
+    },
+    Pointwise {
+        name: "softshrink",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.softshrink(a[0], a[1].item())",
+    },
+    Pointwise {
+        name: "hardshrink",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.hardshrink(a[0], max(a[1].item(), 0.0))",
+    },
+    Pointwise {
+        name: "swish",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = a[0] * torch.sigmoid(a[1].item() * a[0])",
+    },
+    Pointwise {
+        name: "fast_gelu",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = a[0] * torch.sigmoid(1.702 * a[0])",
+    },
 ];
+
+/// The point-wise operators with an in-place form.
+const HAS_INPLACE: &[&str] = &["elu", "leaky_relu", "hardsigmoid", "hardswish", "threshold", "celu", "mish"];
+/// The point-wise operators whose out must have self's dtype.
+const SAME_DTYPE: &[&str] = &["hardsigmoid", "gelu_none", "gelu_tanh", "mish", "fast_gelu"];
 
 /// Plans operator `name` with attributes `at`, out of place or in place.
 fn plan_pointwise(name: &str, x: &TensorDesc, at: &[f64], out: Option<&TensorDesc>) -> Result<Executor> {
@@ -313,6 +349,14 @@ fn plan_pointwise(name: &str, x: &TensorDesc, at: &[f64], out: Option<&TensorDes
         ("threshold", None) => act::inplace_threshold(x, &s[0], &s[1]),
         ("gelu_none", Some(o)) => act::gelu_v2(x, 0, o),
         ("gelu_tanh", Some(o)) => act::gelu_v2(x, 1, o),
+        ("celu", Some(o)) => act::celu(x, &s[0], o),
+        ("celu", None) => act::inplace_celu(x, &s[0]),
+        ("mish", Some(o)) => act::mish(x, o),
+        ("mish", None) => act::inplace_mish(x),
+        ("softshrink", Some(o)) => act::softshrink(x, &s[0], o),
+        ("hardshrink", Some(o)) => act::hardshrink(x, &s[0], o),
+        ("swish", Some(o)) => act::swish(x, Some(&s[0]), o),
+        ("fast_gelu", Some(o)) => act::fast_gelu(x, o),
         _ => unreachable!("{name} has no in-place form"),
     }
 }
@@ -324,6 +368,10 @@ fn rand_attrs(rng: &mut Rng, name: &str, dtype: DType) -> Vec<f64> {
         "elu" => vec![r(-2.0, 3.0), r(0.25, 2.0), r(0.25, 2.0)],
         "leaky_relu" => vec![r(-1.0, 1.0)],
         "softplus" => vec![r(0.25, 3.0), r(1.0, 25.0)],
+        "celu" => vec![r(-2.0, 3.0)],
+        "softshrink" => vec![r(0.0, 2.0)],
+        "hardshrink" => vec![r(-0.5, 2.0)],
+        "swish" => vec![r(-2.0, 3.0)],
         // Thresholds the narrow dtypes hold exactly (the device converts them to self's).
         // (u8: non-negative, a negative scalar has no u8 value torch and the rule agree on)
         "threshold" if dtype == U8 => vec![(r(0.0, 5.0)).round(), (r(0.0, 9.0)).round()],
@@ -351,9 +399,9 @@ fn pointwise_activations_match_torch() {
             fill(&mut rng, &mut x);
             let at = rand_attrs(&mut rng, op.name, d);
             let xs = x.values();
-            let inplace = case % 3 == 0 && !matches!(op.name, "softplus" | "gelu_none" | "gelu_tanh");
+            let inplace = case % 3 == 0 && HAS_INPLACE.contains(&op.name);
             let out_d = match op.name {
-                "hardsigmoid" | "gelu_none" | "gelu_tanh" => d,
+                n if SAME_DTYPE.contains(&n) => d,
                 _ if d.is_int() => d,
                 _ => rng.pick(&[d, d, F32]),
             };
@@ -466,12 +514,14 @@ fn gated_activations_match_torch() {
         "x = a[0].double(); d = a[1].item(); kind = a[2].item(); left = a[3].item()\n\
          A, B = x.chunk(2, d)\n\
          if not left: A, B = B, A\n\
-         g = F.silu(A) if kind == 2 else F.gelu(A, approximate=('tanh' if kind == 1 else 'none'))\n\
+         g = F.silu(A) if kind == 2 else torch.sigmoid(A) if kind == 3 else F.gelu(A, approximate=('tanh' if kind == 1 else 'none'))\n\
          out = (g * B, g)",
     );
     let mut checks = Vec::new();
-    for case in 0..150 {
-        let d = rng.pick(&[F32, F16, BF16]);
+    for case in 0..200 {
+        // kind: 0 GeGlu(V3) none, 1 GeGlu(V3) tanh, 2 SwiGlu, 3 Glu.
+        let kind = case % 4;
+        let d = if kind == 3 { rng.pick(&[F32, F16, BF16, F64]) } else { rng.pick(&[F32, F16, BF16]) };
         let mut shape = rand_shape(&mut rng, 4);
         if shape.is_empty() {
             shape.push(2);
@@ -486,15 +536,15 @@ fn gated_activations_match_torch() {
         fill(&mut rng, &mut x);
         let o = rand_view(&mut rng, d, &half, 2);
         let og = rand_view(&mut rng, d, &half, 2);
-        // kind: 0 GeGlu(V3) none, 1 GeGlu(V3) tanh, 2 SwiGlu.
-        let kind = case % 3;
-        let (left, with_gelu) = match (kind, case % 2) {
+        let (left, with_gelu) = match (kind, (case / 4) % 2) {
             (2, _) => (true, false),
+            (3, _) => (false, false), // Glu: A·sigmoid(B), the right half activated
             (_, 0) => (false, true), // GeGlu: the right half
             _ => (rng.pct(50), true),
         };
-        let e = match (kind, case % 2) {
+        let e = match (kind, (case / 4) % 2) {
             (2, _) => act::swi_glu(&x.desc, dim, &o.desc),
+            (3, _) => act::glu(&x.desc, dim, &o.desc),
             (k, 0) => act::geglu(&x.desc, dim, k as i64, &o.desc, &og.desc),
             (k, _) => act::geglu_v3(&x.desc, dim, k as i64, left, &o.desc, &og.desc),
         };
