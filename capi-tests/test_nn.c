@@ -4,7 +4,7 @@
  * as ggml's rope ramp), GeluV2, Celu, Mish, Softshrink, Hardshrink, Swish, FastGelu, Glu,
  * SwiGlu (ggml's 3-D view), GeGlu/GeGluV3 (two outputs),
  * LogSoftmax through aclnn_logsoftmax.h, AvgPool2d and MaxPool on NCHW tensors,
- * SoftmaxCrossEntropyWithLogits; expected values computed here in double, errors with
+ * SoftmaxCrossEntropyWithLogits, MseLoss and SmoothL1Loss (reductions); expected values computed here in double, errors with
  * their status and message.
  */
 #include "ops_common.h"
@@ -15,6 +15,8 @@
 #include "aclnnop/aclnn_glu.h"
 #include "aclnnop/aclnn_hardshrink.h"
 #include "aclnnop/aclnn_mish.h"
+#include "aclnnop/aclnn_mse_loss.h"
+#include "aclnnop/aclnn_smooth_l1_loss.h"
 #include "aclnnop/aclnn_softshrink.h"
 #include "aclnnop/aclnn_swish.h"
 #include "aclnnop/aclnn_elu.h"
@@ -337,6 +339,30 @@ static void test_softmax_cross_entropy(void)
     dev_free(&bp);
 }
 
+static void test_elementwise_losses(void)
+{
+    int64_t s23[] = {2, 3}, s3[] = {3};
+    DevTensor x = mk(F, s23, 2, V(1, 2, 3, 4, 5, 6)), y = mk(F, s3, 1, V(0, 2, 5));
+    DevTensor none = mk(F, s23, 2, NULL), r = mk(F, NULL, 0, NULL);
+    RUN2(aclnnMseLossGetWorkspaceSize(x.tensor, y.tensor, 0, none.tensor, &ews, &eex), aclnnMseLoss);
+    EXPECT_T(none, 1, 0, 4, 16, 9, 1);
+    RUN2(aclnnMseLossGetWorkspaceSize(x.tensor, y.tensor, 1, r.tensor, &ews, &eex), aclnnMseLoss);
+    EXPECT_T(r, 31 / 6.0);
+    RUN2(aclnnMseLossGetWorkspaceSize(x.tensor, y.tensor, 2, r.tensor, &ews, &eex), aclnnMseLoss);
+    EXPECT_T(r, 31);
+    /* smooth L1 with beta 1: d = 1, 0, 2, 4, 3, 1 -> 0.5, 0, 1.5, 3.5, 2.5, 0.5 */
+    RUN2(aclnnSmoothL1LossGetWorkspaceSize(x.tensor, y.tensor, 2, 1.0f, r.tensor, &ews, &eex), aclnnSmoothL1Loss);
+    EXPECT_T(r, 8.5);
+    EXPECT_ERR(aclnnMseLossGetWorkspaceSize(x.tensor, y.tensor, 3, r.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnMseLossGetWorkspaceSize", "reduction", &r);
+    EXPECT_ERR(aclnnSmoothL1LossGetWorkspaceSize(x.tensor, y.tensor, 1, 1.0f, none.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnSmoothL1LossGetWorkspaceSize", "result", &none);
+    dev_free(&x);
+    dev_free(&y);
+    dev_free(&none);
+    dev_free(&r);
+}
+
 int main(void)
 {
     device_init();
@@ -346,6 +372,7 @@ int main(void)
     RUN_TEST(test_log_softmax);
     RUN_TEST(test_pooling);
     RUN_TEST(test_softmax_cross_entropy);
+    RUN_TEST(test_elementwise_losses);
     device_teardown();
     return capi_finish();
 }

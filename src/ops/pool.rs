@@ -313,14 +313,7 @@ fn plan(
 
 /// Checks self's and out's dtypes (equal, in `list`) and rank (3 or 4, C·H·W non-empty).
 fn check_tensors(self_: &TensorDesc, out: &TensorDesc, list: &[DType]) -> Result<()> {
-    ew::check_tensor("self", self_, list)?;
-    ew::check_tensor("out", out, list)?;
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
+    super::views::check(list, self_, out)?;
     let r = self_.rank();
     crate::ensure!(
         (r == 3 || r == 4) && out.rank() == r,

@@ -840,3 +840,79 @@ fn softmax_cross_entropy_refuses_bad_parameters() {
     let le = T::contiguous(F32, &[0]);
     run(f(&e.desc, &e.desc, &le.desc, &T::contiguous(F32, &[0, 3]).desc).unwrap());
 }
+
+/// MseLoss and SmoothL1Loss against torch in f64: broadcast shapes, mixed dtypes, views,
+/// reductions none/mean/sum (empty inputs: NaN mean, 0 sum), beta 0 too.
+#[test]
+fn elementwise_losses_match_torch() {
+    let mut rng = Rng::new(0x6e6e_0005);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "import warnings\nwarnings.simplefilter('ignore')\n\
+         x = a[0].double(); y = a[1].double(); r = ['none', 'mean', 'sum'][a[2].item()]; beta = a[3].item()\n\
+         out = F.mse_loss(x, y, reduction=r) if beta < 0 else F.smooth_l1_loss(x, y, reduction=r, beta=beta)",
+    );
+    let mut checks = Vec::new();
+    for case in 0..120 {
+        let (dx, dy) = (rng.pick(&[F32, F16, BF16]), rng.pick(&[F32, F16, BF16]));
+        let p = crate::dtype::promote(dx, dy).unwrap();
+        let shape = rand_shape(&mut rng, 3);
+        let mut ys = shape.clone();
+        if !ys.is_empty() && rng.pct(40) {
+            ys[0] = 1;
+        }
+        let mut x = rand_view(&mut rng, dx, &shape, ND);
+        let mut y = rand_view(&mut rng, dy, &ys, ND);
+        fill(&mut rng, &mut x);
+        fill(&mut rng, &mut y);
+        let reduction = (case % 3) as i64;
+        let smooth = case % 2 == 1;
+        let beta = if smooth { rng.pick(&[0.0, 0.5, 1.0, 3.0]) } else { -1.0 };
+        let out_d = rng.pick(&[p, p, F32]);
+        let o = if reduction == 0 { rand_view(&mut rng, out_d, &shape, ND) } else { T::contiguous(out_d, &[]) };
+        let e = if smooth {
+            lossop::smooth_l1_loss(&x.desc, &y.desc, reduction, beta as f32, &o.desc)
+        } else {
+            lossop::mse_loss(&x.desc, &y.desc, reduction, &o.desc)
+        };
+        run(e.unwrap());
+        let (xv, yv) = (x.values(), y.values());
+        let id = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&shape, &xv)),
+                Some(Array::f64s(&ys, &yv)),
+                Some(Array::int(reduction)),
+                num(beta),
+            ],
+        );
+        let m = xv.iter().chain(&yv).filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        let n = shape.iter().product::<usize>().max(1) as f64;
+        checks.push((id, p, out_d, o.values(), 1e-14 * m * m * n));
+    }
+    let Some(results) = batch.run("elementwise_losses_match_torch") else {
+        return;
+    };
+    for (id, p, out_d, got, abs) in checks {
+        let want = results[id].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
+        let w: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(out_d, round_to(p, v))).collect();
+        close("loss", p, &got, &w, 1.0, &vec![abs; w.len()]);
+    }
+}
+
+#[test]
+fn elementwise_losses_refuse_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let y = T::contiguous(F16, &[3]);
+    let o = T::contiguous(F32, &[2, 3]);
+    let s = T::contiguous(F32, &[]);
+    assert!(lossop::mse_loss(&x.desc, &y.desc, 0, &o.desc).is_ok());
+    assert!(lossop::mse_loss(&x.desc, &y.desc, 1, &o.desc).is_err()); // not 0-d
+    assert!(lossop::mse_loss(&x.desc, &y.desc, 3, &s.desc).is_err());
+    assert!(lossop::mse_loss(&x.desc, &y.desc, 0, &s.desc).is_err());
+    assert!(lossop::smooth_l1_loss(&x.desc, &y.desc, 2, -1.0, &s.desc).is_err());
+    let i = T::contiguous(S32, &[2, 3]);
+    assert!(lossop::mse_loss(&i.desc, &i.desc, 0, &i.desc).is_err());
+    let y2 = T::contiguous(F32, &[4]);
+    assert!(lossop::mse_loss(&x.desc, &y2.desc, 2, &s.desc).is_err()); // no broadcast
+}
