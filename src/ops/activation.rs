@@ -182,8 +182,8 @@ fn gelu(x: f64, tanh: bool) -> f64 {
     }
 }
 
-/// The compute types a point-wise kernel reads and writes.
-trait Real: crate::element::Element {
+/// The compute types a point-wise kernel reads and writes (f32, f64), to and from f64.
+pub(super) trait Real: crate::element::Element {
     fn widen(self) -> f64;
     fn narrow(v: f64) -> Self;
 }

@@ -17,6 +17,7 @@
 //! the features' dtype: within 0.5 ulp plus the f64 sums' error (≤ C·2⁻⁵² relative to
 //! Σ|y_j·(x_j − lse)|), i.e. ≤ 1 ulp for rows of moderate cancellation. Rows run in parallel.
 
+use super::activation::Real;
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::engine::kernel::{binary, BinaryOp};
@@ -189,7 +190,7 @@ struct LossOp<T, const SMOOTH: bool> {
     f: Pointwise,
     _t: std::marker::PhantomData<T>,
 }
-impl<T: Element + Wide64, const SMOOTH: bool> BinaryOp for LossOp<T, SMOOTH> {
+impl<T: Real, const SMOOTH: bool> BinaryOp for LossOp<T, SMOOTH> {
     type A = T;
     type B = T;
     type O = T;
@@ -209,28 +210,6 @@ impl<T: Element + Wide64, const SMOOTH: bool> BinaryOp for LossOp<T, SMOOTH> {
     #[inline(always)]
     fn apply(&self, a: T, b: T) -> T {
         T::narrow(self.f.eval(a.widen(), b.widen()))
-    }
-}
-
-/// f32/f64 to and from f64 (the compute types of the element-wise kernels).
-trait Wide64 {
-    fn widen(self) -> f64;
-    fn narrow(v: f64) -> Self;
-}
-impl Wide64 for f32 {
-    fn widen(self) -> f64 {
-        self as f64
-    }
-    fn narrow(v: f64) -> Self {
-        v as f32
-    }
-}
-impl Wide64 for f64 {
-    fn widen(self) -> f64 {
-        self
-    }
-    fn narrow(v: f64) -> Self {
-        v
     }
 }
 
