@@ -281,6 +281,16 @@ fn main() {
             &decl::header(f),
         );
     }
+    // CANN ships LogSoftmax under two names: the ops repository's experimental tree's
+    // aclnn_log_softmax.h (log_softmax.decl) and the main tree's aclnn_logsoftmax.h, which
+    // programs (llama.cpp) include; the second declares the same entry, so it includes the first.
+    write_if_changed(
+        &root.join("include/aclnnop/aclnn_logsoftmax.h"),
+        &wrapper(
+            "ACLNN_CPU_ACLNNOP_ACLNN_LOGSOFTMAX_H",
+            "#include \"aclnn_log_softmax.h\"\n",
+        ),
+    );
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     write_if_changed(&out.join("aclnn_entries.rs"), &decl::rust(&files));
 

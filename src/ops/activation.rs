@@ -1,53 +1,700 @@
-//! Activations that are more than a function of one element.
+//! Activations: the point-wise ones that take attributes (Elu, LeakyRelu, Softplus,
+//! Hardsigmoid, Hardswish, Threshold, GeluV2) and the gated ones that split a dim into
+//! halves (GeluMul, SwiGlu, GeGlu, GeGluV3).
 //!
-//! GeluMul (aclnnGeluMul.md): input's last dim (even, ≤ 1024) splits into halves x1, x2;
-//! `out = gelu(x1) · x2`, out of input's dtype with the last dim halved. `approximate` is
-//! "none" (erf: `0.5·x·(1 + erf(x/√2))`, the default for NULL) or "tanh"
-//! (`0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`). Inputs of 2 to 8 dims whose other dims
-//! multiply to at most 200000, f32/f16/bf16. Both halves are views of input (no copy);
-//! the product is computed in f64 from the f32 values and rounded once (≤ 0.5 ulp of
-//! out's dtype plus the C library's erf/tanh error, < 1 ulp of f32).
+//! Point-wise activations are rules on the element-wise engine: one kernel, `Pointwise`,
+//! evaluates the formula `F` in f64 from the value in the compute dtype (f16/bf16 widen to
+//! f32 exactly; f64 stays f64) and rounds once into it, so f32/f16/bf16 results are within
+//! 0.5 ulp of the exact formula plus the C library's error on exp/expm1/log1p/erfc
+//! (< 1 ulp of f64), i.e. correctly rounded but in rare ties of double rounding (≤ 1 ulp).
+//! Attributes (aclScalars) are converted to f32 first, as the device does (`ToFloat`).
+//!
+//! Gated activations (`gated`) view the two halves of `dim` of their input as two operands
+//! (no copy) and run one binary kernel, also in f64 from the f32 values and rounded once.
 
+use super::binary::Compute;
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
-use super::unary::erf64;
-use crate::dtype::DType;
-use crate::engine::kernel::{binary, BinaryOp};
+use super::unary::{self, erfc64, OutRule, Rule};
+use crate::dtype::{can_cast, DType};
+use crate::element::Wide;
+use crate::engine::kernel::{binary, unary as unary_kernel, BinaryOp, UnaryOp};
 use crate::engine::{KernelFn, Params, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Sequence};
+use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
+use std::marker::PhantomData;
 
 use DType::*;
 const HALFS: &[DType] = &[F32, F16, BF16];
+/// Elu and LeakyRelu: CANN's A2 code (`DTYPE_SUPPORT_LIST`, `ASCEND910B_..._LIST`) takes f64
+/// too, though the docs list f32/f16/bf16 only: we follow the code.
+const HALFS_F64: &[DType] = &[F32, F16, BF16, F64];
+/// Hardsigmoid's A2 list (aclnn_hardsigmoid.cpp) has int32.
+const HARDSIGMOID: &[DType] = &[F32, F16, BF16, S32];
+/// Threshold's A2 list (aclnn_threshold.cpp).
+const THRESHOLD: &[DType] = &[F32, F16, BF16, S8, U8, S16, S32, S64];
+/// Every dtype an out may be converted to (the cast rule decides per case).
+const ANY_REAL: &[DType] = &[F32, F16, F64, BF16, S8, U8, S16, S32, S64, Bool];
 
-/// gelu(a)·b; `tanh` picks the approximation.
-struct GeluMul {
-    tanh: bool,
+/// The formulas of `Pointwise` (x is the input, a the attributes).
+mod f {
+    /// x > 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1); a = [alpha, scale, inputScale].
+    pub const ELU: u8 = 0;
+    /// Elu whose alpha or inputScale is ±inf/NaN: the device computes
+    /// `(x <= 0 ? −alpha : x)·scale` instead (aclnn_elu.cpp); a = [alpha, scale].
+    pub const ELU_NONFINITE: u8 = 1;
+    /// x > 0 ? x : slope·x; a = [slope].
+    pub const LEAKY_RELU: u8 = 2;
+    /// beta·x > threshold ? x : ln(1 + e^(beta·x))/beta; a = [beta, threshold].
+    pub const SOFTPLUS: u8 = 3;
+    /// min(max(x + 3, 0), 6)/6.
+    pub const HARDSIGMOID: u8 = 4;
+    /// x·min(max(x + 3, 0), 6)/6.
+    pub const HARDSWISH: u8 = 5;
+    /// 0.5·x·(1 + erf(x/√2)), as 0.5·x·erfc(−x/√2) (no cancellation for x < 0).
+    pub const GELU_ERF: u8 = 6;
+    /// 0.5·x·(1 + tanh(√(2/π)(x + 0.044715x³))), as x·sigmoid(2u) (no cancellation).
+    pub const GELU_TANH: u8 = 7;
+    /// x·sigmoid(x).
+    pub const SILU: u8 = 8;
+    /// x > 0 ? x : alpha·(e^(x/alpha) − 1); a = [alpha].
+    pub const CELU: u8 = 9;
+    /// x·tanh(ln(1 + e^x)).
+    pub const MISH: u8 = 10;
+    /// x > l ? x − l : x < −l ? x + l : 0 (NaN gives 0, as torch); a = [lambd].
+    pub const SOFTSHRINK: u8 = 11;
+    /// −l ≤ x ≤ l ? 0 : x (NaN stays NaN); a = [lambd].
+    pub const HARDSHRINK: u8 = 12;
+    /// x·sigmoid(beta·x); a = [beta].
+    pub const SWISH: u8 = 13;
+    /// x·sigmoid(1.702·x) (aclnnFastGelu.md).
+    pub const FAST_GELU: u8 = 14;
+    /// sigmoid(x) (GLU's gate).
+    pub const SIGMOID: u8 = 15;
 }
-impl BinaryOp for GeluMul {
-    type A = f32;
-    type B = f32;
-    type O = f32;
+
+/// min(max(v, 0), 6) with NaN propagating (torch's hardsigmoid/hardswish).
+fn relu6(v: f64) -> f64 {
+    if v.is_nan() {
+        v
+    } else {
+        v.clamp(0.0, 6.0)
+    }
+}
+
+/// 1/(1+e^-x) without overflow on either side.
+fn sigmoid(x: f64) -> f64 {
+    if x >= 0.0 {
+        1.0 / (1.0 + (-x).exp())
+    } else {
+        let e = x.exp();
+        e / (1.0 + e)
+    }
+}
+
+/// ln(1 + e^z) without overflow.
+fn log1p_exp(z: f64) -> f64 {
+    if z > 0.0 {
+        z + (-z).exp().ln_1p()
+    } else {
+        z.exp().ln_1p()
+    }
+}
+
+/// Formula `id` at x with attributes `a`, in f64.
+#[inline(always)]
+fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
+    match id {
+        f::ELU => {
+            if x > 0.0 {
+                a[1] * x
+            } else {
+                a[0] * a[1] * (x * a[2]).exp_m1()
+            }
+        }
+        f::ELU_NONFINITE => {
+            if x <= 0.0 {
+                -a[0] * a[1]
+            } else {
+                x * a[1]
+            }
+        }
+        f::LEAKY_RELU => {
+            if x > 0.0 {
+                x
+            } else {
+                x * a[0]
+            }
+        }
+        f::SOFTPLUS => {
+            let z = x * a[0];
+            if z > a[1] {
+                x
+            } else {
+                log1p_exp(z) / a[0]
+            }
+        }
+        f::HARDSIGMOID => relu6(x + 3.0) / 6.0,
+        f::HARDSWISH => x * relu6(x + 3.0) / 6.0,
+        f::GELU_ERF => gelu(x, false),
+        f::GELU_TANH => gelu(x, true),
+        f::CELU => {
+            if x > 0.0 {
+                x
+            } else {
+                a[0] * (x / a[0]).exp_m1()
+            }
+        }
+        f::MISH => x * log1p_exp(x).tanh(),
+        f::SOFTSHRINK => {
+            if x > a[0] {
+                x - a[0]
+            } else if x < -a[0] {
+                x + a[0]
+            } else {
+                0.0
+            }
+        }
+        f::HARDSHRINK => {
+            if x >= -a[0] && x <= a[0] {
+                0.0
+            } else {
+                x
+            }
+        }
+        f::SWISH => x * sigmoid(a[0] * x),
+        f::FAST_GELU => x * sigmoid(1.702 * x),
+        f::SIGMOID => sigmoid(x),
+        _ => x * sigmoid(x),
+    }
+}
+
+/// GELU, exact (`tanh == false`) or the tanh approximation.
+#[inline(always)]
+fn gelu(x: f64, tanh: bool) -> f64 {
+    if tanh {
+        let k = (2.0 / std::f64::consts::PI).sqrt();
+        x * sigmoid(2.0 * k * (x + 0.044715 * x * x * x))
+    } else {
+        0.5 * x * erfc64(-x / std::f64::consts::SQRT_2)
+    }
+}
+
+/// The compute types a point-wise kernel reads and writes (f32, f64), to and from f64.
+pub(super) trait Real: crate::element::Element {
+    fn widen(self) -> f64;
+    fn narrow(v: f64) -> Self;
+}
+impl Real for f32 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self as f64
+    }
+    #[inline(always)]
+    fn narrow(v: f64) -> Self {
+        v as f32
+    }
+}
+impl Real for f64 {
+    #[inline(always)]
+    fn widen(self) -> f64 {
+        self
+    }
+    #[inline(always)]
+    fn narrow(v: f64) -> Self {
+        v
+    }
+}
+
+/// The attributes a kernel was planned with (f64 scalars in `Params::scalars`).
+fn attrs(p: &Params) -> [f64; 3] {
+    let mut a = [0.0; 3];
+    for (k, s) in p.scalars.iter().take(3).enumerate() {
+        a[k] = s.get::<f64>();
+    }
+    a
+}
+
+/// Formula `F` on a real compute type.
+struct Pointwise<T, const F: u8> {
+    a: [f64; 3],
+    _t: PhantomData<T>,
+}
+impl<T: Real, const F: u8> UnaryOp for Pointwise<T, F> {
+    type A = T;
+    type O = T;
     fn new(p: &Params) -> Self {
-        GeluMul {
-            tanh: p.ints[0] != 0,
+        Pointwise {
+            a: attrs(p),
+            _t: PhantomData,
         }
     }
     #[inline(always)]
-    fn apply(&self, a: f32, b: f32) -> f32 {
-        let x = a as f64;
-        let g = if self.tanh {
-            let k = (2.0 / std::f64::consts::PI).sqrt();
-            0.5 * x * (1.0 + (k * (x + 0.044715 * x * x * x)).tanh())
-        } else {
-            0.5 * x * (1.0 + erf64(x / std::f64::consts::SQRT_2))
-        };
-        (g * b as f64) as f32
+    fn apply(&self, x: T) -> T {
+        T::narrow(eval(F, x.widen(), &self.a))
     }
 }
 
-/// aclnnGeluMul.
+/// The kernel of formula `F` for a float dtype.
+fn pointwise_kernel<const F: u8>(d: DType) -> KernelFn {
+    match d {
+        F64 => unary_kernel::<Pointwise<f64, F>> as KernelFn,
+        _ => unary_kernel::<Pointwise<f32, F>>,
+    }
+}
+
+/// An attribute scalar as the device reads it: converted to f32 (`aclScalar::ToFloat`).
+fn attr(s: &Scalar) -> Scalar {
+    let v = match s.wide() {
+        Wide::Bool(b) => b as u8 as f64,
+        Wide::Int(i) => i as f64,
+        Wide::Float(x) => x,
+        Wide::Complex(re, _) => re,
+    };
+    Scalar::from_value(v as f32 as f64)
+}
+
+/// A scalar attribute whose dtype must convert to `to` (CANN's CanCast / result cast rule).
+fn check_attr(name: &str, s: &Scalar, to: DType) -> Result<()> {
+    crate::ensure!(
+        can_cast(s.dtype, to),
+        "scalar '{name}' has dtype {}, which cannot be converted to {to}",
+        s.dtype
+    );
+    Ok(())
+}
+
+/// `out = F(self)` (or in place) for the float formulas, computed in self's dtype.
+#[allow(clippy::too_many_arguments)]
+fn pointwise<const F: u8>(
+    api: &'static str,
+    rule: &Rule,
+    self_name: &'static str,
+    self_: &TensorDesc,
+    out: Option<(&'static str, &TensorDesc)>,
+    attributes: &[Scalar],
+) -> Result<Executor> {
+    let params = Params {
+        scalars: attributes.iter().map(attr).collect(),
+        ints: Default::default(),
+    };
+    unary::build(
+        api,
+        rule,
+        self_name,
+        self_,
+        out,
+        move |d| {
+            let mut c = Compute::same(d, pointwise_kernel::<F>(d));
+            c.params = params;
+            Ok(c)
+        },
+    )
+}
+
+const ELU_RULE: Rule = Rule {
+    a: HALFS_F64,
+    out: HALFS_F64,
+    out_rule: OutRule::Castable,
+};
+
+fn elu_common(
+    api: &'static str,
+    self_name: &'static str,
+    self_: &TensorDesc,
+    alpha: &Scalar,
+    scale: &Scalar,
+    input_scale: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    ew::check_tensor(self_name, self_, HALFS_F64)?;
+    check_attr("scale", scale, F32)?;
+    check_attr("alpha", alpha, F32)?;
+    check_attr("inputScale", input_scale, F32)?;
+    let finite = |s: &Scalar| attr(s).get::<f64>().is_finite();
+    if finite(alpha) && finite(input_scale) {
+        pointwise::<{ f::ELU }>(
+            api,
+            &ELU_RULE,
+            self_name,
+            self_,
+            out.map(|o| ("out", o)),
+            &[*alpha, *scale, *input_scale],
+        )
+    } else {
+        pointwise::<{ f::ELU_NONFINITE }>(
+            api,
+            &ELU_RULE,
+            self_name,
+            self_,
+            out.map(|o| ("out", o)),
+            &[*alpha, *scale],
+        )
+    }
+}
+
+/// aclnnElu: x > 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1). With a non-finite alpha
+/// or inputScale the device computes `(x <= 0 ? −alpha : x)·scale`, and so do we.
+pub fn elu(
+    self_: &TensorDesc,
+    alpha: &Scalar,
+    scale: &Scalar,
+    input_scale: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    elu_common("aclnnElu", "self", self_, alpha, scale, input_scale, Some(out))
+}
+
+/// aclnnInplaceElu.
+pub fn inplace_elu(
+    self_ref: &TensorDesc,
+    alpha: &Scalar,
+    scale: &Scalar,
+    input_scale: &Scalar,
+) -> Result<Executor> {
+    elu_common("aclnnInplaceElu", "selfRef", self_ref, alpha, scale, input_scale, None)
+}
+
+/// aclnnLeakyRelu: x > 0 ? x : negativeSlope·x (NaN stays NaN).
+pub fn leaky_relu(self_: &TensorDesc, slope: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::LEAKY_RELU }>(
+        "aclnnLeakyRelu",
+        &ELU_RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[*slope],
+    )
+}
+
+/// aclnnInplaceLeakyRelu.
+pub fn inplace_leaky_relu(self_ref: &TensorDesc, slope: &Scalar) -> Result<Executor> {
+    pointwise::<{ f::LEAKY_RELU }>(
+        "aclnnInplaceLeakyRelu",
+        &ELU_RULE,
+        "selfRef",
+        self_ref,
+        None,
+        &[*slope],
+    )
+}
+
+/// aclnnSoftplus: beta·x > threshold ? x : ln(1 + e^(beta·x))/beta (torch.nn.functional.softplus).
+pub fn softplus(
+    self_: &TensorDesc,
+    beta: &Scalar,
+    threshold: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: ANY_REAL,
+        out_rule: OutRule::Castable,
+    };
+    ew::check_tensor("self", self_, HALFS)?;
+    check_attr("beta", beta, self_.dtype)?;
+    check_attr("threshold", threshold, self_.dtype)?;
+    pointwise::<{ f::SOFTPLUS }>(
+        "aclnnSoftplus",
+        &RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[*beta, *threshold],
+    )
+}
+
+/// Hardsigmoid of int32: ⌊min(max(x + 3, 0), 6)/6⌋ in integers, i.e. 1 for x ≥ 3, else 0.
+struct HardsigmoidInt;
+impl UnaryOp for HardsigmoidInt {
+    type A = i32;
+    type O = i32;
+    fn new(_: &Params) -> Self {
+        HardsigmoidInt
+    }
+    #[inline(always)]
+    fn apply(&self, x: i32) -> i32 {
+        (x >= 3) as i32
+    }
+}
+
+fn hardsigmoid_common(self_: &TensorDesc, out: Option<&TensorDesc>, api: &'static str) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HARDSIGMOID,
+        out: HARDSIGMOID,
+        out_rule: OutRule::Equal,
+    };
+    unary::build(api, &RULE, "self", self_, out.map(|o| ("out", o)), |d| {
+        Ok(match d {
+            S32 => Compute::same(d, unary_kernel::<HardsigmoidInt> as KernelFn),
+            _ => Compute::same(d, pointwise_kernel::<{ f::HARDSIGMOID }>(d)),
+        })
+    })
+}
+
+/// aclnnHardsigmoid: min(max(x + 3, 0), 6)/6; out has self's dtype (and int32 is computed
+/// in integers, see `HardsigmoidInt`).
+pub fn hardsigmoid(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    hardsigmoid_common(self_, Some(out), "aclnnHardsigmoid")
+}
+
+/// aclnnInplaceHardsigmoid (its parameter is named `self`).
+pub fn inplace_hardsigmoid(self_: &TensorDesc) -> Result<Executor> {
+    hardsigmoid_common(self_, None, "aclnnInplaceHardsigmoid")
+}
+
+const HARDSWISH_RULE: Rule = Rule {
+    a: HALFS,
+    out: HALFS,
+    out_rule: OutRule::Castable,
+};
+
+/// aclnnHardswish: x·min(max(x + 3, 0), 6)/6.
+pub fn hardswish(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::HARDSWISH }>(
+        "aclnnHardswish",
+        &HARDSWISH_RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[],
+    )
+}
+
+/// aclnnInplaceHardswish (its parameter is named `self`).
+pub fn inplace_hardswish(self_: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::HARDSWISH }>("aclnnInplaceHardswish", &HARDSWISH_RULE, "self", self_, None, &[])
+}
+
+/// `x <= threshold ? value : x` in the compute type (torch.threshold: NaN stays NaN).
+struct ThresholdOp<T> {
+    threshold: T,
+    value: T,
+}
+impl<T: crate::element::Element + PartialOrd> UnaryOp for ThresholdOp<T> {
+    type A = T;
+    type O = T;
+    fn new(p: &Params) -> Self {
+        ThresholdOp {
+            threshold: p.scalars[0].get::<T>(),
+            value: p.scalars[1].get::<T>(),
+        }
+    }
+    #[inline(always)]
+    fn apply(&self, x: T) -> T {
+        if x <= self.threshold {
+            self.value
+        } else {
+            x
+        }
+    }
+}
+
+fn threshold_common(
+    api: &'static str,
+    self_name: &'static str,
+    self_: &TensorDesc,
+    threshold: &Scalar,
+    value: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: THRESHOLD,
+        out: ANY_REAL,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(api, &RULE, self_name, self_, out.map(|o| ("out", o)), |d| {
+        let c = d.compute();
+        // The scalars take self's dtype (an f16 threshold is an f16 value), then widen.
+        let params = Params {
+            scalars: smallvec::smallvec![threshold.cast(d).cast(c), value.cast(d).cast(c)],
+            ints: Default::default(),
+        };
+        let k = match c {
+            F64 => unary_kernel::<ThresholdOp<f64>> as KernelFn,
+            S8 => unary_kernel::<ThresholdOp<i8>>,
+            U8 => unary_kernel::<ThresholdOp<u8>>,
+            S16 => unary_kernel::<ThresholdOp<i16>>,
+            S32 => unary_kernel::<ThresholdOp<i32>>,
+            S64 => unary_kernel::<ThresholdOp<i64>>,
+            _ => unary_kernel::<ThresholdOp<f32>>,
+        };
+        let mut comp = Compute::same(d, k);
+        comp.params = params;
+        Ok(comp)
+    })
+}
+
+/// aclnnThreshold: `x <= threshold ? value : x`, the scalars converted to self's dtype.
+pub fn threshold(
+    self_: &TensorDesc,
+    threshold: &Scalar,
+    value: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    threshold_common("aclnnThreshold", "self", self_, threshold, value, Some(out))
+}
+
+/// aclnnInplaceThreshold.
+pub fn inplace_threshold(self_ref: &TensorDesc, threshold: &Scalar, value: &Scalar) -> Result<Executor> {
+    threshold_common("aclnnInplaceThreshold", "selfRef", self_ref, threshold, value, None)
+}
+
+/// aclnnGeluV2: GELU with `approximate` 0 (exact, erf) or 1 (tanh); y has x's dtype. Like
+/// the device (aclnn_gelu_v2.cpp maps every value but 1 to "none"), other values compute
+/// the exact form.
+pub fn gelu_v2(x: &TensorDesc, approximate: i64, y: &TensorDesc) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Equal,
+    };
+    if approximate == 1 {
+        pointwise::<{ f::GELU_TANH }>("aclnnGeluV2", &RULE, "x", x, Some(("y", y)), &[])
+    } else {
+        pointwise::<{ f::GELU_ERF }>("aclnnGeluV2", &RULE, "x", x, Some(("y", y)), &[])
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Gated activations: act(one half of a dim) · the other half
+// ---------------------------------------------------------------------------------------
+
+/// `act(a)·b` in f64 from the compute type's values, rounded once; `G` is a `Pointwise`
+/// formula (GELU_ERF, GELU_TANH, SILU or SIGMOID).
+struct Gated<T, const G: u8>(PhantomData<T>);
+impl<T: Real, const G: u8> BinaryOp for Gated<T, G> {
+    type A = T;
+    type B = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        Gated(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, a: T, b: T) -> T {
+        T::narrow(eval(G, a.widen(), &[0.0; 3]) * b.widen())
+    }
+}
+
+/// The gated kernel and the activation's own kernel of formula `G` for a float dtype.
+fn gated_kernels<const G: u8>(d: DType) -> (KernelFn, KernelFn) {
+    let product = match d {
+        F64 => binary::<Gated<f64, G>> as KernelFn,
+        _ => binary::<Gated<f32, G>>,
+    };
+    (product, pointwise_kernel::<G>(d))
+}
+
+/// The halves of a gated activation: `x` split along `axis`; `activated` names the half the
+/// activation applies to (the left one unless `activate_left` is false).
+struct Halves {
+    activated: TensorDesc,
+    gate: TensorDesc,
+    /// x's shape with `axis` halved: the shape of every output.
+    shape: crate::tensor::Dims,
+}
+
+fn halves(x_name: &str, x: &TensorDesc, axis: usize, activate_left: bool) -> Result<Halves> {
+    let n = x.shape[axis];
+    crate::ensure!(
+        n % 2 == 0,
+        "{x_name} has shape {:?}: its dim {axis} ({n}) must be even to split into halves",
+        x.shape
+    );
+    let (left, right) = (x.narrowed(axis, 0, n / 2), x.narrowed(axis, n / 2, n / 2));
+    let mut shape = x.shape.clone();
+    shape[axis] = n / 2;
+    let (activated, gate) = if activate_left {
+        (left, right)
+    } else {
+        (right, left)
+    };
+    Ok(Halves {
+        activated,
+        gate,
+        shape,
+    })
+}
+
+/// An output of a gated activation: x's dtype and the halved shape.
+fn check_gated_out(name: &str, out: &TensorDesc, x_name: &str, x: &TensorDesc, h: &Halves) -> Result<()> {
+    crate::ensure!(
+        out.dtype == x.dtype,
+        "{name} has dtype {} but must have {x_name}'s dtype {}",
+        out.dtype,
+        x.dtype
+    );
+    ew::check_result_shape(name, out, &h.shape)
+}
+
+/// Plans `out = act(activated)·gate` and, with `out_act`, `out_act = act(activated)`:
+/// bindings are x, out (and out_act); both halves of x are bound to x's one binding, so
+/// re-pointing x moves both.
+fn gated(
+    api: &'static str,
+    x_name: &'static str,
+    x: &TensorDesc,
+    h: &Halves,
+    kernels: (KernelFn, KernelFn),
+    out_name: &'static str,
+    out: &TensorDesc,
+    out_act: Option<(&'static str, &TensorDesc)>,
+) -> Result<Executor> {
+    let v = Via::of(x.dtype);
+    let (gk, ak) = kernels;
+    let mut seq = Sequence::new();
+    let mut tensors = vec![Some(x.clone()), Some(out.clone())];
+    let mut outputs: crate::executor::Outputs = smallvec::smallvec![1];
+    // The product first: the engine reads its inputs before writing out even where out
+    // overlaps x. The second step could not: with two outputs, none may overlap x or
+    // the other (the device computes into buffers of its own and copies).
+    let step = ew::executor(
+        api,
+        &[Arg::Tensor(x_name, &h.activated), Arg::Tensor(x_name, &h.gate)],
+        &[v, v],
+        out_name,
+        out,
+        v,
+        gk,
+        Params::default(),
+        false,
+    )?;
+    seq.push(step, &[0, 0, 1]);
+    if let Some((name, oa)) = out_act {
+        for (a, an, b, bn) in [(out, out_name, x, x_name), (oa, name, x, x_name), (out, out_name, oa, name)] {
+            crate::ensure!(
+                !super::pool::overlap(a, b),
+                "{an} overlaps {bn} in memory: {api} does not support outputs that overlap self or each other"
+            );
+        }
+        let step = ew::executor(
+            api,
+            &[Arg::Tensor(x_name, &h.activated)],
+            &[v],
+            name,
+            oa,
+            v,
+            ak,
+            Params::default(),
+            false,
+        )?;
+        seq.push(step, &[0, 2]);
+        tensors.push(Some(oa.clone()));
+        outputs.push(2);
+    }
+    let bindings = Bindings {
+        tensors: std::sync::Arc::new(tensors),
+        n_inputs: 1,
+        outputs,
+    };
+    Ok(Executor::new(api, bindings, seq))
+}
+
+/// aclnnGeluMul (aclnnGeluMul.md): input's last dim (even, ≤ 1024) splits into halves x1,
+/// x2; `out = gelu(x1)·x2`. `approximate` is "none" (erf, the default for NULL) or "tanh".
+/// Inputs of 2 to 8 dims whose other dims multiply to at most 200000, f32/f16/bf16.
 pub fn gelu_mul(
     input: &TensorDesc,
     approximate: Option<&str>,
@@ -56,9 +703,9 @@ pub fn gelu_mul(
     const API: &str = "aclnnGeluMul";
     ew::check_tensor("input", input, HALFS)?;
     ew::check_tensor("out", out, HALFS)?;
-    let tanh = match approximate.unwrap_or("none") {
-        "none" => false,
-        "tanh" => true,
+    let g = match approximate.unwrap_or("none") {
+        "none" => gated_kernels::<{ f::GELU_ERF }>(input.dtype),
+        "tanh" => gated_kernels::<{ f::GELU_TANH }>(input.dtype),
         other => crate::bail!("approximateOptional is {other:?}: {API} takes \"none\" or \"tanh\""),
     };
     crate::ensure!(
@@ -83,49 +730,272 @@ pub fn gelu_mul(
         rows <= 200_000,
         "input's dims but the last multiply to {rows}; {API} takes at most 200000"
     );
-    let mut want = input.shape.clone();
-    want[rank - 1] = last / 2;
+    let h = halves("input", input, rank - 1, true)?;
     crate::ensure!(
-        out.shape == want,
-        "out has shape {:?} but must be input's shape with the last dim halved, {want:?}",
-        out.shape
+        out.shape == h.shape,
+        "out has shape {:?} but must be input's shape with the last dim halved, {:?}",
+        out.shape,
+        h.shape
     );
     out.check_output("out")?;
-    let (x1, x2) = (
-        input.narrowed(rank - 1, 0, last / 2),
-        input.narrowed(rank - 1, last / 2, last / 2),
+    gated(API, "input", input, &h, g, "out", out, None)
+}
+
+/// aclnnSwiGlu (aclnnSwiGlu.md): `out = silu(A)·B`, A and B the halves of x along `dim`
+/// (even); out has x's dtype, f32/f16/bf16.
+pub fn swi_glu(x: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnSwiGlu";
+    ew::check_tensor("x", x, HALFS)?;
+    ew::check_tensor("out", out, HALFS)?;
+    crate::ensure!(x.rank() > 0, "x is 0-d: {API} needs a dim to split");
+    let axis = ew::axis("dim", dim, x.rank(), "x")?;
+    let h = halves("x", x, axis, true)?;
+    check_gated_out("out", out, "x", x, &h)?;
+    gated(API, "x", x, &h, gated_kernels::<{ f::SILU }>(x.dtype), "out", out, None)
+}
+
+fn geglu_common(
+    api: &'static str,
+    self_: &TensorDesc,
+    dim: i64,
+    approximate: i64,
+    activate_left: bool,
+    out: &TensorDesc,
+    out_gelu: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, HALFS)?;
+    ew::check_tensor("out", out, HALFS)?;
+    ew::check_tensor("outGelu", out_gelu, HALFS)?;
+    crate::ensure!(
+        self_.rank() > 0,
+        "self is 0-d: {api} needs a dim to split into halves"
     );
-    let v = Via::of(input.dtype);
-    let mut params = Params::default();
-    params.ints.push(tanh as i64);
-    // The halves are two views of input: planned as two operands, bound to input's one
-    // binding (so re-pointing input moves both).
-    let step = ew::executor(
-        API,
-        &[Arg::Tensor("input", &x1), Arg::Tensor("input", &x2)],
-        &[v, v],
-        "out",
-        out,
-        v,
-        binary::<GeluMul> as KernelFn,
-        params,
-        false,
-    )?;
-    let mut seq = Sequence::new();
-    seq.push(step, &[0, 0, 1]);
-    let bindings = Bindings {
-        tensors: std::sync::Arc::new(vec![Some(input.clone()), Some(out.clone())]),
-        n_inputs: 1,
-        outputs: smallvec::smallvec![1],
+    let axis = ew::axis("dim", dim, self_.rank(), "self")?;
+    let h = halves("self", self_, axis, activate_left)?;
+    check_gated_out("out", out, "self", self_, &h)?;
+    check_gated_out("outGelu", out_gelu, "self", self_, &h)?;
+    let g = match approximate {
+        0 => gated_kernels::<{ f::GELU_ERF }>(self_.dtype),
+        1 => gated_kernels::<{ f::GELU_TANH }>(self_.dtype),
+        _ => crate::bail!("approximate is {approximate}: it must be 0 (none) or 1 (tanh)"),
     };
-    Ok(Executor::new(API, bindings, seq))
+    gated(api, "self", self_, &h, g, "out", out, Some(("outGelu", out_gelu)))
+}
+
+/// aclnnGeGlu: `outGelu = gelu(B)`, `out = A·gelu(B)` with A, B the halves of self along
+/// `dim` (CANN's GeGlu activates the right half: aclnn_geglu.cpp passes activateLeft false).
+pub fn geglu(
+    self_: &TensorDesc,
+    dim: i64,
+    approximate: i64,
+    out: &TensorDesc,
+    out_gelu: &TensorDesc,
+) -> Result<Executor> {
+    geglu_common("aclnnGeGlu", self_, dim, approximate, false, out, out_gelu)
+}
+
+/// aclnnGeGluV3: GeGlu whose activated half is the left one when `activateLeft`.
+pub fn geglu_v3(
+    self_: &TensorDesc,
+    dim: i64,
+    approximate: i64,
+    activate_left: bool,
+    out: &TensorDesc,
+    out_gelu: &TensorDesc,
+) -> Result<Executor> {
+    geglu_common("aclnnGeGluV3", self_, dim, approximate, activate_left, out, out_gelu)
+}
+
+/// aclnnGlu: `out = A·sigmoid(B)`, A and B the halves of self along `dim` (even);
+/// f32/f16/bf16/f64, out a dtype self converts to.
+pub fn glu(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnGlu";
+    ew::check_tensor("self", self_, HALFS_F64)?;
+    ew::check_tensor("out", out, HALFS_F64)?;
+    ew::check_out_cast(self_.dtype, "out", out)?;
+    crate::ensure!(self_.rank() > 0, "self is 0-d: {API} needs a dim to split");
+    let axis = ew::axis("dim", dim, self_.rank(), "self")?;
+    let h = halves("self", self_, axis, false)?;
+    ew::check_result_shape("out", out, &h.shape)?;
+    gated(API, "self", self_, &h, gated_kernels::<{ f::SIGMOID }>(self_.dtype), "out", out, None)
+}
+
+const HALFS_CASTABLE: Rule = Rule {
+    a: HALFS,
+    out: HALFS,
+    out_rule: OutRule::Castable,
+};
+const HALFS_EQUAL: Rule = Rule {
+    a: HALFS,
+    out: HALFS,
+    out_rule: OutRule::Equal,
+};
+
+fn celu_common(api: &'static str, name: &'static str, x: &TensorDesc, alpha: &Scalar, out: Option<&TensorDesc>) -> Result<Executor> {
+    ew::check_tensor(name, x, HALFS)?;
+    check_attr("alpha", alpha, F32)?;
+    let a = attr(alpha).get::<f64>();
+    crate::ensure!(a != 0.0 && !a.is_nan(), "alpha is {a}: {api} needs a non-zero alpha");
+    pointwise::<{ f::CELU }>(api, &HALFS_CASTABLE, name, x, out.map(|o| ("out", o)), &[*alpha])
+}
+
+/// aclnnCelu: x > 0 ? x : alpha·(e^(x/alpha) − 1); alpha non-zero.
+pub fn celu(self_: &TensorDesc, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    celu_common("aclnnCelu", "self", self_, alpha, Some(out))
+}
+
+/// aclnnInplaceCelu.
+pub fn inplace_celu(self_ref: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
+    celu_common("aclnnInplaceCelu", "selfRef", self_ref, alpha, None)
+}
+
+/// aclnnMish: x·tanh(ln(1 + e^x)); out has self's dtype.
+pub fn mish(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::MISH }>("aclnnMish", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
+}
+
+/// aclnnInplaceMish.
+pub fn inplace_mish(self_ref: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::MISH }>("aclnnInplaceMish", &HALFS_EQUAL, "selfRef", self_ref, None, &[])
+}
+
+/// aclnnSoftshrink: x > lambd ? x − lambd : x < −lambd ? x + lambd : 0; lambd ≥ 0.
+pub fn softshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    ew::check_tensor("self", self_, HALFS)?;
+    let l = attr(lambd).get::<f64>();
+    crate::ensure!(l >= 0.0, "lambd is {l}: it must be >= 0");
+    pointwise::<{ f::SOFTSHRINK }>("aclnnSoftshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[*lambd])
+}
+
+/// aclnnHardshrink: −lambd ≤ x ≤ lambd ? 0 : x (a negative lambd counts as 0, as on the device).
+pub fn hardshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Result<Executor> {
+    let l = attr(lambd).get::<f64>();
+    let l = Scalar::from_value(if l < 0.0 { 0.0f32 } else { l as f32 });
+    pointwise::<{ f::HARDSHRINK }>("aclnnHardshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[l])
+}
+
+/// aclnnSwish: x·sigmoid(beta·x), beta 1 when NULL.
+pub fn swish(self_: &TensorDesc, beta: Option<&Scalar>, out: &TensorDesc) -> Result<Executor> {
+    let beta = match beta {
+        Some(b) => {
+            check_attr("betaOptional", b, F32)?;
+            *b
+        }
+        None => Scalar::from_value(1.0f32),
+    };
+    pointwise::<{ f::SWISH }>("aclnnSwish", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[beta])
+}
+
+/// aclnnFastGelu: x·sigmoid(1.702·x); out has self's dtype.
+pub fn fast_gelu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::FAST_GELU }>("aclnnFastGelu", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
 }
 
 /// Supported dtypes, for the README's operator table.
-pub const CATALOG: &[Entry] = &[Entry {
-    ops: "GeluMul",
-    a: HALFS,
-    b: &[],
-    out: HALFS,
-    rule: "gelu(x1)·x2 of input's last-dim halves (approximate \"none\"/\"tanh\")",
-}];
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Elu, InplaceElu",
+        a: HALFS_F64,
+        b: &[],
+        out: HALFS_F64,
+        rule: "x > 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1)",
+    },
+    Entry {
+        ops: "LeakyRelu, InplaceLeakyRelu",
+        a: HALFS_F64,
+        b: &[],
+        out: HALFS_F64,
+        rule: "x > 0 ? x : negativeSlope·x",
+    },
+    Entry {
+        ops: "Softplus",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "beta·x > threshold ? x : ln(1 + e^(beta·x))/beta",
+    },
+    Entry {
+        ops: "Hardsigmoid, InplaceHardsigmoid",
+        a: HARDSIGMOID,
+        b: &[],
+        out: HARDSIGMOID,
+        rule: "min(max(x + 3, 0), 6)/6, out dtype = self dtype",
+    },
+    Entry {
+        ops: "Hardswish, InplaceHardswish",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·min(max(x + 3, 0), 6)/6",
+    },
+    Entry {
+        ops: "Threshold, InplaceThreshold",
+        a: THRESHOLD,
+        b: &[],
+        out: THRESHOLD,
+        rule: "x <= threshold ? value : x",
+    },
+    Entry {
+        ops: "GeluV2",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "GELU, approximate 0 (erf) / 1 (tanh)",
+    },
+    Entry {
+        ops: "GeluMul",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "gelu(x1)·x2 of input's last-dim halves (approximate \"none\"/\"tanh\")",
+    },
+    Entry {
+        ops: "Celu, InplaceCelu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x > 0 ? x : alpha·(e^(x/alpha) − 1)",
+    },
+    Entry {
+        ops: "Mish, InplaceMish",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·tanh(ln(1 + e^x)), out dtype = self dtype",
+    },
+    Entry {
+        ops: "Softshrink, Hardshrink",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x shrunk toward 0 by lambd / zeroed within [−lambd, lambd]",
+    },
+    Entry {
+        ops: "Swish, FastGelu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·sigmoid(beta·x) (beta 1 if NULL); x·sigmoid(1.702·x)",
+    },
+    Entry {
+        ops: "Glu",
+        a: HALFS_F64,
+        b: &[],
+        out: HALFS_F64,
+        rule: "A·sigmoid(B), A and B the halves of dim",
+    },
+    Entry {
+        ops: "SwiGlu",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "silu(A)·B, A and B the halves of dim",
+    },
+    Entry {
+        ops: "GeGlu, GeGluV3",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "out = gelu(half)·other half, outGelu = gelu(half) (GeGlu: the right half; V3: activateLeft)",
+    },
+];

@@ -33,6 +33,8 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::create::CATALOG,
         super::math::CATALOG,
         super::activation::CATALOG,
+        super::pool::CATALOG,
+        super::loss::CATALOG,
         super::round::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,

@@ -132,10 +132,10 @@ unsafe extern "C" {
     fn erfcf(x: f32) -> f32;
 }
 
-/// The C library's error function in f64 (within 1 ulp on glibc).
-pub(crate) fn erf64(x: f64) -> f64 {
+/// The C library's complementary error function in f64 (accurate where 1 − erf cancels).
+pub(crate) fn erfc64(x: f64) -> f64 {
     // SAFETY: a pure C math function.
-    unsafe { erf(x) }
+    unsafe { erfc(x) }
 }
 
 /// Real float functions (f32, f64), from the C library where it has them.

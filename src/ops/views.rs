@@ -27,7 +27,7 @@ const REPEAT: &[DType] = &[
 ];
 
 /// self and out of one of `list`'s dtypes, out of self's.
-fn check(list: &[DType], self_: &TensorDesc, out: &TensorDesc) -> Result<()> {
+pub(super) fn check(list: &[DType], self_: &TensorDesc, out: &TensorDesc) -> Result<()> {
     ew::check_tensor("self", self_, list)?;
     ew::check_tensor("out", out, list)?;
     crate::ensure!(

@@ -11,6 +11,7 @@ mod forms_diff;
 mod matmul_diff;
 mod miri;
 mod movement_diff;
+mod nn_diff;
 mod narrow_diff;
 mod norm_diff;
 mod ops_capi_diff;
