@@ -115,6 +115,12 @@ impl TensorDesc {
                 .iter()
                 .enumerate()
                 .map(|(i, &v)| {
+                    // A dim of size 0 or 1 never moves along its stride: CANN does not look at
+                    // it, and clients leave it unset (ggml's fused AddRmsNorm passes an
+                    // uninitialised outer stride for a size-1 dim). It is kept as 0.
+                    if shape.get(i).is_some_and(|&d| d <= 1) && v < 0 {
+                        return Ok(0);
+                    }
                     if v < 0 {
                         crate::bail!(
                             "stride[{i}] = {v} is negative; views must have non-negative strides"

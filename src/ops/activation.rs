@@ -891,7 +891,7 @@ pub fn fast_gelu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     pointwise::<{ f::FAST_GELU }>("aclnnFastGelu", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Elu, InplaceElu",

@@ -227,7 +227,7 @@ family!(
     "aclnnInplaceSubs"
 );
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Add, Adds, InplaceAdd, InplaceAdds",

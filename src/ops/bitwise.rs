@@ -246,7 +246,7 @@ pub fn not(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "BitwiseAndTensor, InplaceBitwiseAndTensor",

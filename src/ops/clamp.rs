@@ -360,7 +360,7 @@ fn clamp_tensors(
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Clamp, ClampMin, ClampMax, InplaceClampMax",

@@ -240,7 +240,7 @@ pub fn compare(
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "EqTensor, NeTensor, EqScalar, NeScalar (+ Inplace)",

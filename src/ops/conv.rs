@@ -1276,7 +1276,7 @@ pub fn conv_depthwise2d(
     .map(|e| e.renamed(API))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Convolution, ConvTbc, ConvDepthwise2d",
     a: LIST,

@@ -169,7 +169,7 @@ pub fn inplace_zero(self_ref: &TensorDesc) -> Result<Executor> {
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Cast",

@@ -189,7 +189,7 @@ pub fn range(start: &Scalar, end: &Scalar, step: &Scalar, out: &TensorDesc) -> R
     build("aclnnRange", start, end, step, out, true)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Arange, Range",
     a: BOUNDS,

@@ -303,7 +303,7 @@ pub fn inplace_div_mods(self_ref: &TensorDesc, other: &Scalar, mode: i64) -> Res
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Div, Divs, InplaceDiv, InplaceDivs",

@@ -180,7 +180,7 @@ pub fn aminmax(
     ))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "MaxDim, MinDim",

@@ -131,7 +131,7 @@ pub fn minimum(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) -> Resu
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Maximum, Minimum",
     a: LIST,

@@ -369,7 +369,7 @@ pub fn split_with_size(
     split(API, self_, ax, &sizes, out)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Cat",

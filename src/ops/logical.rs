@@ -122,7 +122,7 @@ pub fn not(api: &'static str, self_: &TensorDesc, out: Option<&TensorDesc>) -> R
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "LogicalAnd, LogicalOr, LogicalXor, InplaceLogicalAnd, InplaceLogicalOr",

@@ -423,7 +423,7 @@ pub fn smooth_l1_loss(
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "SoftmaxCrossEntropyWithLogits",

@@ -207,7 +207,7 @@ pub fn inplace_sigmoid(self_ref: &TensorDesc) -> Result<Executor> {
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Abs",

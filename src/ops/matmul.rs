@@ -1250,7 +1250,7 @@ impl Work for IntAddmv {
     }
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Mm, BatchMatMul, Matmul",

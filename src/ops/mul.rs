@@ -89,7 +89,7 @@ pub fn inplace_muls(self_ref: &TensorDesc, other: &Scalar) -> Result<Executor> {
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Mul, Muls, InplaceMul, InplaceMuls",
     a: ALL12,

@@ -1292,7 +1292,7 @@ pub fn inplace_renorm(
     renorm_impl("aclnnInplaceRenorm", self_ref, p, dim, max_norm, None)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "LayerNorm, LayerNormWithImplMode, FastLayerNorm",

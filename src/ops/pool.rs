@@ -463,7 +463,7 @@ pub fn max_pool(
     plan("aclnnMaxPool", Reduce::Max, self_, out, h, w)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "AvgPool2d",

@@ -232,7 +232,7 @@ pub fn pow_scalar_tensor(
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "PowTensorTensor, PowTensorScalar, PowScalarTensor",

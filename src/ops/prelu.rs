@@ -105,7 +105,7 @@ pub fn prelu(self_: &TensorDesc, weight: &TensorDesc, out: &TensorDesc) -> Resul
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Prelu",
     a: LIST,

@@ -336,7 +336,7 @@ pub fn log_softmax(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Exe
     slice("aclnnLogSoftmax", Slice::LogSoftmax, self_, dim, out)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "ReduceSum",

@@ -142,7 +142,7 @@ pub fn inplace_round_decimals(self_ref: &TensorDesc, decimals: i64) -> Result<Ex
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[super::catalog::Entry] = &[super::catalog::Entry {
     ops: "RoundDecimals, InplaceRoundDecimals",
     a: ROUND,

@@ -185,7 +185,7 @@ pub fn inplace_masked_fill_tensor(
     )
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "SWhere",

@@ -401,7 +401,7 @@ fn coalesce(a: &mut TensorDesc, b: &mut TensorDesc) {
     b.strides = sb.into_iter().collect();
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Permute",
