@@ -40,6 +40,11 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::prelu::CATALOG,
         super::reduce::CATALOG,
         super::extrema::CATALOG,
+        super::triangle::CATALOG,
+        super::pad::CATALOG,
+        super::resample::CATALOG,
+        super::scan::CATALOG,
+        super::sort::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -1,0 +1,262 @@
+//! Resampling and patches: UpsampleNearest2d (aclnn_upsample_nearest_2d.h) and Im2col
+//! (aclnn_im2col.h). Both are gathers (`engine::gather`) and exact: values move, never mix.
+//!
+//! - Nearest: output index `d` along a resized axis reads `min(floor(d · scale), in − 1)`
+//!   with `scale = in / out` computed in f32 and the product in f32 (PyTorch's legacy
+//!   `nearest` and the CANN formula), with torch's two shortcuts (out = in: identity;
+//!   out = 2·in: `d / 2`), which agree with the formula where f32 is exact.
+//! - Im2col (torch.nn.functional.unfold): for each kernel offset (ki, kj) the
+//!   (N, C, OH, OW) slice `out[:, c·kh·kw + ki·kw + kj, oh·OW + ow]` reads
+//!   `self[:, c, oh·sh − ph + ki·dh, ow·sw − pw + kj·dw]`, zero outside self: kh·kw gathers
+//!   run as one operator.
+
+use super::catalog::Entry;
+use super::elementwise as ew;
+use crate::dtype::{can_cast, DType};
+use crate::engine::gather::{Gather, FILL};
+use crate::error::Result;
+use crate::executor::{Bindings, Executor, Nothing, Sequence};
+use crate::format::Format;
+use crate::tensor::TensorDesc;
+
+use DType::*;
+/// aclnnUpsampleNearest2d, Atlas A2 (ASCEND910B list of aclnn_upsample_nearest_2d.cpp).
+const NEAREST: &[DType] = &[F16, F32, F64, U8, BF16];
+/// aclnnIm2col, Atlas A2.
+const IM2COL: &[DType] = &[F32, F16, BF16];
+
+/// The source index along an axis resized from `input` to `output` elements, for each
+/// output index (`output`, `input` > 0).
+pub(crate) fn nearest_map(input: usize, output: usize) -> Vec<i64> {
+    if output == input {
+        return (0..output as i64).collect();
+    }
+    if output == 2 * input {
+        return (0..output as i64).map(|d| d / 2).collect();
+    }
+    let scale = input as f32 / output as f32;
+    (0..output)
+        .map(|d| ((d as f32 * scale).floor() as i64).min(input as i64 - 1))
+        .collect()
+}
+
+fn two_bindings(a: &TensorDesc, b: &TensorDesc) -> Bindings {
+    Bindings {
+        tensors: std::sync::Arc::new(vec![Some(a.clone()), Some(b.clone())]),
+        n_inputs: 1,
+        outputs: smallvec::smallvec![1],
+    }
+}
+
+/// aclnnUpsampleNearest2d: (N, C, H, W) -> (N, C, outputSize[0], outputSize[1]) in NCHW,
+/// (N, H, W, C) -> (N, outputSize[0], outputSize[1], C) in NHWC.
+pub fn upsample_nearest_2d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnUpsampleNearest2d";
+    ew::check_tensor("self", self_, NEAREST)?;
+    ew::check_tensor("out", out, NEAREST)?;
+    crate::ensure!(
+        out.dtype == self_.dtype,
+        "out has dtype {} but must have self's dtype {}",
+        out.dtype,
+        self_.dtype
+    );
+    crate::ensure!(
+        output_size.len() == 2,
+        "outputSize {output_size:?} must have 2 values (H, W)"
+    );
+    crate::ensure!(
+        self_.rank() == 4 && out.rank() == 4,
+        "self has {} dims and out {}: {API} takes 4-d NCHW or NHWC tensors",
+        self_.rank(),
+        out.rank()
+    );
+    crate::ensure!(
+        output_size.iter().all(|&s| s > 0 && s <= 1 << 31),
+        "outputSize {output_size:?} must be positive"
+    );
+    crate::ensure!(
+        matches!(self_.format, Format::NCHW | Format::NHWC),
+        "self has format {}: {API} takes NCHW or NHWC",
+        self_.format
+    );
+    crate::ensure!(
+        out.format == self_.format,
+        "out has format {} but must have self's format {}",
+        out.format,
+        self_.format
+    );
+    let (h, w, c) = if self_.format == Format::NCHW {
+        (2, 3, 1)
+    } else {
+        (1, 2, 3)
+    };
+    crate::ensure!(
+        self_.shape[h] > 0 && self_.shape[w] > 0 && self_.shape[c] > 0,
+        "self {:?} is empty in its C, H or W dim: {API} needs them non-empty",
+        self_.shape
+    );
+    let mut want = self_.shape.to_vec();
+    want[h] = output_size[0] as usize;
+    want[w] = output_size[1] as usize;
+    ew::check_result_shape("out", out, &want)?;
+    if out.is_empty() {
+        return Ok(Executor::new(API, two_bindings(self_, out), Nothing));
+    }
+    let maps = (0..4)
+        .map(|a| {
+            if a == h || a == w {
+                nearest_map(self_.shape[a], want[a])
+            } else {
+                (0..want[a] as i64).collect()
+            }
+        })
+        .collect();
+    let plan = Gather::new(self_, 0, out, 1, maps, None, &[0u8; 16][..self_.dtype.size()]);
+    Ok(Executor::new(API, two_bindings(self_, out), plan))
+}
+
+fn pair(name: &str, v: &[i64], min: i64) -> Result<[usize; 2]> {
+    crate::ensure!(v.len() == 2, "{name} {v:?} must have 2 values (H, W)");
+    for &x in v {
+        crate::ensure!(
+            x >= min,
+            "{name} {v:?}: value {x} must be {}",
+            if min == 0 { "non-negative" } else { "positive" }
+        );
+        crate::ensure!(x <= 1 << 31, "{name} {v:?}: value {x} is too large");
+    }
+    Ok([v[0] as usize, v[1] as usize])
+}
+
+/// aclnnIm2col: (N, C, H, W) -> (N, C·kh·kw, L), or (C, H, W) -> (C·kh·kw, L), L = OH·OW
+/// with `OH = (H + 2·ph − dh·(kh − 1) − 1) / sh + 1` (floor; at least 1). out's dtype
+/// may differ from self's (converted, as the device casts its result).
+pub fn im2col(
+    self_: &TensorDesc,
+    kernel_size: &[i64],
+    dilation: &[i64],
+    padding: &[i64],
+    stride: &[i64],
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnIm2col";
+    ew::check_tensor("self", self_, IM2COL)?;
+    let k = self_.rank();
+    crate::ensure!(
+        k == 3 || k == 4,
+        "self has {k} dims: {API} takes (C, H, W) or (N, C, H, W)"
+    );
+    crate::ensure!(
+        self_.shape[k - 3..].iter().all(|&n| n > 0),
+        "self {:?} is empty in its C, H or W dim",
+        self_.shape
+    );
+    let kk = pair("kernelSize", kernel_size, 1)?;
+    let dil = pair("dilation", dilation, 1)?;
+    let pad = pair("padding", padding, 0)?;
+    let st = pair("stride", stride, 1)?;
+    ew::check_tensor("out", out, IM2COL)?;
+    crate::ensure!(
+        can_cast(self_.dtype, out.dtype),
+        "out has dtype {}, which self's dtype {} cannot be converted to",
+        out.dtype,
+        self_.dtype
+    );
+    let (c, hi, wi) = (self_.shape[k - 3], self_.shape[k - 2], self_.shape[k - 1]);
+    let n = if k == 4 { self_.shape[0] } else { 1 };
+    let span = |size: usize, a: usize| -> i64 {
+        let full = size as i64 + 2 * pad[a] as i64 - (dil[a] as i64 * (kk[a] as i64 - 1) + 1);
+        full.div_euclid(st[a] as i64) + 1
+    };
+    let (oh, ow) = (span(hi, 0), span(wi, 1));
+    crate::ensure!(
+        oh >= 1 && ow >= 1,
+        "the kernel {kk:?} with dilation {dil:?}, padding {pad:?} and stride {st:?} does not fit self's {hi}x{wi} image: {oh}x{ow} blocks"
+    );
+    let (oh, ow) = (oh as usize, ow as usize);
+    let rows = c * kk[0] * kk[1];
+    let want: Vec<usize> = if k == 4 {
+        vec![n, rows, oh * ow]
+    } else {
+        vec![rows, oh * ow]
+    };
+    ew::check_result_shape("out", out, &want)?;
+    crate::ensure!(
+        !overlap(self_, out),
+        "out shares memory with self: {API} needs them apart"
+    );
+    let bindings = two_bindings(self_, out);
+    if out.is_empty() {
+        return Ok(Executor::new(API, bindings, Nothing));
+    }
+    // self as (N, C, H, W) and, per kernel offset, out as an (N, C, OH, OW) view.
+    let mut src = self_.clone();
+    let mut o = out.clone();
+    if k == 3 {
+        src.shape.insert(0, 1);
+        src.strides.insert(0, 0);
+        o.shape.insert(0, 1);
+        o.strides.insert(0, 0);
+    }
+    let (os1, os2) = (o.strides[1], o.strides[2]);
+    let mut seq = Sequence::new();
+    for ki in 0..kk[0] {
+        for kj in 0..kk[1] {
+            let mut v = o.clone();
+            v.shape = smallvec::smallvec![n, c, oh, ow];
+            v.strides = smallvec::smallvec![o.strides[0], os1 * (kk[0] * kk[1]) as isize, os2 * ow as isize, os2];
+            v.offset = o.offset + (ki * kk[1] + kj) * os1 as usize;
+            let axis = |size: usize, a: usize, off: usize, count: usize| -> Vec<i64> {
+                (0..count as i64)
+                    .map(|x| {
+                        let i = x * st[a] as i64 - pad[a] as i64 + (off * dil[a]) as i64;
+                        if (0..size as i64).contains(&i) {
+                            i
+                        } else {
+                            FILL
+                        }
+                    })
+                    .collect()
+            };
+            let maps = vec![
+                (0..n as i64).collect(),
+                (0..c as i64).collect(),
+                axis(hi, 0, ki, oh),
+                axis(wi, 1, kj, ow),
+            ];
+            let zero = [0u8; 16];
+            let plan = Gather::new(&src, 0, &v, 1, maps, None, &zero[..src.dtype.size()]);
+            seq.push(
+                Executor::new(API, two_bindings(&src, &v), plan),
+                &[0, 1],
+            );
+        }
+    }
+    Ok(Executor::new(API, bindings, seq))
+}
+
+fn overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
+    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
+}
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "UpsampleNearest2d",
+        a: NEAREST,
+        b: &[],
+        out: NEAREST,
+        rule: "nearest-neighbour resize of H, W (NCHW/NHWC): src = min(⌊dst·in/out⌋, in − 1) in f32",
+    },
+    Entry {
+        ops: "Im2col",
+        a: IM2COL,
+        b: &[],
+        out: IM2COL,
+        rule: "sliding kernel blocks as columns (N, C·kh·kw, L), zero padding, dilation, stride",
+    },
+];
