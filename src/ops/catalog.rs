@@ -41,6 +41,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::reduce::CATALOG,
         super::extrema::CATALOG,
         super::triangle::CATALOG,
+        super::flip::CATALOG,
         super::pad::CATALOG,
         super::resample::CATALOG,
         super::scan::CATALOG,

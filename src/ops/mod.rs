@@ -15,6 +15,7 @@ pub mod div;
 pub mod elementwise;
 pub mod extrema;
 pub mod extremum;
+pub mod flip;
 pub mod gemm;
 pub mod join;
 pub mod logical;

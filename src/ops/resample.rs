@@ -1,10 +1,13 @@
-//! Resampling and patches: UpsampleNearest2d (aclnn_upsample_nearest_2d.h) and Im2col
-//! (aclnn_im2col.h). Both are gathers (`engine::gather`) and exact: values move, never mix.
+//! Resampling and patches: UpsampleNearest1d/2d/3d and UpsampleNearestExact1d/2d/3d
+//! (aclnn_upsample_nearest_*.h) and Im2col (aclnn_im2col.h). All are gathers
+//! (`engine::gather`) and exact: values move, never mix.
 //!
 //! - Nearest: output index `d` along a resized axis reads `min(floor(d · scale), in − 1)`
 //!   with `scale = in / out` computed in f32 and the product in f32 (PyTorch's legacy
 //!   `nearest` and the CANN formula), with torch's two shortcuts (out = in: identity;
-//!   out = 2·in: `d / 2`), which agree with the formula where f32 is exact.
+//!   out = 2·in: `d / 2`), which agree with the formula where f32 is exact. Exact reads
+//!   `min(floor((d + 0.5) · scale), in − 1)` (torch's `nearest-exact`). A positive
+//!   `scales` argument gives `scale = 1 / scales` instead (torch's rule).
 //! - Im2col (torch.nn.functional.unfold): for each kernel offset (ki, kj) the
 //!   (N, C, OH, OW) slice `out[:, c·kh·kw + ki·kw + kj, oh·OW + ow]` reads
 //!   `self[:, c, oh·sh − ph + ki·dh, ow·sw − pw + kj·dw]`, zero outside self: kh·kw gathers
@@ -22,21 +25,42 @@ use crate::tensor::TensorDesc;
 use DType::*;
 /// aclnnUpsampleNearest2d, Atlas A2 (ASCEND910B list of aclnn_upsample_nearest_2d.cpp).
 const NEAREST: &[DType] = &[F16, F32, F64, U8, BF16];
+/// aclnnUpsampleNearest3d, Atlas A2 (no u8 there).
+const NEAREST_3D: &[DType] = &[F16, F32, F64, BF16];
+/// aclnnUpsampleNearestExact1d / Exact2d.
+const EXACT: &[DType] = &[F32, F16, BF16, U8];
+/// aclnnUpsampleNearestExact3d.
+const EXACT_3D: &[DType] = &[F32, F16, BF16];
 /// aclnnIm2col, Atlas A2.
 const IM2COL: &[DType] = &[F32, F16, BF16];
 
 /// The source index along an axis resized from `input` to `output` elements, for each
-/// output index (`output`, `input` > 0).
-pub(crate) fn nearest_map(input: usize, output: usize) -> Vec<i64> {
-    if output == input {
+/// output index (`output`, `input` > 0), as torch computes it: the scale is
+/// `(float)(1 / scales)` for a positive `scales`, else `(float)input / output`; legacy
+/// nearest reads `min(⌊(float)d · scale⌋, input − 1)` (identity when the sizes agree, `d / 2`
+/// when out is twice in), nearest-exact `min(⌊(float)((d + 0.5) · scale)⌋, input − 1)`.
+pub(crate) fn nearest_map(input: usize, output: usize, scales: f64, exact: bool) -> Vec<i64> {
+    if !exact && output == input {
         return (0..output as i64).collect();
     }
-    if output == 2 * input {
+    if !exact && output == 2 * input {
         return (0..output as i64).map(|d| d / 2).collect();
     }
-    let scale = input as f32 / output as f32;
+    let scale = if scales > 0.0 {
+        (1.0 / scales) as f32
+    } else {
+        input as f32 / output as f32
+    };
+    let last = input as i64 - 1;
     (0..output)
-        .map(|d| ((d as f32 * scale).floor() as i64).min(input as i64 - 1))
+        .map(|d| {
+            let x = if exact {
+                ((d as f64 + 0.5) * scale as f64) as f32
+            } else {
+                d as f32 * scale
+            };
+            (x.floor() as i64).min(last)
+        })
         .collect()
 }
 
@@ -48,75 +72,159 @@ fn two_bindings(a: &TensorDesc, b: &TensorDesc) -> Bindings {
     }
 }
 
+/// One nearest-neighbour entry point: its name, dtypes, the formats it takes (the first
+/// channel-last one, if any, puts C last) and whether it is the exact variant.
+struct Nearest {
+    api: &'static str,
+    list: &'static [DType],
+    formats: &'static [Format],
+    exact: bool,
+    /// Empty self/out accepted (Exact2d); else refused.
+    empty_ok: bool,
+}
+
+impl Nearest {
+    /// out = self resized to `output_size` over its `scales.len()` spatial dims.
+    fn plan(&self, self_: &TensorDesc, output_size: &[i64], scales: &[f64], out: &TensorDesc) -> Result<Executor> {
+        let api = self.api;
+        let s = scales.len();
+        ew::check_tensor("self", self_, self.list)?;
+        ew::check_tensor("out", out, self.list)?;
+        crate::ensure!(
+            out.dtype == self_.dtype,
+            "out has dtype {} but must have self's dtype {}",
+            out.dtype,
+            self_.dtype
+        );
+        crate::ensure!(
+            output_size.len() == s,
+            "outputSize {output_size:?} must have {s} value{}",
+            if s > 1 { "s" } else { "" }
+        );
+        crate::ensure!(
+            self_.rank() == s + 2 && out.rank() == s + 2,
+            "self has {} dims and out {}: {api} takes {}-d tensors",
+            self_.rank(),
+            out.rank(),
+            s + 2
+        );
+        crate::ensure!(
+            output_size.iter().all(|&x| x > 0 && x < 1 << 31),
+            "outputSize {output_size:?} must be positive"
+        );
+        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s.min(3)..].iter().zip(scales) {
+            crate::ensure!(
+                x >= 0.0 && x.is_finite(),
+                "{name} {x} must be a finite non-negative scale"
+            );
+        }
+        crate::ensure!(
+            self.formats.contains(&self_.format),
+            "self has format {}: {api} takes {}",
+            self_.format,
+            self.formats.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", ")
+        );
+        crate::ensure!(
+            out.format == self_.format,
+            "out has format {} but must have self's format {}",
+            out.format,
+            self_.format
+        );
+        let channel_last = matches!(self_.format, Format::NHWC | Format::NDHWC);
+        let spatial: Vec<usize> = if channel_last { (1..=s).collect() } else { (2..2 + s).collect() };
+        let c = if channel_last { s + 1 } else { 1 };
+        if self.empty_ok {
+            crate::ensure!(
+                spatial.iter().all(|&a| self_.shape[a] > 0) || self_.shape[0] == 0 || self_.shape[c] == 0,
+                "self {:?} is empty in a spatial dim: {api} cannot resize it",
+                self_.shape
+            );
+        } else {
+            crate::ensure!(
+                spatial.iter().chain(std::iter::once(&c)).all(|&a| self_.shape[a] > 0),
+                "self {:?} is empty in its C or a spatial dim: {api} needs them non-empty",
+                self_.shape
+            );
+        }
+        let mut want = self_.shape.to_vec();
+        for (k, &a) in spatial.iter().enumerate() {
+            want[a] = output_size[k] as usize;
+        }
+        ew::check_result_shape("out", out, &want)?;
+        if out.is_empty() {
+            return Ok(Executor::new(api, two_bindings(self_, out), Nothing));
+        }
+        let maps = (0..s + 2)
+            .map(|a| match spatial.iter().position(|&x| x == a) {
+                Some(k) => nearest_map(self_.shape[a], want[a], scales[k], self.exact),
+                None => (0..want[a] as i64).collect(),
+            })
+            .collect();
+        let plan = Gather::new(self_, 0, out, 1, maps, None, &[0u8; 16][..self_.dtype.size()]);
+        Ok(Executor::new(api, two_bindings(self_, out), plan))
+    }
+}
+
+const NCL_ND: &[Format] = &[Format::NCL, Format::ND];
+const NCHW_NHWC: &[Format] = &[Format::NCHW, Format::NHWC];
+const NCHW_NHWC_ND: &[Format] = &[Format::NCHW, Format::NHWC, Format::ND];
+const NCDHW_NDHWC_ND: &[Format] = &[Format::NCDHW, Format::NDHWC, Format::ND];
+
 /// aclnnUpsampleNearest2d: (N, C, H, W) -> (N, C, outputSize[0], outputSize[1]) in NCHW,
 /// (N, H, W, C) -> (N, outputSize[0], outputSize[1], C) in NHWC.
-pub fn upsample_nearest_2d(
+pub fn upsample_nearest_2d(self_: &TensorDesc, output_size: &[i64], out: &TensorDesc) -> Result<Executor> {
+    let n = Nearest { api: "aclnnUpsampleNearest2d", list: NEAREST, formats: NCHW_NHWC, exact: false, empty_ok: false };
+    n.plan(self_, output_size, &[0.0, 0.0], out)
+}
+
+/// aclnnUpsampleNearest1d: (N, C, L) -> (N, C, outputSize[0]).
+pub fn upsample_nearest_1d(self_: &TensorDesc, output_size: &[i64], out: &TensorDesc) -> Result<Executor> {
+    let n = Nearest { api: "aclnnUpsampleNearest1d", list: NEAREST, formats: NCL_ND, exact: false, empty_ok: false };
+    n.plan(self_, output_size, &[0.0], out)
+}
+
+/// aclnnUpsampleNearest3d: (N, C, D, H, W) resized; a positive scale replaces in/out.
+pub fn upsample_nearest_3d(
     self_: &TensorDesc,
     output_size: &[i64],
+    scales_d: f64,
+    scales_h: f64,
+    scales_w: f64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    const API: &str = "aclnnUpsampleNearest2d";
-    ew::check_tensor("self", self_, NEAREST)?;
-    ew::check_tensor("out", out, NEAREST)?;
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
-    crate::ensure!(
-        output_size.len() == 2,
-        "outputSize {output_size:?} must have 2 values (H, W)"
-    );
-    crate::ensure!(
-        self_.rank() == 4 && out.rank() == 4,
-        "self has {} dims and out {}: {API} takes 4-d NCHW or NHWC tensors",
-        self_.rank(),
-        out.rank()
-    );
-    crate::ensure!(
-        output_size.iter().all(|&s| s > 0 && s <= 1 << 31),
-        "outputSize {output_size:?} must be positive"
-    );
-    crate::ensure!(
-        matches!(self_.format, Format::NCHW | Format::NHWC),
-        "self has format {}: {API} takes NCHW or NHWC",
-        self_.format
-    );
-    crate::ensure!(
-        out.format == self_.format,
-        "out has format {} but must have self's format {}",
-        out.format,
-        self_.format
-    );
-    let (h, w, c) = if self_.format == Format::NCHW {
-        (2, 3, 1)
-    } else {
-        (1, 2, 3)
-    };
-    crate::ensure!(
-        self_.shape[h] > 0 && self_.shape[w] > 0 && self_.shape[c] > 0,
-        "self {:?} is empty in its C, H or W dim: {API} needs them non-empty",
-        self_.shape
-    );
-    let mut want = self_.shape.to_vec();
-    want[h] = output_size[0] as usize;
-    want[w] = output_size[1] as usize;
-    ew::check_result_shape("out", out, &want)?;
-    if out.is_empty() {
-        return Ok(Executor::new(API, two_bindings(self_, out), Nothing));
-    }
-    let maps = (0..4)
-        .map(|a| {
-            if a == h || a == w {
-                nearest_map(self_.shape[a], want[a])
-            } else {
-                (0..want[a] as i64).collect()
-            }
-        })
-        .collect();
-    let plan = Gather::new(self_, 0, out, 1, maps, None, &[0u8; 16][..self_.dtype.size()]);
-    Ok(Executor::new(API, two_bindings(self_, out), plan))
+    let n = Nearest { api: "aclnnUpsampleNearest3d", list: NEAREST_3D, formats: NCDHW_NDHWC_ND, exact: false, empty_ok: false };
+    n.plan(self_, output_size, &[scales_d, scales_h, scales_w], out)
+}
+
+/// aclnnUpsampleNearestExact1d: (N, C, L) resized, pixel centres aligned.
+pub fn upsample_nearest_exact_1d(self_: &TensorDesc, output_size: &[i64], scales: f64, out: &TensorDesc) -> Result<Executor> {
+    let n = Nearest { api: "aclnnUpsampleNearestExact1d", list: EXACT, formats: NCL_ND, exact: true, empty_ok: false };
+    n.plan(self_, output_size, &[scales], out)
+}
+
+/// aclnnUpsampleNearestExact2d: (N, C, H, W) resized, pixel centres aligned.
+pub fn upsample_nearest_exact_2d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scales_h: f64,
+    scales_w: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest { api: "aclnnUpsampleNearestExact2d", list: EXACT, formats: NCHW_NHWC_ND, exact: true, empty_ok: true };
+    n.plan(self_, output_size, &[scales_h, scales_w], out)
+}
+
+/// aclnnUpsampleNearestExact3d: (N, C, D, H, W) resized, pixel centres aligned.
+pub fn upsample_nearest_exact_3d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scales_d: f64,
+    scales_h: f64,
+    scales_w: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest { api: "aclnnUpsampleNearestExact3d", list: EXACT_3D, formats: NCDHW_NDHWC_ND, exact: true, empty_ok: false };
+    n.plan(self_, output_size, &[scales_d, scales_h, scales_w], out)
 }
 
 fn pair(name: &str, v: &[i64], min: i64) -> Result<[usize; 2]> {
@@ -246,11 +354,32 @@ fn overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
 /// Supported dtypes, for the README's operator table.
 pub const CATALOG: &[Entry] = &[
     Entry {
-        ops: "UpsampleNearest2d",
+        ops: "UpsampleNearest1d, UpsampleNearest2d",
         a: NEAREST,
         b: &[],
         out: NEAREST,
-        rule: "nearest-neighbour resize of H, W (NCHW/NHWC): src = min(⌊dst·in/out⌋, in − 1) in f32",
+        rule: "nearest-neighbour resize of L / H, W (NCL; NCHW/NHWC): src = min(⌊dst·in/out⌋, in − 1) in f32",
+    },
+    Entry {
+        ops: "UpsampleNearest3d",
+        a: NEAREST_3D,
+        b: &[],
+        out: NEAREST_3D,
+        rule: "the same over D, H, W (NCDHW/NDHWC); a positive scale gives in/out = 1/scale",
+    },
+    Entry {
+        ops: "UpsampleNearestExact1d, UpsampleNearestExact2d",
+        a: EXACT,
+        b: &[],
+        out: EXACT,
+        rule: "nearest-exact resize: src = min(⌊(dst + ½)·in/out⌋, in − 1)",
+    },
+    Entry {
+        ops: "UpsampleNearestExact3d",
+        a: EXACT_3D,
+        b: &[],
+        out: EXACT_3D,
+        rule: "nearest-exact resize of D, H, W",
     },
     Entry {
         ops: "Im2col",

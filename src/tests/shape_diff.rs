@@ -1364,3 +1364,488 @@ fn argsort_refusals() {
         assert!(code == INVALID && m.contains(what), "{what}: {m}");
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Flip
+// ---------------------------------------------------------------------------------------
+
+const FLIP: &[DType] = &[F16, F32, S32, S16, S64, Bool, S8, U8, F64, C64, C128, BF16];
+
+#[test]
+fn flip_reverses_the_named_dims() {
+    let mut rng = Rng::new(47);
+    for case in 0..300 {
+        let dtype = pick(&mut rng, FLIP);
+        let rank = 1 + rng.below(4) as usize;
+        let shape = rand_shape(&mut rng, rank, 5, 4);
+        let mut dims: Vec<i64> = vec![];
+        for d in 0..rank as i64 {
+            if rng.pct(50) {
+                dims.push(if rng.pct(50) { d - rank as i64 } else { d });
+            }
+        }
+        let dup = rng.pct(5) && !dims.is_empty();
+        if dup {
+            dims.push(dims[0] + if dims[0] < 0 { rank as i64 } else { -(rank as i64) });
+        }
+        let inplace_view = rng.pct(10);
+        let sv = View::random(&mut rng, dtype, &shape);
+        let ov = if inplace_view { sv.clone() } else { View::random(&mut rng, dtype, &shape) };
+        let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
+        let mut dev = Dev::new();
+        let s = dev.upload(&sm);
+        let st = dev.tensor(&sv, s, ND);
+        // out may be self's own view: the flip must read everything before writing.
+        let (o, ot) = if inplace_view { (s, st) } else {
+            let o = dev.upload(&om);
+            (o, dev.tensor(&ov, o, ND))
+        };
+        let da = dev.ints(&dims);
+        let r = call(|w, e| unsafe { ops::flip::aclnnFlipGetWorkspaceSize(st, da, ot, w, e) }, ops::flip::aclnnFlip);
+        if dup {
+            assert_eq!(r.unwrap_err().0, INVALID, "case {case}");
+            continue;
+        }
+        r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let got = dev.download(o);
+        let flipped: Vec<bool> = (0..rank).map(|a| dims.iter().any(|&d| d.rem_euclid(rank as i64) as usize == a)).collect();
+        check_out("flip", &ov, &got, |idx| {
+            let si: Vec<usize> = (0..rank).map(|a| if flipped[a] { shape[a] - 1 - idx[a] } else { idx[a] }).collect();
+            let b = sv.elem(&sm, sv.at(&si)).to_vec();
+            if dtype == Bool { vec![(b[0] != 0) as u8] } else { b }
+        })
+        .and_then(|_| untouched(&ov, if inplace_view { &sm } else { &om }, &got))
+        .unwrap_or_else(|e| panic!("case {case} {dtype} {shape:?} dims {dims:?}: {e}"));
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Sort, Topk
+// ---------------------------------------------------------------------------------------
+
+/// The stable sorted order of a line of `dtype` elements (torch's order).
+fn ref_order(dtype: DType, line: &[Vec<u8>], descending: bool) -> Vec<usize> {
+    let mut order: Vec<usize> = (0..line.len()).collect();
+    if dtype.is_float() {
+        let vals: Vec<f64> = line.iter().map(|b| dec(dtype, b)).collect();
+        order.sort_by(|&a, &b| {
+            let c = torch_cmp(vals[a], vals[b]);
+            if descending { c.reverse() } else { c }
+        });
+    } else {
+        let vals: Vec<i128> = line.iter().map(|b| if dtype == Bool { b[0] as i128 } else { int_value(dtype, b) }).collect();
+        order.sort_by(|&a, &b| {
+            let c = vals[a].cmp(&vals[b]);
+            if descending { c.reverse() } else { c }
+        });
+    }
+    order
+}
+
+#[test]
+fn sort_and_topk_give_the_stable_order_and_its_values() {
+    let mut rng = Rng::new(53);
+    let mut torch = Batch::new();
+    let mut torch_cases = vec![];
+    for case in 0..300 {
+        let topk = case % 2 == 1;
+        let list: &[DType] = if topk { &[S8, U8, S16, S32, S64, F16, F32, F64, BF16] } else { &[BF16, F16, F32, S8, S16, S32, S64, U8, Bool] };
+        let dtype = pick(&mut rng, list);
+        let rank = rng.below(4) as usize;
+        let mut shape = rand_shape(&mut rng, rank, 7, 4);
+        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
+        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        if dtype == BF16 && rank > 0 && shape[axis] == 1 && !topk {
+            shape[axis] = 2;
+        }
+        let n = if rank == 0 { 1 } else { shape[axis] };
+        // (a 0-d self has one element to take: k = 1)
+        let k = if topk && rank > 0 { rng.below(n as u64 + 1) as usize } else { n };
+        let descending = rng.pct(50);
+        let mut oshape = shape.clone();
+        if rank > 0 {
+            oshape[axis] = k;
+        }
+        let sv = View::random(&mut rng, dtype, &shape);
+        let vv = View::random(&mut rng, dtype, &oshape);
+        let iv = View::random(&mut rng, S64, &oshape);
+        let mut sm = fill(&mut rng, &sv);
+        if rng.pct(50) {
+            for i in 0..sv.storage {
+                let b = enc(dtype, rng.below(4) as f64);
+                sm[i * dtype.size()..(i + 1) * dtype.size()].copy_from_slice(&b);
+            }
+        }
+        let (vm, im) = (fill(&mut rng, &vv), fill(&mut rng, &iv));
+        let mut dev = Dev::new();
+        let (s, v, i) = (dev.upload(&sm), dev.upload(&vm), dev.upload(&im));
+        let (st, vt, it) = (dev.tensor(&sv, s, ND), dev.tensor(&vv, v, ND), dev.tensor(&iv, i, ND));
+        let r = if topk {
+            call(|w, e| unsafe { ops::topk::aclnnTopkGetWorkspaceSize(st, k as i64, dim, descending, true, vt, it, w, e) }, ops::topk::aclnnTopk)
+        } else {
+            call(|w, e| unsafe { ops::sort::aclnnSortGetWorkspaceSize(st, rng.pct(50), dim, descending, vt, it, w, e) }, ops::sort::aclnnSort)
+        };
+        r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let (gv, gi) = (dev.download(v), dev.download(i));
+        let mut want_v = std::collections::HashMap::new();
+        let mut want_i = std::collections::HashMap::new();
+        for idx in sv.indices() {
+            if rank > 0 && idx[axis] != 0 {
+                continue;
+            }
+            let at = |j: usize| {
+                let mut x = idx.clone();
+                if rank > 0 {
+                    x[axis] = j;
+                }
+                x
+            };
+            let line: Vec<Vec<u8>> = (0..n).map(|j| sv.elem(&sm, sv.at(&at(j))).to_vec()).collect();
+            let order = ref_order(dtype, &line, descending);
+            for j in 0..k {
+                let b = line[order[j]].clone();
+                want_v.insert(at(j), if dtype == Bool { vec![(b[0] != 0) as u8] } else { b });
+                want_i.insert(at(j), (order[j] as i64).to_le_bytes().to_vec());
+            }
+        }
+        check_out("values", &vv, &gv, |idx| want_v.get(idx).cloned().unwrap_or_else(|| panic!("case {case} {shape:?} axis {axis} k {k}: no value for {idx:?}")))
+            .and_then(|_| check_out("indices", &iv, &gi, |idx| want_i[idx].clone()))
+            .and_then(|_| untouched(&vv, &vm, &gv))
+            .and_then(|_| untouched(&iv, &im, &gi))
+            .unwrap_or_else(|e| panic!("case {case} topk {topk} {dtype} {shape:?} dim {dim} k {k} desc {descending}: {e}"));
+        if topk && matches!(dtype, F32 | S32 | S64) && k > 0 && torch_cases.len() < 60 {
+            // torch.topk's tie order is its own: compare the values only.
+            let p = torch.program("out = torch.topk(a[0], a[1].item(), dim=a[2].item(), largest=bool(a[3].item()), sorted=True)[0]");
+            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(k as i64)), Some(Array::int(dim)), Some(Array::int(descending as i64))]);
+            torch_cases.push((vv.clone(), gv));
+        }
+    }
+    if let Some(res) = torch.run("topk") {
+        // as values: ties of −0 and +0 may be taken in either order
+        for (k, (vv, got)) in torch_cases.iter().enumerate() {
+            let t = res[k].as_ref().expect("torch raised");
+            let e = vv.dtype.size();
+            let ours: Vec<f64> = vv.array(got).bytes.chunks(e).map(|b| dec(vv.dtype, b)).collect();
+            let theirs: Vec<f64> = t[0].bytes.chunks(e).map(|b| dec(vv.dtype, b)).collect();
+            assert!(ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())), "torch case {k}: {ours:?} vs {theirs:?}");
+        }
+    }
+}
+
+#[test]
+fn sort_and_topk_refusals() {
+    let mut dev = Dev::new();
+    let mk = |dev: &mut Dev, d: DType, s: &[usize]| {
+        let v = View::contiguous(d, s);
+        let m = dev.upload(&vec![0u8; v.bytes()]);
+        dev.tensor(&v, m, ND)
+    };
+    let a = mk(&mut dev, F32, &[2, 3]);
+    let v = mk(&mut dev, F32, &[2, 3]);
+    let i = mk(&mut dev, S64, &[2, 3]);
+    let v2 = mk(&mut dev, F32, &[2, 2]);
+    let i2 = mk(&mut dev, S64, &[2, 2]);
+    let h = mk(&mut dev, F16, &[2, 3]);
+    let sort = |s, vo, io| call(|w, e| unsafe { ops::sort::aclnnSortGetWorkspaceSize(s, false, -1, false, vo, io, w, e) }, ops::sort::aclnnSort);
+    let topk = |k, vo, io| call(|w, e| unsafe { ops::topk::aclnnTopkGetWorkspaceSize(a, k, 1, true, true, vo, io, w, e) }, ops::topk::aclnnTopk);
+    assert!(sort(a, v, i).is_ok());
+    assert!(topk(2, v2, i2).is_ok());
+    assert_eq!(sort(a, null_mut(), i).unwrap_err().0, NULLPTR);
+    for (r, what) in [(sort(a, h, i), "dtype"), (sort(a, v, v), "dtype"), (topk(4, v2, i2), "k 4"), (topk(-1, v2, i2), "k -1"), (topk(2, v, i), "shape")] {
+        let (c, m) = r.unwrap_err();
+        assert!(c == INVALID && m.contains(what), "{what}: {m}");
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Cumprod, Cummax, Cummin
+// ---------------------------------------------------------------------------------------
+
+const CUMPROD: &[DType] = &[F32, F16, BF16, F64, S8, S16, S32, S64, U8];
+const CUMEXT: &[DType] = &[F16, F32, F64, U8, S8, S16, S32, S64, Bool, BF16];
+
+/// The lines of `v` along `axis` (rank 0: the one element), each as its logical indices.
+fn lines(v: &View, axis: usize) -> Vec<Vec<Vec<usize>>> {
+    let rank = v.shape.len();
+    let n = if rank == 0 { 1 } else { v.shape[axis] };
+    v.indices()
+        .into_iter()
+        .filter(|idx| rank == 0 || idx[axis] == 0)
+        .map(|idx| {
+            (0..n)
+                .map(|k| {
+                    let mut i = idx.clone();
+                    if rank > 0 {
+                        i[axis] = k;
+                    }
+                    i
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn cumprod_is_the_sequential_product_in_the_accumulator() {
+    let mut rng = Rng::new(59);
+    for case in 0..300 {
+        let inplace = rng.pct(25);
+        let sd = pick(&mut rng, CUMPROD);
+        let undefined = inplace || rng.pct(50);
+        let od = if undefined { sd } else { pick(&mut rng, CUMPROD) };
+        let rank = rng.below(4) as usize;
+        let shape = rand_shape(&mut rng, rank, 6, 4);
+        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
+        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let sv = View::random(&mut rng, sd, &shape);
+        let ov = if inplace { sv.clone() } else { View::random(&mut rng, od, &shape) };
+        let mut sm = fill(&mut rng, &sv);
+        if sd.is_float() || sd != od {
+            for i in 0..sv.storage {
+                let b = enc(sd, [-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.25, 2.0, 3.0][rng.below(10) as usize]);
+                sm[i * sd.size()..(i + 1) * sd.size()].copy_from_slice(&b);
+            }
+        }
+        let om = fill(&mut rng, &ov);
+        let mut dev = Dev::new();
+        let s = dev.upload(&sm);
+        let st = dev.tensor(&sv, s, ND);
+        let dd = pick(&mut rng, &[S32, S64]);
+        let dsc = dev.scalar(dd, &(dim.to_le_bytes()[..dd.size()]));
+        let o = if inplace {
+            call(|w, e| unsafe { ops::cumprod::aclnnInplaceCumprodGetWorkspaceSize(st, dsc, w, e) }, ops::cumprod::aclnnInplaceCumprod)
+                .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+            s
+        } else {
+            let o = dev.upload(&om);
+            let ot = dev.tensor(&ov, o, ND);
+            let dt = if undefined { -1 } else { od as i32 };
+            call(|w, e| unsafe { ops::cumprod::aclnnCumprodGetWorkspaceSize(st, dsc, dt, ot, w, e) }, ops::cumprod::aclnnCumprod)
+                .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+            o
+        };
+        let got = dev.download(o);
+        let mut want = std::collections::HashMap::new();
+        for line in lines(&sv, axis) {
+            let raw: Vec<Vec<u8>> = line.iter().map(|i| convert_elem(sd, od, sv.elem(&sm, sv.at(i)))).collect();
+            match od {
+                F16 | BF16 | F32 => {
+                    let mut acc = 1f32;
+                    for (i, b) in line.iter().zip(&raw) {
+                        acc *= dec(od, b) as f32;
+                        want.insert(i.clone(), enc(od, acc as f64));
+                    }
+                }
+                F64 => {
+                    let mut acc = 1f64;
+                    for (i, b) in line.iter().zip(&raw) {
+                        acc *= dec(od, b);
+                        want.insert(i.clone(), enc(od, acc));
+                    }
+                }
+                _ => {
+                    let mut acc = 1i64;
+                    for (i, b) in line.iter().zip(&raw) {
+                        acc = acc.wrapping_mul(int_value(od, b) as i64);
+                        want.insert(i.clone(), acc.to_le_bytes()[..od.size()].to_vec());
+                    }
+                }
+            }
+        }
+        check_out("cumprod", &ov, &got, |idx| want[idx].clone())
+            .and_then(|_| untouched(&ov, if inplace { &sm } else { &om }, &got))
+            .unwrap_or_else(|e| panic!("case {case} {sd}->{od} {shape:?} dim {dim} inplace {inplace}: {e}"));
+    }
+}
+
+#[test]
+fn cummax_cummin_follow_torch() {
+    let mut rng = Rng::new(61);
+    let mut torch = Batch::new();
+    let mut torch_cases = vec![];
+    for case in 0..300 {
+        let max = case % 2 == 0;
+        let dtype = pick(&mut rng, CUMEXT);
+        let idt = pick(&mut rng, &[S32, S64]);
+        let rank = rng.below(4) as usize;
+        let shape = rand_shape(&mut rng, rank, 6, 4);
+        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
+        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let sv = View::random(&mut rng, dtype, &shape);
+        let vv = View::random(&mut rng, dtype, &shape);
+        let iv = View::random(&mut rng, idt, &shape);
+        let mut sm = fill(&mut rng, &sv);
+        if rng.pct(50) {
+            for i in 0..sv.storage {
+                let b = enc(dtype, rng.below(3) as f64);
+                sm[i * dtype.size()..(i + 1) * dtype.size()].copy_from_slice(&b);
+            }
+        }
+        let (vm, im) = (fill(&mut rng, &vv), fill(&mut rng, &iv));
+        let mut dev = Dev::new();
+        let (s, v, i) = (dev.upload(&sm), dev.upload(&vm), dev.upload(&im));
+        let (st, vt, it) = (dev.tensor(&sv, s, ND), dev.tensor(&vv, v, ND), dev.tensor(&iv, i, ND));
+        if max {
+            call(|w, e| unsafe { ops::cummax::aclnnCummaxGetWorkspaceSize(st, dim, vt, it, w, e) }, ops::cummax::aclnnCummax)
+        } else {
+            call(|w, e| unsafe { ops::cummin::aclnnCumminGetWorkspaceSize(st, dim, vt, it, w, e) }, ops::cummin::aclnnCummin)
+        }
+        .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let (gv, gi) = (dev.download(v), dev.download(i));
+        let mut want = std::collections::HashMap::new();
+        for line in lines(&sv, axis) {
+            // torch: x replaces the running value when x is NaN, or the value is no NaN and
+            // x >= it (max) / x <= it (min).
+            let mut best: Option<(usize, Vec<u8>)> = None;
+            for (k, i) in line.iter().enumerate() {
+                let b = sv.elem(&sm, sv.at(i)).to_vec();
+                let take = match &best {
+                    None => true,
+                    Some((_, cur)) => {
+                        if dtype.is_float() {
+                            let (x, c) = (dec(dtype, &b), dec(dtype, cur));
+                            x.is_nan() || (!c.is_nan() && if max { x >= c } else { x <= c })
+                        } else {
+                            let (x, c) = if dtype == Bool { (b[0] as i128, cur[0] as i128) } else { (int_value(dtype, &b), int_value(dtype, cur)) };
+                            if max { x >= c } else { x <= c }
+                        }
+                    }
+                };
+                if take {
+                    best = Some((k, b));
+                }
+                let (bk, bv) = best.clone().unwrap();
+                let bv = if dtype == Bool { vec![(bv[0] != 0) as u8] } else { bv };
+                want.insert(i.clone(), (bv, (bk as i64).to_le_bytes()[..idt.size()].to_vec()));
+            }
+        }
+        check_out("values", &vv, &gv, |idx| {
+            let w = want[idx].0.clone();
+            // a NaN's payload may change on the way through f64
+            if dtype.is_float() && dec(dtype, &w).is_nan() && dec(dtype, vv.elem(&gv, vv.at(idx))).is_nan() {
+                return vv.elem(&gv, vv.at(idx)).to_vec();
+            }
+            w
+        })
+        .and_then(|_| check_out("indices", &iv, &gi, |idx| want[idx].1.clone()))
+        .and_then(|_| untouched(&vv, &vm, &gv))
+        .and_then(|_| untouched(&iv, &im, &gi))
+        .unwrap_or_else(|e| panic!("case {case} max {max} {dtype} {shape:?} dim {dim}: {e}"));
+        if dtype == F32 && torch_cases.len() < 60 {
+            let p = torch.program(if max { "r = torch.cummax(a[0], a[1].item()); out = (r[0], r[1])" } else { "r = torch.cummin(a[0], a[1].item()); out = (r[0], r[1])" });
+            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(dim))]);
+            torch_cases.push((vv.clone(), gv, iv.clone(), gi));
+        }
+    }
+    if let Some(res) = torch.run("cummax/cummin") {
+        for (k, (vv, gv, iv, gi)) in torch_cases.iter().enumerate() {
+            let t = res[k].as_ref().expect("torch raised");
+            let ours: Vec<f64> = vv.array(gv).to_f64s();
+            let theirs = t[0].to_f64s();
+            assert!(ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())), "torch case {k} values");
+            let idx: Vec<i64> = iv.array(gi).bytes.chunks(iv.dtype.size()).map(|c| int_value(iv.dtype, c) as i64).collect();
+            let tidx: Vec<i64> = t[1].bytes.chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+            assert_eq!(idx, tidx, "torch case {k} indices");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// UpsampleNearest1d/3d, UpsampleNearestExact1d/2d/3d
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn nearest_variants_match_torch() {
+    let mut rng = Rng::new(67);
+    let mut torch = Batch::new();
+    let mut torch_cases = vec![];
+    for case in 0..240 {
+        let (s, exact) = [(1, false), (3, false), (1, true), (2, true), (3, true)][case % 5];
+        let list: &[DType] = match (s, exact) {
+            (3, false) => &[F16, F32, F64, BF16],
+            (3, true) => &[F32, F16, BF16],
+            (_, false) => &[F16, F32, F64, U8, BF16],
+            _ => &[F32, F16, BF16, U8],
+        };
+        let dtype = pick(&mut rng, list);
+        let ins: Vec<usize> = (0..s).map(|_| 1 + rng.below(6) as usize).collect();
+        // A scale now and then (the output size is then floor(in · scale), as torch makes it).
+        let use_scales = s != 1 || exact;
+        let scales: Vec<f64> = (0..s).map(|_| if use_scales && rng.pct(30) { [0.5, 1.5, 2.0, 2.5, 3.0][rng.below(5) as usize] } else { 0.0 }).collect();
+        let outs: Vec<usize> = (0..s)
+            .map(|k| if scales[k] > 0.0 { ((ins[k] as f64 * scales[k]).floor() as usize).max(1) } else { 1 + rng.below(13) as usize })
+            .collect();
+        let scales: Vec<f64> = (0..s).map(|k| if scales[k] > 0.0 && (ins[k] as f64 * scales[k]).floor() >= 1.0 { scales[k] } else { 0.0 }).collect();
+        let (n, c) = (1 + rng.below(2) as usize, 1 + rng.below(3) as usize);
+        let mut ss = vec![n, c];
+        ss.extend(&ins);
+        let mut os = vec![n, c];
+        os.extend(&outs);
+        let sv = View::random(&mut rng, dtype, &ss);
+        let ov = View::random(&mut rng, dtype, &os);
+        let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
+        let mut dev = Dev::new();
+        let (sb, ob) = (dev.upload(&sm), dev.upload(&om));
+        let fmt = match s {
+            1 => 47,  // NCL
+            2 => NCHW,
+            _ => 30, // NCDHW
+        };
+        let st = dev.tensor(&sv, sb, fmt);
+        let ot = dev.tensor(&ov, ob, fmt);
+        let size: Vec<i64> = outs.iter().map(|&x| x as i64).collect();
+        let sz = dev.ints(&size);
+        use ops::{upsample_nearest_1d as u1, upsample_nearest_3d as u3, upsample_nearest_exact1d as e1, upsample_nearest_exact2d as e2, upsample_nearest_exact3d as e3};
+        let r = match (s, exact) {
+            (1, false) => call(|w, e| unsafe { u1::aclnnUpsampleNearest1dGetWorkspaceSize(st, sz, ot, w, e) }, u1::aclnnUpsampleNearest1d),
+            (3, false) => call(|w, e| unsafe { u3::aclnnUpsampleNearest3dGetWorkspaceSize(st, sz, scales[0], scales[1], scales[2], ot, w, e) }, u3::aclnnUpsampleNearest3d),
+            (1, true) => call(|w, e| unsafe { e1::aclnnUpsampleNearestExact1dGetWorkspaceSize(st, sz, scales[0], ot, w, e) }, e1::aclnnUpsampleNearestExact1d),
+            (2, true) => call(|w, e| unsafe { e2::aclnnUpsampleNearestExact2dGetWorkspaceSize(st, sz, scales[0], scales[1], ot, w, e) }, e2::aclnnUpsampleNearestExact2d),
+            _ => call(|w, e| unsafe { e3::aclnnUpsampleNearestExact3dGetWorkspaceSize(st, sz, scales[0], scales[1], scales[2], ot, w, e) }, e3::aclnnUpsampleNearestExact3d),
+        };
+        r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let got = dev.download(ob);
+        // torch's index arithmetic (float scale; the exact variant's (d + 0.5) · scale in
+        // double, rounded to float before the floor).
+        let src = |d: usize, k: usize| -> usize {
+            let (i, o) = (ins[k], outs[k]);
+            if !exact && o == i {
+                return d;
+            }
+            if !exact && o == 2 * i {
+                return d / 2;
+            }
+            let scale = if scales[k] > 0.0 { (1.0 / scales[k]) as f32 } else { i as f32 / o as f32 };
+            let x = if exact { ((d as f64 + 0.5) * scale as f64) as f32 } else { d as f32 * scale };
+            (x.floor() as usize).min(i - 1)
+        };
+        check_out("nearest", &ov, &got, |idx| {
+            let mut si = idx.to_vec();
+            for k in 0..s {
+                si[2 + k] = src(idx[2 + k], k);
+            }
+            sv.elem(&sm, sv.at(&si)).to_vec()
+        })
+        .and_then(|_| untouched(&ov, &om, &got))
+        .unwrap_or_else(|e| panic!("case {case} s {s} exact {exact} {ss:?} -> {outs:?} scales {scales:?}: {e}"));
+        if dtype == F32 && torch_cases.len() < 80 {
+            let mode = if exact { "nearest-exact" } else { "nearest" };
+            let prog = if scales.iter().all(|&x| x > 0.0) {
+                format!("out = F.interpolate(a[0], scale_factor=a[1].tolist(), mode='{mode}', recompute_scale_factor=False)")
+            } else if scales.iter().all(|&x| x == 0.0) {
+                format!("out = F.interpolate(a[0], size=a[2].tolist(), mode='{mode}')")
+            } else {
+                continue;
+            };
+            let p = torch.program(&prog);
+            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::f64s(&[s], &scales)), Some(Array::i64s(&[s], &size))]);
+            torch_cases.push((ov.clone(), got));
+        }
+    }
+    if let Some(res) = torch.run("nearest variants") {
+        for (k, (ov, got)) in torch_cases.iter().enumerate() {
+            let t = res[k].as_ref().expect("torch raised");
+            assert_eq!(t[0].bytes, ov.array(got).bytes, "torch case {k}");
+        }
+    }
+}
