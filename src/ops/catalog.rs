@@ -46,6 +46,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::resample::CATALOG,
         super::scan::CATALOG,
         super::sort::CATALOG,
+        super::pattern::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -23,6 +23,7 @@ pub mod math;
 pub mod matmul;
 pub mod mul;
 pub mod pad;
+pub mod pattern;
 pub mod pow;
 pub mod prelu;
 pub mod reduce;

@@ -1849,3 +1849,106 @@ fn nearest_variants_match_torch() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Eye, Linspace
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn eye_is_the_identity_on_any_view() {
+    let mut rng = Rng::new(71);
+    for case in 0..100 {
+        let dtype = pick(&mut rng, &[F16, F32, S32, S16, S8, U8, S64, Bool, BF16]);
+        let (n, m) = (rng.below(6) as usize, rng.below(6) as usize);
+        let ov = View::random(&mut rng, dtype, &[n, m]);
+        let om = fill(&mut rng, &ov);
+        let mut dev = Dev::new();
+        let o = dev.upload(&om);
+        let ot = dev.tensor(&ov, o, ND);
+        call(|w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n as i64, m as i64, ot, w, e) }, ops::eye::aclnnEye)
+            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let got = dev.download(o);
+        check_out("eye", &ov, &got, |idx| enc(dtype, (idx[0] == idx[1]) as u8 as f64))
+            .and_then(|_| untouched(&ov, &om, &got))
+            .unwrap_or_else(|e| panic!("case {case} {dtype} ({n}, {m}): {e}"));
+    }
+    let mut dev = Dev::new();
+    let v = View::contiguous(F32, &[2, 3]);
+    let o = dev.upload(&vec![0u8; v.bytes()]);
+    let t = dev.tensor(&v, o, ND);
+    for (n, m, what) in [(3, 3, "shape"), (-1, 3, "non-negative")] {
+        let (c, msg) = call(|w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n, m, t, w, e) }, ops::eye::aclnnEye).unwrap_err();
+        assert!(c == INVALID && msg.contains(what), "{what}: {msg}");
+    }
+}
+
+#[test]
+fn linspace_is_torchs_two_sided_formula() {
+    let mut rng = Rng::new(73);
+    let mut torch = Batch::new();
+    let mut torch_cases = vec![];
+    let mut torch_cases_bounds = vec![];
+    for case in 0..200 {
+        let od = pick(&mut rng, &[S8, S16, S32, U8, F32, F16, F64, BF16]);
+        let (sd, ed) = (pick(&mut rng, &[S32, S64, F32, F64, F16]), pick(&mut rng, &[S32, F32, F64]));
+        let steps = rng.below(40) as usize;
+        let (start, end) = ((rng.below(41) as f64 - 20.0) * 0.75, (rng.below(41) as f64 - 20.0) * 1.25);
+        let (start, end) = if sd.is_int() { (start.trunc(), end) } else { (start, end) };
+        let end = if ed.is_int() { end.trunc() } else { end };
+        let shape = if rng.pct(30) && steps % 2 == 0 && steps > 0 { vec![2, steps / 2] } else { vec![steps] };
+        let ov = View::random(&mut rng, od, &shape);
+        let om = fill(&mut rng, &ov);
+        let mut dev = Dev::new();
+        let o = dev.upload(&om);
+        let ot = dev.tensor(&ov, o, ND);
+        let (s, e) = (dev.scalar(sd, &enc(sd, start)), dev.scalar(ed, &enc(ed, end)));
+        call(|w, x| unsafe { ops::linspace::aclnnLinspaceGetWorkspaceSize(s, e, steps as i64, ot, w, x) }, ops::linspace::aclnnLinspace)
+            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let got = dev.download(o);
+        let (st, en) = (dec(sd, &enc(sd, start)), dec(ed, &enc(ed, end)));
+        let want = |i: usize| -> f64 {
+            if steps == 1 {
+                return st;
+            }
+            let step = (en - st) / (steps - 1) as f64;
+            if i < steps / 2 { st + step * i as f64 } else { en - step * (steps - 1 - i) as f64 }
+        };
+        let cols = *shape.last().unwrap();
+        check_out("linspace", &ov, &got, |idx| {
+            let i = if idx.len() == 2 { idx[0] * cols + idx[1] } else { idx[0] };
+            let v = want(i);
+            enc(od, if od.is_int() { v.trunc() } else { v })
+        })
+        .and_then(|_| untouched(&ov, &om, &got))
+        .unwrap_or_else(|e| panic!("case {case} {sd}/{ed} -> {od} {start}..{end} x{steps}: {e}"));
+        if od == F32 && steps > 0 && torch_cases.len() < 50 {
+            let p = torch.program("out = torch.linspace(a[0].item(), a[1].item(), a[2].item(), dtype=torch.float32)");
+            torch.case(p, vec![Some(Array::f64s(&[1], &[st])), Some(Array::f64s(&[1], &[en])), Some(Array::int(steps as i64))]);
+            torch_cases.push((ov.clone(), got));
+            torch_cases_bounds.push((st, en));
+        }
+    }
+    if let Some(res) = torch.run("linspace") {
+        // torch computes in f32 (start + step·i, vectorised as base + lane·step): within
+        // 2 f32 ulps of max(|start|, |end|) of it, plus our own rounding.
+        for (k, (ov, got)) in torch_cases.iter().enumerate() {
+            let t = &res[k].as_ref().expect("torch raised")[0];
+            let ours = ov.array(got).to_f64s();
+            let (st, en) = (torch_cases_bounds[k].0, torch_cases_bounds[k].1);
+            let big = st.abs().max(en.abs()).max(f32::MIN_POSITIVE as f64);
+            for (a, b) in ours.iter().zip(t.to_f64s()) {
+                let tol = 2.0 * big * f32::EPSILON as f64 + a.abs() * f32::EPSILON as f64;
+                assert!((a - b).abs() <= tol, "torch case {k}: {a} vs {b}");
+            }
+        }
+    }
+    let mut dev = Dev::new();
+    let v = View::contiguous(F32, &[3]);
+    let o = dev.upload(&vec![0u8; v.bytes()]);
+    let t = dev.tensor(&v, o, ND);
+    let s = dev.scalar(F32, &enc(F32, 0.0));
+    for (steps, what) in [(4, "steps is 4"), (-1, "non-negative")] {
+        let (c, m) = call(|w, x| unsafe { ops::linspace::aclnnLinspaceGetWorkspaceSize(s, s, steps, t, w, x) }, ops::linspace::aclnnLinspace).unwrap_err();
+        assert!(c == INVALID && m.contains(what), "{what}: {m}");
+    }
+}
