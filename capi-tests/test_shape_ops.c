@@ -1,10 +1,10 @@
 /*
  * The shape family as a CANN user (and llama.cpp's CANN back-end) calls it: Tril, Triu and
  * their in-place forms, ConstantPadNd (pad arrays of 4 and 8, a crop), ReflectionPad1d/2d/3d,
- * ReplicationPad1d/2d/3d, CircularPad2d/3d, UpsampleNearest2d (NCHW), Im2col, Cumsum,
- * CumsumV2 and Argsort, with expected values written here (CANN's documented examples where
- * it gives one), on contiguous tensors and on a strided view with an offset; and the
- * documented errors.
+ * ReplicationPad1d/2d/3d, CircularPad2d/3d, UpsampleNearest1d/2d/3d and the Exact variants,
+ * Im2col, Cumsum, CumsumV2, Cumprod, Cummax, Cummin, Argsort, Sort, Topk, Flip, Eye and
+ * Linspace, with expected values written here (CANN's documented examples where it gives
+ * one), on contiguous tensors and on a strided view with an offset; and the documented errors.
  */
 #include "ops_common.h"
 
@@ -23,6 +23,19 @@
 #include "aclnnop/aclnn_tril.h"
 #include "aclnnop/aclnn_triu.h"
 #include "aclnnop/aclnn_upsample_nearest_2d.h"
+#include "aclnnop/aclnn_cummax.h"
+#include "aclnnop/aclnn_cummin.h"
+#include "aclnnop/aclnn_cumprod.h"
+#include "aclnnop/aclnn_eye.h"
+#include "aclnnop/aclnn_flip.h"
+#include "aclnnop/aclnn_linspace.h"
+#include "aclnnop/aclnn_sort.h"
+#include "aclnnop/aclnn_topk.h"
+#include "aclnnop/aclnn_upsample_nearest_1d.h"
+#include "aclnnop/aclnn_upsample_nearest_3d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact1d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact2d.h"
+#include "aclnnop/aclnn_upsample_nearest_exact3d.h"
 
 #include <math.h>
 
@@ -280,6 +293,132 @@ static void test_argsort(void)
     dev_free(&bad);
 }
 
+static void test_nearest_variants(void)
+{
+    /* (1, 1, 3) -> 5: legacy floor(l · 3/5) = 0 0 1 1 2; exact floor((l + .5) · 3/5) = 0 0 1 2 2 */
+    int64_t s[] = {1, 1, 3}, so[] = {1, 1, 5}, sz[] = {5};
+    DevTensor x = mk(F, s, 3, V(1, 2, 3)), out = mk(F, so, 3, NULL);
+    aclIntArray *size = aclCreateIntArray(sz, 1);
+    RUN2(aclnnUpsampleNearest1dGetWorkspaceSize(x.tensor, size, out.tensor, &ews, &eex), aclnnUpsampleNearest1d);
+    EXPECT_T(out, 1, 1, 2, 2, 3);
+    RUN2(aclnnUpsampleNearestExact1dGetWorkspaceSize(x.tensor, size, 0.0, out.tensor, &ews, &eex),
+         aclnnUpsampleNearestExact1d);
+    EXPECT_T(out, 1, 1, 2, 3, 3);
+    /* 2-d exact with scales 2: the source is floor((d + .5) / 2) */
+    int64_t s4[] = {1, 1, 1, 2}, s4o[] = {1, 1, 1, 4}, sz2[] = {1, 4};
+    DevTensor y = mk(F, s4, 4, V(5, 6)), o2 = mk(F, s4o, 4, NULL);
+    aclIntArray *size2 = aclCreateIntArray(sz2, 2);
+    RUN2(aclnnUpsampleNearestExact2dGetWorkspaceSize(y.tensor, size2, 0.0, 2.0, o2.tensor, &ews, &eex),
+         aclnnUpsampleNearestExact2d);
+    EXPECT_T(o2, 5, 5, 6, 6);
+    /* 3-d: (1, 1, 1, 1, 2) doubled along W */
+    int64_t s5[] = {1, 1, 1, 1, 2}, s5o[] = {1, 1, 1, 1, 4}, sz3[] = {1, 1, 4};
+    DevTensor z = mk(F, s5, 5, V(7, 8)), o3 = mk(F, s5o, 5, NULL);
+    aclIntArray *size3 = aclCreateIntArray(sz3, 3);
+    RUN2(aclnnUpsampleNearest3dGetWorkspaceSize(z.tensor, size3, 0.0, 0.0, 0.0, o3.tensor, &ews, &eex),
+         aclnnUpsampleNearest3d);
+    EXPECT_T(o3, 7, 7, 8, 8);
+    RUN2(aclnnUpsampleNearestExact3dGetWorkspaceSize(z.tensor, size3, 0.0, 0.0, 0.0, o3.tensor, &ews, &eex),
+         aclnnUpsampleNearestExact3d);
+    EXPECT_T(o3, 7, 7, 8, 8);
+    EXPECT_ERR(aclnnUpsampleNearest1dGetWorkspaceSize(x.tensor, size2, out.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnUpsampleNearest1dGetWorkspaceSize", "outputSize", &out);
+    CHECK_OK(aclDestroyIntArray(size));
+    CHECK_OK(aclDestroyIntArray(size2));
+    CHECK_OK(aclDestroyIntArray(size3));
+    dev_free(&x);
+    dev_free(&out);
+    dev_free(&y);
+    dev_free(&o2);
+    dev_free(&z);
+    dev_free(&o3);
+}
+
+static void test_cumprod_cummax(void)
+{
+    int64_t s[] = {2, 3};
+    DevTensor x = mk(F, s, 2, V(1, 2, 3, -1, 4, 0.5)), out = mk(F, s, 2, NULL);
+    aclScalar *dim = aclCreateScalar(&(int32_t){1}, ACL_INT32);
+    RUN2(aclnnCumprodGetWorkspaceSize(x.tensor, dim, ACL_DT_UNDEFINED, out.tensor, &ews, &eex), aclnnCumprod);
+    EXPECT_T(out, 1, 2, 6, -1, -4, -2);
+    RUN2(aclnnInplaceCumprodGetWorkspaceSize(x.tensor, dim, &ews, &eex), aclnnInplaceCumprod);
+    EXPECT_T(x, 1, 2, 6, -1, -4, -2);
+    /* cummax / cummin: ties move the index to the later element, NaN sticks */
+    DevTensor y = mk(F, s, 2, V(2, 1, 2, 1, NAN, 3)), vo = mk(F, s, 2, NULL), io = mk(ACL_INT64, s, 2, NULL);
+    RUN2(aclnnCummaxGetWorkspaceSize(y.tensor, 1, vo.tensor, io.tensor, &ews, &eex), aclnnCummax);
+    EXPECT_T(vo, 2, 2, 2, 1, NAN, NAN);
+    EXPECT_T(io, 0, 0, 2, 0, 1, 1);
+    RUN2(aclnnCumminGetWorkspaceSize(y.tensor, 1, vo.tensor, io.tensor, &ews, &eex), aclnnCummin);
+    EXPECT_T(vo, 2, 1, 1, 1, NAN, NAN);
+    EXPECT_T(io, 0, 1, 1, 0, 1, 1);
+    DevTensor bad = mk(ACL_FLOAT16, s, 2, NULL);
+    EXPECT_ERR(aclnnCummaxGetWorkspaceSize(y.tensor, 1, bad.tensor, io.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnCummaxGetWorkspaceSize", "valuesOut", &bad);
+    EXPECT_ERR(aclnnCumprodGetWorkspaceSize(x.tensor, NULL, ACL_DT_UNDEFINED, out.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnCumprodGetWorkspaceSize", "dim", &out);
+    CHECK_OK(aclDestroyScalar(dim));
+    dev_free(&x);
+    dev_free(&out);
+    dev_free(&y);
+    dev_free(&vo);
+    dev_free(&io);
+    dev_free(&bad);
+}
+
+static void test_sort_topk_flip(void)
+{
+    int64_t s[] = {2, 3}, s2[] = {2, 2};
+    DevTensor x = mk(F, s, 2, V(3, 1, 2, 0, NAN, -1)), v = mk(F, s, 2, NULL), i = mk(ACL_INT64, s, 2, NULL);
+    RUN2(aclnnSortGetWorkspaceSize(x.tensor, false, -1, false, v.tensor, i.tensor, &ews, &eex), aclnnSort);
+    EXPECT_T(v, 1, 2, 3, -1, 0, NAN);
+    EXPECT_T(i, 1, 2, 0, 2, 0, 1);
+    DevTensor tv = mk(F, s2, 2, NULL), ti = mk(ACL_INT64, s2, 2, NULL);
+    RUN2(aclnnTopkGetWorkspaceSize(x.tensor, 2, 1, true, true, tv.tensor, ti.tensor, &ews, &eex), aclnnTopk);
+    EXPECT_T(tv, 3, 2, NAN, 0);
+    EXPECT_T(ti, 0, 2, 1, 0);
+    EXPECT_ERR(aclnnTopkGetWorkspaceSize(x.tensor, 4, 1, true, true, tv.tensor, ti.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnTopkGetWorkspaceSize", "k", &tv);
+    /* flip both dims */
+    DevTensor y = mk(F, s, 2, V(1, 2, 3, 4, 5, 6)), out = mk(F, s, 2, NULL);
+    int64_t d[] = {0, -1};
+    aclIntArray *dims = aclCreateIntArray(d, 2);
+    RUN2(aclnnFlipGetWorkspaceSize(y.tensor, dims, out.tensor, &ews, &eex), aclnnFlip);
+    EXPECT_T(out, 6, 5, 4, 3, 2, 1);
+    int64_t dd[] = {1, 1};
+    aclIntArray *twice = aclCreateIntArray(dd, 2);
+    EXPECT_ERR(aclnnFlipGetWorkspaceSize(y.tensor, twice, out.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnFlipGetWorkspaceSize", "dims", &out);
+    CHECK_OK(aclDestroyIntArray(dims));
+    CHECK_OK(aclDestroyIntArray(twice));
+    dev_free(&x);
+    dev_free(&v);
+    dev_free(&i);
+    dev_free(&tv);
+    dev_free(&ti);
+    dev_free(&y);
+    dev_free(&out);
+}
+
+static void test_eye_linspace(void)
+{
+    int64_t s[] = {2, 3}, s5[] = {5};
+    DevTensor e = mk(F, s, 2, NULL);
+    RUN2(aclnnEyeGetWorkspaceSize(2, 3, e.tensor, &ews, &eex), aclnnEye);
+    EXPECT_T(e, 1, 0, 0, 0, 1, 0);
+    EXPECT_ERR(aclnnEyeGetWorkspaceSize(3, 3, e.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID, "aclnnEyeGetWorkspaceSize",
+               "out", &e);
+    DevTensor l = mk(F, s5, 1, NULL);
+    aclScalar *a = sc(F, -1), *b = sc(ACL_INT32, 1);
+    RUN2(aclnnLinspaceGetWorkspaceSize(a, b, 5, l.tensor, &ews, &eex), aclnnLinspace);
+    EXPECT_T(l, -1, -0.5, 0, 0.5, 1);
+    EXPECT_ERR(aclnnLinspaceGetWorkspaceSize(a, b, 4, l.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnLinspaceGetWorkspaceSize", "steps", &l);
+    CHECK_OK(aclDestroyScalar(a));
+    CHECK_OK(aclDestroyScalar(b));
+    dev_free(&e);
+    dev_free(&l);
+}
+
 int main(void)
 {
     device_init();
@@ -290,6 +429,10 @@ int main(void)
     RUN_TEST(test_im2col);
     RUN_TEST(test_cumsum);
     RUN_TEST(test_argsort);
+    RUN_TEST(test_nearest_variants);
+    RUN_TEST(test_cumprod_cummax);
+    RUN_TEST(test_sort_topk_flip);
+    RUN_TEST(test_eye_linspace);
     device_teardown();
     return capi_finish();
 }
