@@ -95,7 +95,8 @@ pub struct Gather {
     in_place: bool,
 }
 
-fn overlaps(a: &TensorDesc, b: &TensorDesc) -> bool {
+/// Whether two views' byte ranges intersect (they may share memory).
+pub(crate) fn overlaps(a: &TensorDesc, b: &TensorDesc) -> bool {
     matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
 }
 
@@ -107,8 +108,8 @@ fn same_view(a: &TensorDesc, b: &TensorDesc) -> bool {
         && a.strides == b.strides
 }
 
-/// A 0-d view as one axis of one element (the engine walks at least one axis).
-fn at_least_1d(t: &TensorDesc) -> TensorDesc {
+/// A 0-d view as one axis of one element (the engines walk at least one axis).
+pub(crate) fn at_least_1d(t: &TensorDesc) -> TensorDesc {
     let mut v = t.clone();
     if v.rank() == 0 {
         v.shape.push(1);
@@ -238,6 +239,32 @@ impl Gather {
             }
         }
     }
+}
+
+/// The executor of `out = gather(src)` for a one-input operator: src bound at 0, out at 1
+/// (nothing to run when out is empty).
+pub fn executor(
+    api: &'static str,
+    src: &TensorDesc,
+    out: &TensorDesc,
+    maps: Vec<Vec<i64>>,
+    fill: &[u8],
+) -> crate::executor::Executor {
+    use crate::executor::{Executor, Nothing};
+    let bindings = Bindings {
+        tensors: std::sync::Arc::new(vec![Some(src.clone()), Some(out.clone())]),
+        n_inputs: 1,
+        outputs: smallvec::smallvec![1],
+    };
+    if out.is_empty() {
+        return Executor::new(api, bindings, Nothing);
+    }
+    Executor::new(api, bindings, Gather::new(src, 0, out, 1, maps, None, fill))
+}
+
+/// The zero of `d`, as the fill of a gather that never fills (or fills with zeros).
+pub fn zero(d: crate::dtype::DType) -> &'static [u8] {
+    &[0u8; 16][..d.size()]
 }
 
 /// Rows per task: enough elements for a task to be worth its wake-up.

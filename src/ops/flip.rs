@@ -5,9 +5,9 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::Gather;
+use crate::engine::gather;
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing};
+use crate::executor::Executor;
 use crate::tensor::TensorDesc;
 
 use DType::*;
@@ -19,12 +19,7 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
     const API: &str = "aclnnFlip";
     ew::check_tensor("self", self_, FLIP)?;
     ew::check_tensor("out", out, FLIP)?;
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
+    ew::check_same_dtype("out", out, self_)?;
     crate::ensure!(
         self_.rank() >= 1,
         "self is a scalar (0 dims): {API} needs at least 1 dim"
@@ -36,14 +31,6 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
         flipped[a] = true;
     }
     ew::check_result_shape("out", out, &self_.shape)?;
-    let bindings = Bindings {
-        tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(out.clone())]),
-        n_inputs: 1,
-        outputs: smallvec::smallvec![1],
-    };
-    if out.is_empty() {
-        return Ok(Executor::new(API, bindings, Nothing));
-    }
     let maps = self_
         .shape
         .iter()
@@ -53,8 +40,7 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
             (0..n).map(|i| if f { n - 1 - i } else { i }).collect()
         })
         .collect();
-    let plan = Gather::new(self_, 0, out, 1, maps, None, &[0u8; 16][..self_.dtype.size()]);
-    Ok(Executor::new(API, bindings, plan))
+    Ok(gather::executor(API, self_, out, maps, gather::zero(self_.dtype)))
 }
 
 /// Supported dtypes, for the README's operator table.

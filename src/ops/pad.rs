@@ -14,9 +14,9 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{Gather, FILL};
+use crate::engine::gather::{self, FILL};
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing};
+use crate::executor::Executor;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
@@ -91,25 +91,11 @@ fn executor(
 ) -> Result<Executor> {
     let (maps, shape) = maps(mode, &self_.shape, pad);
     ew::check_result_shape("out", out, &shape)?;
-    let bindings = Bindings {
-        tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(out.clone())]),
-        n_inputs: 1,
-        outputs: smallvec::smallvec![1],
-    };
-    if out.is_empty() {
-        return Ok(Executor::new(api, bindings, Nothing));
-    }
-    let plan = Gather::new(self_, 0, out, 1, maps, None, fill);
-    Ok(Executor::new(api, bindings, plan))
+    Ok(gather::executor(api, self_, out, maps, fill))
 }
 
 fn same_dtype(self_: &TensorDesc, out: &TensorDesc) -> Result<()> {
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
+    ew::check_same_dtype("out", out, self_)?;
     crate::ensure!(
         out.rank() == self_.rank(),
         "out has {} dims but self has {}: they must have the same number",
@@ -256,7 +242,7 @@ fn edge_pad(
             "padding {padding:?} leaves dim {a} (size {n}) with no element"
         );
     }
-    executor(api, mode, self_, padding, &[0u8; 16][..self_.dtype.size()], out)
+    executor(api, mode, self_, padding, gather::zero(self_.dtype), out)
 }
 
 macro_rules! edge_pads {

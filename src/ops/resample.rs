@@ -16,7 +16,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::{can_cast, DType};
-use crate::engine::gather::{Gather, FILL};
+use crate::engine::gather::{self, Gather, FILL};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Sequence};
 use crate::format::Format;
@@ -90,12 +90,7 @@ impl Nearest {
         let s = scales.len();
         ew::check_tensor("self", self_, self.list)?;
         ew::check_tensor("out", out, self.list)?;
-        crate::ensure!(
-            out.dtype == self_.dtype,
-            "out has dtype {} but must have self's dtype {}",
-            out.dtype,
-            self_.dtype
-        );
+        ew::check_same_dtype("out", out, self_)?;
         crate::ensure!(
             output_size.len() == s,
             "outputSize {output_size:?} must have {s} value{}",
@@ -151,17 +146,13 @@ impl Nearest {
             want[a] = output_size[k] as usize;
         }
         ew::check_result_shape("out", out, &want)?;
-        if out.is_empty() {
-            return Ok(Executor::new(api, two_bindings(self_, out), Nothing));
-        }
         let maps = (0..s + 2)
             .map(|a| match spatial.iter().position(|&x| x == a) {
                 Some(k) => nearest_map(self_.shape[a], want[a], scales[k], self.exact),
                 None => (0..want[a] as i64).collect(),
             })
             .collect();
-        let plan = Gather::new(self_, 0, out, 1, maps, None, &[0u8; 16][..self_.dtype.size()]);
-        Ok(Executor::new(api, two_bindings(self_, out), plan))
+        Ok(gather::executor(api, self_, out, maps, gather::zero(self_.dtype)))
     }
 }
 
@@ -294,7 +285,7 @@ pub fn im2col(
     };
     ew::check_result_shape("out", out, &want)?;
     crate::ensure!(
-        !overlap(self_, out),
+        !gather::overlaps(self_, out),
         "out shares memory with self: {API} needs them apart"
     );
     let bindings = two_bindings(self_, out);
@@ -336,8 +327,7 @@ pub fn im2col(
                 axis(hi, 0, ki, oh),
                 axis(wi, 1, kj, ow),
             ];
-            let zero = [0u8; 16];
-            let plan = Gather::new(&src, 0, &v, 1, maps, None, &zero[..src.dtype.size()]);
+            let plan = Gather::new(&src, 0, &v, 1, maps, None, gather::zero(src.dtype));
             seq.push(
                 Executor::new(API, two_bindings(&src, &v), plan),
                 &[0, 1],
@@ -345,10 +335,6 @@ pub fn im2col(
         }
     }
     Ok(Executor::new(API, bindings, seq))
-}
-
-fn overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
-    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
 }
 
 /// Supported dtypes, for the README's operator table.

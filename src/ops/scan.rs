@@ -20,6 +20,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
+use crate::engine::gather::{at_least_1d, overlaps};
 use crate::engine::{convert, pool, run_tasks};
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
@@ -194,16 +195,8 @@ struct Buf([u8; LANES * 16]);
 
 impl Scan {
     fn new(spec: &Spec, src: &TensorDesc, out: &TensorDesc, axis: usize) -> Scan {
-        let one_d = |t: &TensorDesc| {
-            let mut v = t.clone();
-            if v.rank() == 0 {
-                v.shape.push(1);
-                v.strides.push(0);
-            }
-            v
-        };
-        let (src, out) = (one_d(src), one_d(out));
-        let indices = spec.indices.map(one_d);
+        let (src, out) = (at_least_1d(src), at_least_1d(out));
+        let indices = spec.indices.map(at_least_1d);
         let Spec { op, exclusive, reverse, inplace, .. } = *spec;
         let out_binding = if inplace { 0 } else { 1 };
         let lane = (0..out.rank())
@@ -313,10 +306,6 @@ impl Scan {
             }
         }
     }
-}
-
-fn overlaps(a: &TensorDesc, b: &TensorDesc) -> bool {
-    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
 }
 
 /// Whether `a` and `b` are the same elements in the same order (a scan reads element k of
@@ -467,12 +456,7 @@ pub fn cumsum_v2(
 ) -> Result<Executor> {
     ew::check_tensor("self", self_, CUMSUM)?;
     ew::check_tensor("out", out, CUMSUM)?;
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
+    ew::check_same_dtype("out", out, self_)?;
     let spec = Spec {
         exclusive,
         reverse,
@@ -538,12 +522,7 @@ fn cumulative_extreme(
     ew::check_tensor("self", self_, CUMEXT)?;
     ew::check_tensor("valuesOut", values_out, CUMEXT)?;
     ew::check_tensor("indicesOut", indices_out, CUMEXT_INDEX)?;
-    crate::ensure!(
-        values_out.dtype == self_.dtype,
-        "valuesOut has dtype {} but must have self's dtype {}",
-        values_out.dtype,
-        self_.dtype
-    );
+    ew::check_same_dtype("valuesOut", values_out, self_)?;
     let spec = Spec {
         names: ("self", "valuesOut"),
         indices: Some(indices_out),

@@ -15,6 +15,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
+use crate::engine::gather::{at_least_1d, overlaps};
 use crate::engine::{align_up, convert, pool, run_tasks, ALIGN};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
@@ -187,12 +188,12 @@ impl Work for Sort {
     fn check(&self, b: &Bindings) -> Result<()> {
         let src = b.view(0)?;
         crate::ensure!(
-            !overlap(src, b.view(self.indices.0)?),
+            !overlaps(src, b.view(self.indices.0)?),
             "self now overlaps the indices output, which it did not when the executor was planned; plan again"
         );
         if let Some((vb, _)) = &self.values {
             crate::ensure!(
-                !overlap(src, b.view(*vb)?),
+                !overlaps(src, b.view(*vb)?),
                 "self now overlaps the values output, which it did not when the executor was planned; plan again"
             );
         }
@@ -249,12 +250,7 @@ fn plan(
     ew::check_tensor("self", self_, list)?;
     if let Some((name, v)) = values {
         ew::check_tensor(name, v, list)?;
-        crate::ensure!(
-            v.dtype == self_.dtype,
-            "{name} has dtype {} but must have self's dtype {}",
-            v.dtype,
-            self_.dtype
-        );
+        ew::check_same_dtype(name, v, self_)?;
     }
     ew::check_tensor(indices.0, indices.1, INDEX)?;
     let axis = ew::axis("dim", dim, self_.rank().max(1), "self")?;
@@ -300,26 +296,18 @@ fn plan(
     }
     for (name, o) in values.into_iter().chain(std::iter::once(indices)) {
         crate::ensure!(
-            !overlap(self_, o),
+            !overlaps(self_, o),
             "{name} shares memory with self: {api} needs them apart"
         );
     }
-    let one_d = |t: &TensorDesc| {
-        let mut v = t.clone();
-        if v.rank() == 0 {
-            v.shape.push(1);
-            v.strides.push(0);
-        }
-        v
-    };
-    let src = one_d(self_);
+    let src = at_least_1d(self_);
     let lines = src.numel() / n;
     let plan = Sort {
         src,
         axis,
         descending,
-        indices: (nv - 1, one_d(indices.1)),
-        values: values.map(|(_, v)| (1, one_d(v))),
+        indices: (nv - 1, at_least_1d(indices.1)),
+        values: values.map(|(_, v)| (1, at_least_1d(v))),
         k,
         tasks: lines.min(pool().current_num_threads()).max(1),
     };
@@ -374,10 +362,6 @@ pub fn topk(
         Some(("valuesOut", values_out)),
         ("indicesOut", indices_out),
     )
-}
-
-fn overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
-    matches!((a.byte_span(), b.byte_span()), (Some(x), Some(y)) if x.0 <= y.1 && y.0 <= x.1)
 }
 
 /// Supported dtypes, for the README's operator table.

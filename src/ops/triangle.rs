@@ -8,7 +8,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{Band, Gather};
+use crate::engine::gather::{self, Band, Gather};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing};
 use crate::tensor::TensorDesc;
@@ -37,12 +37,7 @@ fn build(
     let target = out.unwrap_or(self_);
     if let Some(o) = out {
         ew::check_tensor("out", o, TRIANGLE)?;
-        crate::ensure!(
-            o.dtype == self_.dtype,
-            "out has dtype {} but must have self's dtype {}",
-            o.dtype,
-            self_.dtype
-        );
+        ew::check_same_dtype("out", o, self_)?;
         crate::ensure!(
             o.format == self_.format,
             "out has format {} but must have self's format {}",
@@ -82,7 +77,6 @@ fn build(
         .iter()
         .map(|&n| (0..n as i64).collect())
         .collect();
-    let zero = [0u8; 16];
     let plan = Gather::new(
         self_,
         0,
@@ -90,7 +84,7 @@ fn build(
         if out.is_some() { 1 } else { 0 },
         maps,
         Some(band),
-        &zero[..self_.dtype.size()],
+        gather::zero(self_.dtype),
     );
     Ok(Executor::new(api, bindings, plan))
 }

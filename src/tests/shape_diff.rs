@@ -226,6 +226,12 @@ impl Dev {
         self.tensors.push(t);
         t
     }
+    /// A contiguous tensor of zeros.
+    fn zeros(&mut self, d: DType, shape: &[usize]) -> *mut aclTensor {
+        let v = View::contiguous(d, shape);
+        let m = self.upload(&vec![0u8; v.bytes()]);
+        self.tensor(&v, m, ND)
+    }
     fn ints(&mut self, v: &[i64]) -> *mut aclIntArray {
         // SAFETY: v holds v.len() values.
         let p = unsafe { aclCreateIntArray(v.as_ptr(), v.len() as u64) };
@@ -1208,16 +1214,11 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
 #[test]
 fn cumsum_refusals() {
     let mut dev = Dev::new();
-    let mk = |dev: &mut Dev, d: DType, s: &[usize]| {
-        let v = View::contiguous(d, s);
-        let m = dev.upload(&vec![0u8; v.bytes()]);
-        dev.tensor(&v, m, ND)
-    };
-    let a = mk(&mut dev, F32, &[2, 3]);
-    let b = mk(&mut dev, F32, &[2, 3]);
-    let c = mk(&mut dev, F32, &[3, 2]);
-    let d = mk(&mut dev, Bool, &[2, 3]);
-    let e = mk(&mut dev, S32, &[2, 3]);
+    let a = dev.zeros(F32, &[2, 3]);
+    let b = dev.zeros(F32, &[2, 3]);
+    let c = dev.zeros(F32, &[3, 2]);
+    let d = dev.zeros(Bool, &[2, 3]);
+    let e = dev.zeros(S32, &[2, 3]);
     let v1 = |s, dim, o| call(|w, x| unsafe { ops::cumsum::aclnnCumsumGetWorkspaceSize(s, dim, F32 as i32, o, w, x) }, ops::cumsum::aclnnCumsum);
     let v2 = |s, dim, o| call(|w, x| unsafe { ops::cumsum::aclnnCumsumV2GetWorkspaceSize(s, dim, true, false, o, w, x) }, ops::cumsum::aclnnCumsumV2);
     assert!(v1(a, -2, b).is_ok());
@@ -1345,17 +1346,12 @@ fn argsort_is_torchs_stable_order() {
 #[test]
 fn argsort_refusals() {
     let mut dev = Dev::new();
-    let mk = |dev: &mut Dev, d: DType, s: &[usize]| {
-        let v = View::contiguous(d, s);
-        let m = dev.upload(&vec![0u8; v.bytes()]);
-        dev.tensor(&v, m, ND)
-    };
-    let a = mk(&mut dev, F32, &[2, 3]);
-    let i = mk(&mut dev, S64, &[2, 3]);
-    let i32_ = mk(&mut dev, S32, &[2, 3]);
-    let bad = mk(&mut dev, F64, &[2, 3]);
-    let b1 = mk(&mut dev, BF16, &[2, 1]);
-    let i1 = mk(&mut dev, S64, &[2, 1]);
+    let a = dev.zeros(F32, &[2, 3]);
+    let i = dev.zeros(S64, &[2, 3]);
+    let i32_ = dev.zeros(S32, &[2, 3]);
+    let bad = dev.zeros(F64, &[2, 3]);
+    let b1 = dev.zeros(BF16, &[2, 1]);
+    let i1 = dev.zeros(S64, &[2, 1]);
     let r = |s, dim, o| call(|w, x| unsafe { ops::argsort::aclnnArgsortGetWorkspaceSize(s, dim, false, o, w, x) }, ops::argsort::aclnnArgsort);
     assert!(r(a, 1, i).is_ok());
     assert_eq!(r(a, 0, null_mut()).unwrap_err().0, NULLPTR);
@@ -1535,17 +1531,12 @@ fn sort_and_topk_give_the_stable_order_and_its_values() {
 #[test]
 fn sort_and_topk_refusals() {
     let mut dev = Dev::new();
-    let mk = |dev: &mut Dev, d: DType, s: &[usize]| {
-        let v = View::contiguous(d, s);
-        let m = dev.upload(&vec![0u8; v.bytes()]);
-        dev.tensor(&v, m, ND)
-    };
-    let a = mk(&mut dev, F32, &[2, 3]);
-    let v = mk(&mut dev, F32, &[2, 3]);
-    let i = mk(&mut dev, S64, &[2, 3]);
-    let v2 = mk(&mut dev, F32, &[2, 2]);
-    let i2 = mk(&mut dev, S64, &[2, 2]);
-    let h = mk(&mut dev, F16, &[2, 3]);
+    let a = dev.zeros(F32, &[2, 3]);
+    let v = dev.zeros(F32, &[2, 3]);
+    let i = dev.zeros(S64, &[2, 3]);
+    let v2 = dev.zeros(F32, &[2, 2]);
+    let i2 = dev.zeros(S64, &[2, 2]);
+    let h = dev.zeros(F16, &[2, 3]);
     let sort = |s, vo, io| call(|w, e| unsafe { ops::sort::aclnnSortGetWorkspaceSize(s, false, -1, false, vo, io, w, e) }, ops::sort::aclnnSort);
     let topk = |k, vo, io| call(|w, e| unsafe { ops::topk::aclnnTopkGetWorkspaceSize(a, k, 1, true, true, vo, io, w, e) }, ops::topk::aclnnTopk);
     assert!(sort(a, v, i).is_ok());
