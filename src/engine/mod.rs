@@ -35,6 +35,7 @@ macro_rules! with_avx2 {
 }
 
 pub mod convert;
+pub mod gather;
 pub mod kernel;
 pub mod narrow;
 pub mod reduce;

@@ -43,6 +43,13 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::reduce::CATALOG,
         super::extrema::CATALOG,
         super::norm::CATALOG,
+        super::triangle::CATALOG,
+        super::flip::CATALOG,
+        super::pad::CATALOG,
+        super::resample::CATALOG,
+        super::scan::CATALOG,
+        super::sort::CATALOG,
+        super::pattern::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

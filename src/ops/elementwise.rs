@@ -118,6 +118,17 @@ pub fn check_result_shape(name: &str, t: &TensorDesc, want: &[usize]) -> Result<
     t.check_output(name)
 }
 
+/// `name` must have self's dtype (an operator that moves or reorders self's elements).
+pub fn check_same_dtype(name: &str, t: &TensorDesc, self_: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        t.dtype == self_.dtype,
+        "{name} has dtype {} but must have self's dtype {}",
+        t.dtype,
+        self_.dtype
+    );
+    Ok(())
+}
+
 /// An input of an element-wise executor: a tensor bound at `binding`, or a scalar.
 pub enum Arg<'a> {
     Tensor(&'static str, &'a TensorDesc),

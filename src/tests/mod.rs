@@ -19,5 +19,6 @@ mod reduce_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
+mod shape_diff;
 mod torch_ref;
 mod unary_diff;
