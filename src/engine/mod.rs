@@ -35,7 +35,7 @@ macro_rules! with_avx2 {
 }
 
 pub mod convert;
-pub mod gather;
+pub mod remap;
 pub mod kernel;
 pub mod narrow;
 pub mod reduce;

@@ -1,11 +1,11 @@
 //! Flip (aclnn_flip.h): self reversed along `dims`, as torch.flip. Views here cannot have
-//! negative strides, so the result is a copy: one gather-engine plan whose map runs
-//! backwards along each flipped axis (`engine::gather`); exact.
+//! negative strides, so the result is a copy: one remap-engine plan whose map runs
+//! backwards along each flipped axis (`engine::remap`); exact.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather;
+use crate::engine::remap;
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::tensor::TensorDesc;
@@ -40,7 +40,7 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
             (0..n).map(|i| if f { n - 1 - i } else { i }).collect()
         })
         .collect();
-    Ok(gather::executor(API, self_, out, maps, gather::zero(self_.dtype)))
+    Ok(remap::executor(API, self_, out, maps, remap::zero(self_.dtype)))
 }
 
 /// Supported dtypes, for the README's operator table.

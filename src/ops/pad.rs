@@ -9,12 +9,12 @@
 //! - replication: the nearest edge element;
 //! - circular: `x mod n`.
 //!
-//! Each is one gather-engine plan (`engine::gather`), per-axis index maps; exact.
+//! Each is one remap-engine plan (`engine::remap`), per-axis index maps; exact.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{self, FILL};
+use crate::engine::remap::{self, FILL};
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -91,7 +91,7 @@ fn executor(
 ) -> Result<Executor> {
     let (maps, shape) = maps(mode, &self_.shape, pad);
     ew::check_result_shape("out", out, &shape)?;
-    Ok(gather::executor(api, self_, out, maps, fill))
+    Ok(remap::executor(api, self_, out, maps, fill))
 }
 
 fn same_dtype(self_: &TensorDesc, out: &TensorDesc) -> Result<()> {
@@ -242,7 +242,7 @@ fn edge_pad(
             "padding {padding:?} leaves dim {a} (size {n}) with no element"
         );
     }
-    executor(api, mode, self_, padding, gather::zero(self_.dtype), out)
+    executor(api, mode, self_, padding, remap::zero(self_.dtype), out)
 }
 
 macro_rules! edge_pads {

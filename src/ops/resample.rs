@@ -1,6 +1,6 @@
 //! Resampling and patches: UpsampleNearest1d/2d/3d and UpsampleNearestExact1d/2d/3d
 //! (aclnn_upsample_nearest_*.h) and Im2col (aclnn_im2col.h). All are gathers
-//! (`engine::gather`) and exact: values move, never mix.
+//! (`engine::remap`) and exact: values move, never mix.
 //!
 //! - Nearest: output index `d` along a resized axis reads `min(floor(d · scale), in − 1)`
 //!   with `scale = in / out` computed in f32 and the product in f32 (PyTorch's legacy
@@ -16,7 +16,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::{can_cast, DType};
-use crate::engine::gather::{self, Gather, FILL};
+use crate::engine::remap::{self, Remap, FILL};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Sequence};
 use crate::format::Format;
@@ -152,7 +152,7 @@ impl Nearest {
                 None => (0..want[a] as i64).collect(),
             })
             .collect();
-        Ok(gather::executor(api, self_, out, maps, gather::zero(self_.dtype)))
+        Ok(remap::executor(api, self_, out, maps, remap::zero(self_.dtype)))
     }
 }
 
@@ -285,7 +285,7 @@ pub fn im2col(
     };
     ew::check_result_shape("out", out, &want)?;
     crate::ensure!(
-        !gather::overlaps(self_, out),
+        !remap::overlaps(self_, out),
         "out shares memory with self: {API} needs them apart"
     );
     let bindings = two_bindings(self_, out);
@@ -327,7 +327,7 @@ pub fn im2col(
                 axis(hi, 0, ki, oh),
                 axis(wi, 1, kj, ow),
             ];
-            let plan = Gather::new(&src, 0, &v, 1, maps, None, gather::zero(src.dtype));
+            let plan = Remap::new(&src, 0, &v, 1, maps, None, remap::zero(src.dtype));
             seq.push(
                 Executor::new(API, two_bindings(&src, &v), plan),
                 &[0, 1],

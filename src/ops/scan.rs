@@ -20,7 +20,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{at_least_1d, overlaps};
+use crate::engine::remap::{at_least_1d, overlaps};
 use crate::engine::{convert, pool, run_tasks};
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};

@@ -15,7 +15,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{at_least_1d, overlaps};
+use crate::engine::remap::{at_least_1d, overlaps};
 use crate::engine::{align_up, convert, pool, run_tasks, ALIGN};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};

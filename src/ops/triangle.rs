@@ -1,14 +1,14 @@
 //! Tril and Triu (aclnn_tril.h, aclnn_triu.h): the lower / upper triangle of each matrix
 //! of the last two dims, as torch.tril / torch.triu. Element (i, j) of a matrix is kept
 //! when `j − i <= diagonal` (Tril) or `j − i >= diagonal` (Triu), else it is zero. One
-//! gather-engine plan (`engine::gather`): the identity map with a band over the last two
+//! remap-engine plan (`engine::remap`): the identity map with a band over the last two
 //! axes; in place (InplaceTril/InplaceTriu) it reads each element where it writes it.
 //! Exact: values are moved, never computed on.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::engine::gather::{self, Band, Gather};
+use crate::engine::remap::{self, Band, Remap};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing};
 use crate::tensor::TensorDesc;
@@ -77,14 +77,14 @@ fn build(
         .iter()
         .map(|&n| (0..n as i64).collect())
         .collect();
-    let plan = Gather::new(
+    let plan = Remap::new(
         self_,
         0,
         target,
         if out.is_some() { 1 } else { 0 },
         maps,
         Some(band),
-        gather::zero(self_.dtype),
+        remap::zero(self_.dtype),
     );
     Ok(Executor::new(api, bindings, plan))
 }

@@ -1,4 +1,4 @@
-//! The gather engine: `out[i] = src[m(i)]`, or a fill value where `m(i)` names no source
+//! The remap engine: `out[i] = src[m(i)]`, or a fill value where `m(i)` names no source
 //! element, for maps that are separable per axis: the source index along axis `a` depends
 //! only on the output index along `a` (`maps[a][i_a]`, or `FILL`). Every moving operator of
 //! the shape family is such a map — padding (constant, reflection, replication, circular),
@@ -77,7 +77,7 @@ fn runs_of(map: &[i64]) -> Vec<Run> {
 }
 
 /// The planned gather of one source view into one output view.
-pub struct Gather {
+pub struct Remap {
     src: TensorDesc,
     out: TensorDesc,
     src_binding: usize,
@@ -118,7 +118,7 @@ pub(crate) fn at_least_1d(t: &TensorDesc) -> TensorDesc {
     v
 }
 
-impl Gather {
+impl Remap {
     /// `maps[a]` gives, for each index along out's axis `a`, the index along src's axis
     /// `a` (src and out have the same rank) or `FILL`. `fill` is in src's dtype.
     pub fn new(
@@ -129,7 +129,7 @@ impl Gather {
         mut maps: Vec<Vec<i64>>,
         band: Option<Band>,
         fill: &[u8],
-    ) -> Gather {
+    ) -> Remap {
         debug_assert_eq!(src.rank(), out.rank());
         debug_assert_eq!(maps.len(), out.rank());
         let (src, out) = (at_least_1d(src), at_least_1d(out));
@@ -146,7 +146,7 @@ impl Gather {
         let staged = !in_place && overlaps(&src, &out);
         let mut f = [0u8; 16];
         f[..fill.len()].copy_from_slice(fill);
-        Gather {
+        Remap {
             src,
             out,
             src_binding,
@@ -259,7 +259,7 @@ pub fn executor(
     if out.is_empty() {
         return Executor::new(api, bindings, Nothing);
     }
-    Executor::new(api, bindings, Gather::new(src, 0, out, 1, maps, None, fill))
+    Executor::new(api, bindings, Remap::new(src, 0, out, 1, maps, None, fill))
 }
 
 /// The zero of `d`, as the fill of a gather that never fills (or fills with zeros).
@@ -315,7 +315,7 @@ unsafe fn stage(v: &TensorDesc, base: usize, dst: usize) {
     });
 }
 
-impl Work for Gather {
+impl Work for Remap {
     fn workspace_size(&self) -> u64 {
         if self.staged {
             (align_up(self.src.numel() * self.src.dtype.size()) + super::ALIGN) as u64
