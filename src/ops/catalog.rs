@@ -40,6 +40,9 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::prelu::CATALOG,
         super::reduce::CATALOG,
         super::extrema::CATALOG,
+        super::index::CATALOG,
+        super::scatter::CATALOG,
+        super::repeat_interleave::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())
