@@ -225,7 +225,7 @@ impl Index {
     }
 
     /// Phase 2, before anything is written: every element of the index tensor in range.
-    fn check(&self, api: &str, b: &Bindings) -> Result<()> {
+    pub fn check(&self, api: &str, b: &Bindings) -> Result<()> {
         let IndexSource::Tensor { walk, dtype } = &self.source else {
             return Ok(());
         };

@@ -22,7 +22,7 @@ use super::gather::{
 };
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Sequence};
+use crate::executor::{Bindings, Executor, Nothing, Sequence, Work, Workspace};
 use crate::scalar::Scalar;
 use crate::tensor::{Dims, Strides, TensorDesc};
 use std::sync::Arc;
@@ -331,19 +331,42 @@ pub(crate) fn copy_then(
     work: Option<Plan>,
 ) -> Result<Executor> {
     let out_binding = b.outputs[0];
-    let mut seq = Sequence::new();
-    seq.push(
+    let mut steps = Sequence::new();
+    steps.push(
         convert_into(api, Arg::Tensor("self", self_), "out", out)?,
         &[0, out_binding],
     );
-    if let Some(plan) = work {
-        let all: Vec<usize> = (0..b.tensors.len()).collect();
-        seq.push(
-            Executor::new(api, b.clone(), GatherWork { api, plan }),
-            &all,
-        );
+    let Some(plan) = work else {
+        return Ok(Executor::new(api, b, steps));
+    };
+    // The index is checked before the copy: a failing run writes nothing.
+    let index = plan.index.clone();
+    let all: Vec<usize> = (0..b.tensors.len()).collect();
+    steps.push(Executor::new(api, b.clone(), GatherWork { api, plan }), &all);
+    Ok(Executor::new(api, b, CheckedFirst { api, index, steps }))
+}
+
+/// A sequence whose index tensor is checked before its first step runs.
+struct CheckedFirst {
+    api: &'static str,
+    index: Index,
+    steps: Sequence,
+}
+
+impl Work for CheckedFirst {
+    fn workspace_size(&self) -> u64 {
+        self.steps.workspace_size()
     }
-    Ok(Executor::new(api, b, seq))
+    fn check(&self, b: &Bindings) -> Result<()> {
+        self.steps.check(b)
+    }
+    fn run(&self, b: &Bindings, ws: Workspace) -> Result<()> {
+        self.index.check(self.api, b)?;
+        self.steps.run(b, ws)
+    }
+    fn small(&self) -> bool {
+        self.steps.small()
+    }
 }
 
 /// aclnnIndexCopy and aclnnInplaceIndexCopy (out None).

@@ -667,3 +667,112 @@ fn repeat_interleave_forms_match_a_loop() {
         assert_eq!(out.bytes(), want, "case {case} form {form} dtype {d} shape {shape:?} dim {dim} counts {counts:?}");
     }
 }
+
+/// An index out of range is found at phase 2: the run fails at synchronize with a message
+/// naming the operator, the value and the bound, and the output is left untouched.
+#[test]
+fn out_of_range_indices_fail_the_run_and_write_nothing() {
+    device();
+    let mut rng = Rng::new(0xbad);
+    // (op, index values, bound): IndexSelect/Embedding/Scatter/IndexCopy take [0, n);
+    // GatherV2 wraps [-n, n).
+    let cases: &[(&str, &[i64])] = &[
+        ("aclnnIndexSelect", &[0, 3]),
+        ("aclnnIndexSelect", &[-1]),
+        ("aclnnGatherV2", &[-4, 0]),
+        ("aclnnGatherV2", &[3]),
+        ("aclnnEmbedding", &[1, 7]),
+        ("aclnnScatter", &[2, 3]),
+        ("aclnnInplaceIndexCopy", &[0, -1]),
+        ("aclnnRepeatInterleave", &[1, 1, 1, 1, 1, 1]),
+        ("aclnnRepeatInterleaveWithDim", &[3, -1]),
+    ];
+    for &(op, vals) in cases {
+        let self_t = T::new(&mut rng, F32, &[3, 2], &mut |i| encode(F32, i as i64));
+        let idt = S64;
+        let k = vals.len();
+        let index = T::index(&mut rng, idt, &[k], vals);
+        let out_shape: Vec<usize> = match op {
+            "aclnnIndexSelect" | "aclnnGatherV2" | "aclnnEmbedding" => vec![k, 2],
+            "aclnnRepeatInterleave" => vec![7],
+            "aclnnRepeatInterleaveWithDim" => vec![3, 2],
+            _ => vec![3, 2],
+        };
+        let out = T::new(&mut rng, F32, &out_shape, &mut |_| encode(F32, 42));
+        let before = (out.bytes(), self_t.bytes());
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let src = T::new(&mut rng, F32, &[k, 2], &mut |_| encode(F32, 5));
+        let i2 = T::index(&mut rng, idt, &[k, 1], vals);
+        let (st, p2): (i32, Phase2) = unsafe {
+            match op {
+                "aclnnIndexSelect" => (index_select::aclnnIndexSelectGetWorkspaceSize(self_t.t, 0, index.t, out.t, &mut ws, &mut ex), index_select::aclnnIndexSelect),
+                "aclnnGatherV2" => (gather_v2::aclnnGatherV2GetWorkspaceSize(self_t.t, 0, index.t, out.t, &mut ws, &mut ex), gather_v2::aclnnGatherV2),
+                "aclnnEmbedding" => (embedding::aclnnEmbeddingGetWorkspaceSize(self_t.t, index.t, out.t, &mut ws, &mut ex), embedding::aclnnEmbedding),
+                "aclnnScatter" => (scatter::aclnnScatterGetWorkspaceSize(self_t.t, 0, i2.t, src.t, 0, out.t, &mut ws, &mut ex), scatter::aclnnScatter),
+                "aclnnInplaceIndexCopy" => (index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(self_t.t, 0, index.t, src.t, &mut ws, &mut ex), index_copy::aclnnInplaceIndexCopy),
+                "aclnnRepeatInterleave" => (repeat_interleave::aclnnRepeatInterleaveGetWorkspaceSize(self_t.t, index.t, 7, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleave),
+                _ => (repeat_interleave::aclnnRepeatInterleaveWithDimGetWorkspaceSize(self_t.t, index.t, 1, 2, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleaveWithDim),
+            }
+        };
+        let r = run(st, ws, ex, p2);
+        let msg = err();
+        assert_ne!(r, 0, "{op} {vals:?}: the run should fail");
+        assert!(msg.contains(op), "{op}: {msg}");
+        assert!(
+            msg.contains("out of range") || msg.contains("negative") || msg.contains("add up"),
+            "{op}: {msg}"
+        );
+        assert_eq!((out.bytes(), self_t.bytes()), before, "{op}: nothing may be written");
+    }
+}
+
+/// Phase-1 rules: NULL tensors, dtypes, dims, index rank, shapes, reduce modes.
+#[test]
+fn phase_one_rules_report_their_errors() {
+    device();
+    let mut rng = Rng::new(0x7e57);
+    let x = T::new(&mut rng, F32, &[3, 2], &mut |i| encode(F32, i as i64));
+    let i1 = T::index(&mut rng, S64, &[2], &[0, 1]);
+    let i2 = T::index(&mut rng, S64, &[2, 1], &[0, 1]);
+    let f_idx = T::new(&mut rng, F32, &[2], &mut |_| encode(F32, 0));
+    let out = T::new(&mut rng, F32, &[2, 2], &mut |_| encode(F32, 0));
+    let out_s32 = T::new(&mut rng, S32, &[2, 2], &mut |_| encode(S32, 0));
+    let bad_out = T::new(&mut rng, F32, &[3, 3], &mut |_| encode(F32, 0));
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let check = |st: i32, want: i32, needle: &str| {
+        assert_eq!(st, want, "{}", err());
+        let m = err();
+        assert!(m.contains(needle), "wanted '{needle}' in: {m}");
+    };
+    unsafe {
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(null(), 0, i1.t, out.t, &mut ws, &mut ex), 161001, "self");
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 2, i1.t, out.t, &mut ws, &mut ex), 161002, "dim 2");
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i2.t, out.t, &mut ws, &mut ex), 161002, "index has 2 dims");
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, f_idx.t, out.t, &mut ws, &mut ex), 161002, "index");
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i1.t, out_s32.t, &mut ws, &mut ex), 161002, "dtype");
+        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex), 161002, "shape");
+        check(gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, -3, i1.t, out.t, &mut ws, &mut ex), 161002, "dim -3");
+        check(gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex), 161002, "shape");
+        check(embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i2.t, out.t, &mut ws, &mut ex), 161002, "out has 2 dims");
+        check(embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i1.t, null(), &mut ws, &mut ex), 161001, "out");
+        let src = T::new(&mut rng, F32, &[2, 1], &mut |_| encode(F32, 1));
+        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 3, x.t, &mut ws, &mut ex), 161002, "reduce 3");
+        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 7, x.t, &mut ws, &mut ex), 161002, "reduce 7");
+        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i1.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "same number of dims");
+        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 2, i2.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "dim 2");
+        let big = T::index(&mut rng, S64, &[3, 2], &[0; 6]);
+        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, big.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "larger than src");
+        check(index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(x.t, 0, i1.t, src.t, &mut ws, &mut ex), 161002, "differ in dim 1");
+        let arr = aclCreateIntArray([0i64, 3].as_ptr(), 2);
+        let v = 1.0f32;
+        let s = aclCreateScalar(&v as *const f32 as *mut c_void, F32);
+        check(index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(x.t, 0, arr, s, &mut ws, &mut ex), 161002, "index[1] = 3 is out of range");
+        check(index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(x.t, 0, arr, null(), &mut ws, &mut ex), 161001, "value");
+        check(repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(x.t, -1, 0, out.t, &mut ws, &mut ex), 161002, "negative");
+        let o12 = T::new(&mut rng, F32, &[12], &mut |_| encode(F32, 0));
+        check(repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(x.t, 2, 11, o12.t, &mut ws, &mut ex), 161002, "shape");
+        check(repeat_interleave::aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(x.t, 2, 2, 6, out.t, &mut ws, &mut ex), 161002, "dim 2");
+        assert_eq!(aclDestroyIntArray(arr), 0);
+        assert_eq!(aclDestroyScalar(s), 0);
+    }
+}
