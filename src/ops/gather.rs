@@ -305,9 +305,11 @@ impl Plan {
             IndexSource::Host { values, strides } => (values.as_ptr() as usize, DType::S64, strides),
         };
         let rank = self.shape.len();
-        let par = self.parallel.min(rank);
+        // Whole rows (the last dim) per task: the row is the unit the fast paths copy.
+        let par = self.parallel.min(rank.saturating_sub(1));
         let outer: usize = self.shape[..par].iter().product();
-        let inner = n / outer.max(1);
+        let row = if rank == 0 { 1 } else { self.shape[rank - 1] };
+        let rows_per_outer: usize = self.shape[par..rank.saturating_sub(1)].iter().product();
         let tasks = pool()
             .current_num_threads()
             .min(n.div_ceil(GRAIN))
@@ -316,37 +318,68 @@ impl Plan {
         let f = element_fn(self.dtype, self.reduce);
         let size = self.index.axis.size();
         let stride = |s: &[isize], d: usize| if s.is_empty() { 0 } else { s[d] };
+        let last = rank.saturating_sub(1);
+        let (ss, ds, is) = if rank == 0 {
+            (0, 0, 0)
+        } else {
+            (stride(src_strides, last), self.dst.strides[last], idx_strides[last])
+        };
+        // A row of plain copies between unit-stride rows is one memcpy.
+        let memcpy_rows = self.reduce == Reduce::Copy && self.dtype != DType::Bool && ds == 1 && ss == 1;
         run_tasks(tasks, |t| {
             let lo = outer * t / tasks;
             let hi = outer * (t + 1) / tasks;
             let mut pos: Dims = smallvec::smallvec![0; rank];
-            // The task's first point: `lo` unravelled over the parallel dims.
+            // The task's first row: `lo` unravelled over the parallel dims.
             let mut rest = lo;
             for d in (0..par).rev() {
                 pos[d] = rest % self.shape[d];
                 rest /= self.shape[d];
             }
-            let total = (hi - lo) * inner;
-            for _ in 0..total {
+            for _ in 0..(hi - lo) * rows_per_outer {
                 let (mut so, mut dof, mut io) = (0isize, 0isize, 0isize);
-                for d in 0..rank {
+                for d in 0..last {
                     let i = pos[d] as isize;
                     so += i * stride(src_strides, d);
                     dof += i * self.dst.strides[d];
                     io += i * idx_strides[d];
                 }
-                // SAFETY: an element of the index view (checked at phase 1 and 2) or of the
-                // host array, whose values were checked, as the tensor's were by `check`.
-                let v = unsafe { read_index(idx_base, idx_dtype, io) };
-                let k = self.index.resolve(v, size).unwrap_or(0);
-                let ax = self.index.axis.offset(k);
-                match self.index.side {
-                    Side::Source => so += ax,
-                    Side::Destination => dof += ax,
+                let at = |io: isize| {
+                    // SAFETY: an element of the index view (checked at phase 1 and 2) or of the
+                    // host array, whose values were checked, as the tensor's were by `check`.
+                    let v = unsafe { read_index(idx_base, idx_dtype, io) };
+                    self.index.axis.offset(self.index.resolve(v, size).unwrap_or(0))
+                };
+                if is == 0 {
+                    // One index value for the whole row: a strided run.
+                    match self.index.side {
+                        Side::Source => so += at(io),
+                        Side::Destination => dof += at(io),
+                    }
+                    let (dst, src) = ((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8);
+                    // SAFETY: the row's elements lie inside their views (the index is in range);
+                    // a scatter's rows never overlap its source (checked at phase 1).
+                    unsafe {
+                        if memcpy_rows {
+                            std::ptr::copy_nonoverlapping(src, dst, row * es as usize);
+                        } else {
+                            for j in 0..row as isize {
+                                f(dst.offset(j * ds * es), src.offset(j * ss * es));
+                            }
+                        }
+                    }
+                } else {
+                    for j in 0..row as isize {
+                        let (mut so, mut dof) = (so + j * ss, dof + j * ds);
+                        match self.index.side {
+                            Side::Source => so += at(io + j * is),
+                            Side::Destination => dof += at(io + j * is),
+                        }
+                        // SAFETY: both elements lie inside their views (the index is in range).
+                        unsafe { f((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8) };
+                    }
                 }
-                // SAFETY: both elements lie inside their views (the index is in range).
-                unsafe { f((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8) };
-                let mut d = rank;
+                let mut d = last;
                 while d > 0 {
                     d -= 1;
                     pos[d] += 1;
