@@ -39,6 +39,11 @@ const GATHER_V2: &[DType] = &[F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C
 const EMBEDDING: &[DType] = &[BF16, F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C128];
 const INDEX_COPY: &[DType] = &[F32, BF16, F16, S32, S64, S16, S8, U8, F64, Bool, C128, C64];
 const INDEX_FILL: &[DType] = &[S32, F16, F32, S64, Bool, BF16];
+/// aclnnGather.md and aclnnTake.md.
+const GATHER: &[DType] = &[F64, F16, BF16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool];
+const TAKE: &[DType] = &[
+    U64, S64, U32, F32, S32, U16, S16, F16, BF16, S8, U8, F64, C64, C128, Bool,
+];
 
 /// A 0-d view as the 1-D view of its one element (the shape CANN's kernels see).
 pub(crate) fn as_1d(t: &TensorDesc) -> TensorDesc {
@@ -255,6 +260,75 @@ pub fn embedding(weight: &TensorDesc, indices: &TensorDesc, out: &TensorDesc) ->
         return gather_plan(API, weight, 0, indices, &[0, 0], &[], out, false, ("indices", "weight"));
     }
     gather_plan(API, weight, 0, indices, &[0, q], &idx_at, out, false, ("indices", "weight"))
+}
+
+/// aclnnGather (ONNX GatherElements, torch.gather): `out[p] = self[p with p[dim] = index[p]]`;
+/// index values in [-n, n) (negatives wrap, aclnnGather.md).
+pub fn gather(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnGather";
+    ew::check_tensor("self", self_, GATHER)?;
+    ew::check_tensor("index", index, INDEX)?;
+    ew::check_tensor("out", out, GATHER)?;
+    same_dtype("out", out, "self", self_)?;
+    let r = self_.rank();
+    crate::ensure!(
+        index.rank() == r,
+        "self has {r} dims and index {}: they must have the same number",
+        index.rank()
+    );
+    ew::check_result_shape("out", out, &index.shape)?;
+    let ax = dim_of("dim", dim, r, "self")?;
+    for d in (0..r).filter(|&d| d != ax) {
+        crate::ensure!(
+            index.shape[d] <= self_.shape[d],
+            "index {:?} is larger than self {:?} in dim {d}: only dim {ax} may be larger",
+            index.shape,
+            self_.shape
+        );
+    }
+    let all: Vec<usize> = (0..r.max(1)).collect();
+    gather_plan(API, self_, ax, index, &all, &all, out, true, ("index", "self"))
+}
+
+/// aclnnTake (torch.take): `out[p] = self.flatten()[index[p]]`, index values in
+/// [0, numel) (aclnnTake.md: no negative indices).
+pub fn take(self_: &TensorDesc, index: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnTake";
+    ew::check_tensor("self", self_, TAKE)?;
+    ew::check_tensor("index", index, INDEX)?;
+    ew::check_tensor("out", out, TAKE)?;
+    same_dtype("out", out, "self", self_)?;
+    ew::check_result_shape("out", out, &index.shape)?;
+    let b = bindings(&[self_, index], Some(out));
+    if out.is_empty() {
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    apart(API, "self", self_, "out", out)?;
+    apart(API, "index", index, "out", out)?;
+    let (s, i, o) = (as_1d(self_), as_1d(index), as_1d(out));
+    let plan = Plan {
+        shape: o.shape.clone(),
+        parallel: o.rank(),
+        dst: Walk::new(2, &o, o.strides.clone()),
+        values: Values::Tensor(Walk::new(0, &s, smallvec::smallvec![0; o.rank()])),
+        index: Index {
+            source: IndexSource::Tensor {
+                walk: Walk::new(1, &i, i.strides.clone()),
+                dtype: index.dtype,
+            },
+            side: Side::Source,
+            axis: super::gather::Axis::Flat {
+                shape: s.shape.clone(),
+                strides: s.strides.clone(),
+            },
+            wrap: false,
+            name: "index",
+            target: format!("the {} elements of self", self_.numel()),
+        },
+        dtype: self_.dtype,
+        reduce: Reduce::Copy,
+    };
+    Ok(Executor::new(API, b, GatherWork { api: API, plan }))
 }
 
 /// The scatter `dst[.., index[i], ..] = values[.., i, ..]` along `ax` over an iteration
@@ -605,6 +679,20 @@ pub const CATALOG: &[Entry] = &[
         b: INDEX,
         out: EMBEDDING,
         rule: "rows weight[indices] of a 2-D weight (b: indices)",
+    },
+    Entry {
+        ops: "Gather",
+        a: GATHER,
+        b: INDEX,
+        out: GATHER,
+        rule: "out[p] = self[p with p[dim] = index[p]] (GatherElements; b: index; negatives wrap)",
+    },
+    Entry {
+        ops: "Take",
+        a: TAKE,
+        b: INDEX,
+        out: TAKE,
+        rule: "out[p] = self.flatten()[index[p]] (b: index; values in [0, numel))",
     },
     Entry {
         ops: "IndexCopy, InplaceIndexCopy",

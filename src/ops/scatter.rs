@@ -185,6 +185,17 @@ pub fn scatter(
     scatter_rule("aclnnScatter", self_, dim, index, Src::Tensor(src), reduce, Some(out))
 }
 
+/// aclnnScatterAdd (aclnnScatterAdd.md): aclnnScatter with reduce 1.
+pub fn scatter_add(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    src: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    scatter_rule("aclnnScatterAdd", self_, dim, index, Src::Tensor(src), 1, Some(out))
+}
+
 /// aclnnScatterValue.
 pub fn scatter_value(
     self_: &TensorDesc,
@@ -221,7 +232,7 @@ pub fn inplace_scatter_value(
 
 /// Supported dtypes, for the README's operator table.
 pub const CATALOG: &[Entry] = &[Entry {
-    ops: "Scatter, ScatterValue, InplaceScatter, InplaceScatterValue",
+    ops: "Scatter, ScatterValue, InplaceScatter, InplaceScatterValue, ScatterAdd",
     a: SCATTER,
     b: INDEX,
     out: SCATTER,

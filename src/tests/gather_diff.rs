@@ -12,7 +12,8 @@
 use super::add_diff::Rng;
 use crate::capi::meta::*;
 use crate::capi::ops::{
-    embedding, gather_v2, index_copy, index_fill_tensor, index_select, repeat_interleave, scatter,
+    embedding, gather, gather_v2, index_copy, index_fill_tensor, index_select, repeat_interleave, scatter,
+    scatter_add, take,
 };
 use crate::capi::runtime::{
     aclGetRecentErrMsg, aclInit, aclrtFree, aclrtMalloc, aclrtMemcpy, aclrtSetDevice,
@@ -775,4 +776,137 @@ fn phase_one_rules_report_their_errors() {
         assert_eq!(aclDestroyIntArray(arr), 0);
         assert_eq!(aclDestroyScalar(s), 0);
     }
+}
+
+#[test]
+fn gather_take_and_scatter_add_match_a_loop() {
+    device();
+    let mut rng = Rng::new(0x6a7);
+    for case in 0..300 {
+        let op = case % 3; // 0 Gather, 1 Take, 2 ScatterAdd
+        let d = if op == 2 { rng.pick(&[F32, F16, BF16, S8, S32, S64, U8, F64, C64]) } else { rng.pick(MOVE_DTYPES) };
+        let d = if op == 0 && d == C64 { F32 } else { d };
+        let rank = if op == 2 { 1 + rng.below(3) as usize } else { rng.below(4) as usize };
+        let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4) as usize).collect();
+        let ax = if rank == 0 { 0 } else { rng.below(rank as u64) as usize };
+        let numel: usize = shape.iter().product();
+        let idx_shape: Vec<usize> = match op {
+            1 => (0..rng.below(3) as usize).map(|_| rng.below(4) as usize).collect(),
+            _ => (0..rank)
+                .map(|j| if j == ax { rng.below(5) as usize } else { rng.below(shape[j] as u64 + 1) as usize })
+                .collect(),
+        };
+        let k: usize = idx_shape.iter().product();
+        let n = if op == 1 { numel } else if rank == 0 { 1 } else { shape[ax] };
+        let vals: Vec<i64> = (0..k)
+            .map(|_| {
+                let v = rng.below(n as u64) as i64;
+                if op == 0 && rng.pct(40) { v - n as i64 } else { v }
+            })
+            .collect();
+        let mut vrng = Rng::new(case as u64 + 3);
+        let small = |r: &mut Rng| r.below(5) as i64 - 2;
+        let self_t = T::new(&mut rng, d, &shape, &mut |_| if op == 2 { encode(d, small(&mut vrng)) } else { random_elem(&mut vrng, d) });
+        let sb = self_t.bytes();
+        let idt = rng.pick(&[S32, S64]);
+        let index = T::index(&mut rng, idt, &idx_shape, &vals);
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let dim = signed_dim(&mut rng, ax, rank);
+        if op == 2 {
+            let src_shape: Vec<usize> = idx_shape.iter().map(|&i| i + rng.below(2) as usize).collect();
+            let mut srng = Rng::new(case as u64 + 17);
+            let src = T::new(&mut rng, d, &src_shape, &mut |_| encode(d, small(&mut srng)));
+            let srcb = src.bytes();
+            let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 7));
+            let mut want = out.bytes();
+            for i in indices(&shape) {
+                out.set(&mut want, &i, self_t.elem(&sb, &i));
+            }
+            for (flat, p) in indices(&idx_shape).into_iter().enumerate() {
+                let mut t = p.clone();
+                t[ax] = vals[flat] as usize;
+                let (a, b) = (out.elem(&want, &t).to_vec(), src.elem(&srcb, &p).to_vec());
+                let new = if d == C64 {
+                    let c = |b: &[u8], o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+                    [(c(&a, 0) + c(&b, 0)).to_le_bytes(), (c(&a, 4) + c(&b, 4)).to_le_bytes()].concat()
+                } else {
+                    encode_f(d, decode_f(d, &a) + decode_f(d, &b))
+                };
+                out.set(&mut want, &t, &new);
+            }
+            let st = unsafe { scatter_add::aclnnScatterAddGetWorkspaceSize(self_t.t, dim, index.t, src.t, out.t, &mut ws, &mut ex) };
+            ok(st, ws, ex, scatter_add::aclnnScatterAdd);
+            assert_eq!(out.bytes(), want, "case {case} scatter_add dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}");
+            continue;
+        }
+        let out = T::new(&mut rng, d, &idx_shape, &mut |_| encode(d, 7));
+        let mut want = out.bytes();
+        for (flat, p) in indices(&idx_shape).into_iter().enumerate() {
+            let v = vals[flat].rem_euclid(n as i64) as usize;
+            let sp: Vec<usize> = if op == 1 {
+                let mut f = v;
+                let mut q = vec![0; rank];
+                for dd in (0..rank).rev() {
+                    q[dd] = f % shape[dd];
+                    f /= shape[dd];
+                }
+                q
+            } else {
+                let mut q = p.clone();
+                if rank > 0 {
+                    q[ax] = v;
+                }
+                q
+            };
+            out.set(&mut want, &p, &moved(d, self_t.elem(&sb, &sp)));
+        }
+        let (st, p2): (i32, Phase2) = unsafe {
+            if op == 0 {
+                (gather::aclnnGatherGetWorkspaceSize(self_t.t, dim, index.t, out.t, &mut ws, &mut ex), gather::aclnnGather)
+            } else {
+                (take::aclnnTakeGetWorkspaceSize(self_t.t, index.t, out.t, &mut ws, &mut ex), take::aclnnTake)
+            }
+        };
+        ok(st, ws, ex, p2);
+        assert_eq!(out.bytes(), want, "case {case} op {op} dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}");
+    }
+}
+
+/// Large enough to be split across tasks: rows gathered and scattered by several threads.
+#[test]
+fn large_gathers_and_scatters_split_across_tasks() {
+    device();
+    let mut rng = Rng::new(0x1a26e);
+    let (rows, cols, k) = (300usize, 130usize, 700usize);
+    let vals: Vec<i64> = (0..k).map(|_| rng.below(rows as u64) as i64).collect();
+    let src = T::new(&mut rng, F32, &[rows, cols], &mut |i| encode(F32, (i % 1000) as i64));
+    let sb = src.bytes();
+    let index = T::index(&mut rng, S64, &[k], &vals);
+    let out = T::new(&mut rng, F32, &[k, cols], &mut |_| encode(F32, -1));
+    let mut want = out.bytes();
+    for i in 0..k {
+        for j in 0..cols {
+            out.set(&mut want, &[i, j], src.elem(&sb, &[vals[i] as usize, j]));
+        }
+    }
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { index_select::aclnnIndexSelectGetWorkspaceSize(src.t, 0, index.t, out.t, &mut ws, &mut ex) };
+    ok(st, ws, ex, index_select::aclnnIndexSelect);
+    assert_eq!(out.bytes(), want);
+    // Scatter-add the gathered rows back along dim 0 (duplicates accumulate in order).
+    let idx2: Vec<i64> = (0..k * cols).map(|f| vals[f / cols]).collect();
+    let index2 = T::index(&mut rng, S32, &[k, cols], &idx2);
+    let acc = T::new(&mut rng, F32, &[rows, cols], &mut |_| encode(F32, 0));
+    let mut want2 = acc.bytes();
+    let ob = out.bytes();
+    for i in 0..k {
+        for j in 0..cols {
+            let t = [vals[i] as usize, j];
+            let v = decode_f(F32, acc.elem(&want2, &t)) + decode_f(F32, out.elem(&ob, &[i, j]));
+            acc.set(&mut want2, &t, &encode_f(F32, v));
+        }
+    }
+    let st = unsafe { scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index2.t, out.t, 1, &mut ws, &mut ex) };
+    ok(st, ws, ex, scatter::aclnnInplaceScatter);
+    assert_eq!(acc.bytes(), want2);
 }
