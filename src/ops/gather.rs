@@ -39,12 +39,15 @@ use crate::tensor::{Dims, Strides, TensorDesc};
 const GRAIN: usize = 32 * 1024;
 
 /// How a scattered (or gathered) element meets the destination.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Reduce {
     /// The element replaces the destination.
     Copy,
     Add,
     Mul,
+    /// `dst + alpha·src`, alpha in the destination's dtype; the product is rounded to that
+    /// dtype before the addition (PyTorch's index_add_ scales the source first).
+    AddScaled(Scalar),
 }
 
 /// Which operand the index addresses.
@@ -150,13 +153,14 @@ pub struct Plan {
     pub reduce: Reduce,
 }
 
-type CombineFn = unsafe fn(*mut u8, *const u8);
+/// Combines the element at src into the one at dst (the third pointer: alpha, for AddScaled).
+type CombineFn = unsafe fn(*mut u8, *const u8, *const u8);
 
 /// `dst = dst (op) src` for storage type S computed in C (f16/bf16 in f32).
 ///
 /// # Safety
 /// Both pointers address an element of type S (any alignment).
-unsafe fn combine<S: Element, C: Arith, const MUL: bool>(dst: *mut u8, src: *const u8) {
+unsafe fn combine<S: Element, C: Arith, const MUL: bool>(dst: *mut u8, src: *const u8, _: *const u8) {
     // SAFETY: the caller's contract.
     unsafe {
         let a: C = convert((dst as *const S).read_unaligned());
@@ -166,11 +170,26 @@ unsafe fn combine<S: Element, C: Arith, const MUL: bool>(dst: *mut u8, src: *con
     }
 }
 
+/// `dst = dst + round_S(alpha·src)` for storage type S computed in C.
+///
+/// # Safety
+/// All three pointers address an element of type S (any alignment).
+unsafe fn add_scaled<S: Element, C: Arith>(dst: *mut u8, src: *const u8, alpha: *const u8) {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let a: C = convert((dst as *const S).read_unaligned());
+        let b: C = convert((src as *const S).read_unaligned());
+        let k: C = convert((alpha as *const S).read_unaligned());
+        let scaled: C = convert::<S, C>(convert::<C, S>(b.mul(k)));
+        (dst as *mut S).write_unaligned(convert(a.add(scaled)));
+    }
+}
+
 /// Copies one element of `N` bytes.
 ///
 /// # Safety
 /// Both pointers address `N` bytes.
-unsafe fn move_bytes<const N: usize>(dst: *mut u8, src: *const u8) {
+unsafe fn move_bytes<const N: usize>(dst: *mut u8, src: *const u8, _: *const u8) {
     // SAFETY: the caller's contract.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, N) }
 }
@@ -179,7 +198,7 @@ unsafe fn move_bytes<const N: usize>(dst: *mut u8, src: *const u8) {
 ///
 /// # Safety
 /// Both pointers address one byte.
-unsafe fn move_bool(dst: *mut u8, src: *const u8) {
+unsafe fn move_bool(dst: *mut u8, src: *const u8, _: *const u8) {
     // SAFETY: the caller's contract.
     unsafe { *dst = Bool8(*src).canonical().0 }
 }
@@ -196,6 +215,7 @@ fn element_fn(dtype: DType, reduce: Reduce) -> CombineFn {
         },
         Reduce::Add => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, false> as CombineFn)),
         Reduce::Mul => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, true> as CombineFn)),
+        Reduce::AddScaled(_) => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => add_scaled::<S, C> as CombineFn)),
     }
 }
 
@@ -316,6 +336,10 @@ impl Plan {
             .min(outer)
             .max(1);
         let f = element_fn(self.dtype, self.reduce);
+        let alpha = match &self.reduce {
+            Reduce::AddScaled(a) => a.bytes().as_ptr() as usize,
+            _ => 0,
+        } as *const u8;
         let size = self.index.axis.size();
         let stride = |s: &[isize], d: usize| if s.is_empty() { 0 } else { s[d] };
         let last = rank.saturating_sub(1);
@@ -326,7 +350,9 @@ impl Plan {
         };
         // A row of plain copies between unit-stride rows is one memcpy.
         let memcpy_rows = self.reduce == Reduce::Copy && self.dtype != DType::Bool && ds == 1 && ss == 1;
+        let alpha = alpha as usize;
         run_tasks(tasks, |t| {
+            let alpha = alpha as *const u8;
             let lo = outer * t / tasks;
             let hi = outer * (t + 1) / tasks;
             let mut pos: Dims = smallvec::smallvec![0; rank];
@@ -364,7 +390,7 @@ impl Plan {
                             std::ptr::copy_nonoverlapping(src, dst, row * es as usize);
                         } else {
                             for j in 0..row as isize {
-                                f(dst.offset(j * ds * es), src.offset(j * ss * es));
+                                f(dst.offset(j * ds * es), src.offset(j * ss * es), alpha);
                             }
                         }
                     }
@@ -376,7 +402,7 @@ impl Plan {
                             Side::Destination => dof += at(io + j * is),
                         }
                         // SAFETY: both elements lie inside their views (the index is in range).
-                        unsafe { f((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8) };
+                        unsafe { f((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8, alpha) };
                     }
                 }
                 let mut d = last;

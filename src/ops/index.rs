@@ -39,6 +39,8 @@ const GATHER_V2: &[DType] = &[F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C
 const EMBEDDING: &[DType] = &[BF16, F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C128];
 const INDEX_COPY: &[DType] = &[F32, BF16, F16, S32, S64, S16, S8, U8, F64, Bool, C128, C64];
 const INDEX_FILL: &[DType] = &[S32, F16, F32, S64, Bool, BF16];
+/// aclnnIndexAdd.md.
+const INDEX_ADD: &[DType] = &[F32, F16, S32, S16, S8, U8, F64, S64, Bool, BF16];
 /// aclnnGather.md and aclnnTake.md.
 const GATHER: &[DType] = &[F64, F16, BF16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool];
 const TAKE: &[DType] = &[
@@ -443,29 +445,46 @@ impl Work for CheckedFirst {
     }
 }
 
-/// aclnnIndexCopy and aclnnInplaceIndexCopy (out None).
-fn index_copy_rule(
+/// What differs between IndexCopy and IndexAdd: names, dtypes, how source meets self.
+struct AlongDim {
     api: &'static str,
+    dtypes: &'static [DType],
+    self_name: &'static str,
+    out_name: &'static str,
+    reduce: Reduce,
+}
+
+/// aclnnIndexCopy, aclnnInplaceIndexCopy (out None), aclnnIndexAdd(V2):
+/// `out = self; out[.., index[i], ..] (op)= source[.., i, ..]` along dim.
+fn along_dim_rule(
+    k: AlongDim,
     self_ref: &TensorDesc,
     dim: i64,
     index: &TensorDesc,
     source: &TensorDesc,
     out: Option<&TensorDesc>,
 ) -> Result<Executor> {
-    ew::check_tensor("selfRef", self_ref, INDEX_COPY)?;
+    let AlongDim {
+        api,
+        dtypes,
+        self_name,
+        out_name,
+        reduce,
+    } = k;
+    ew::check_tensor(self_name, self_ref, dtypes)?;
     ew::check_tensor("index", index, INDEX)?;
-    same_dtype("source", source, "selfRef", self_ref)?;
-    ew::check_tensor("source", source, INDEX_COPY)?;
+    same_dtype("source", source, self_name, self_ref)?;
+    ew::check_tensor("source", source, dtypes)?;
     crate::ensure!(
         index.rank() <= 1,
         "index has {} dims; it must be 0-D or 1-D",
         index.rank()
     );
     if let Some(o) = out {
-        same_dtype("outRef", o, "selfRef", self_ref)?;
+        same_dtype(out_name, o, self_name, self_ref)?;
         crate::ensure!(
             o.shape == self_ref.shape,
-            "outRef has shape {:?} but must have selfRef's shape {:?}",
+            "{out_name} has shape {:?} but must have {self_name}'s shape {:?}",
             o.shape,
             self_ref.shape
         );
@@ -478,20 +497,20 @@ fn index_copy_rule(
     );
     crate::ensure!(
         rs == rsrc || rs == 0 || rsrc == 0,
-        "selfRef has {rs} dims and source {rsrc}: they must have the same number"
+        "{self_name} has {rs} dims and source {rsrc}: they must have the same number"
     );
-    let ax = dim_of("dim", dim, rs, "selfRef")?;
+    let ax = dim_of("dim", dim, rs, self_name)?;
     let (s1, src1) = (as_1d(self_ref), as_1d(source));
     crate::ensure!(
         s1.rank() == src1.rank(),
-        "selfRef {:?} and source {:?} must have the same number of dims",
+        "{self_name} {:?} and source {:?} must have the same number of dims",
         self_ref.shape,
         source.shape
     );
     for d in (0..s1.rank()).filter(|&d| d != ax) {
         crate::ensure!(
             s1.shape[d] == src1.shape[d],
-            "selfRef {:?} and source {:?} differ in dim {d}: only dim {ax} may differ",
+            "{self_name} {:?} and source {:?} differ in dim {d}: only dim {ax} may differ",
             self_ref.shape,
             source.shape
         );
@@ -508,7 +527,7 @@ fn index_copy_rule(
     if self_ref.is_empty() || dst.is_empty() {
         return Ok(Executor::new(api, b, Nothing));
     }
-    dst.check_output(if out.is_some() { "outRef" } else { "selfRef" })?;
+    dst.check_output(if out.is_some() { out_name } else { self_name })?;
     apart(api, "source", source, "the output", dst)?;
     apart(api, "index", index, "the output", dst)?;
     let plan = (!index.is_empty() && !source.is_empty()).then(|| {
@@ -527,8 +546,8 @@ fn index_copy_rule(
                 dtype: index.dtype,
             },
             Some(idx),
-            Reduce::Copy,
-            ("index", format!("dim {ax} of selfRef (size {})", s1.shape[ax])),
+            reduce,
+            ("index", format!("dim {ax} of {self_name} (size {})", s1.shape[ax])),
         )
     });
     match out {
@@ -548,7 +567,7 @@ pub fn index_copy(
     source: &TensorDesc,
     out_ref: &TensorDesc,
 ) -> Result<Executor> {
-    index_copy_rule("aclnnIndexCopy", self_ref, dim, index, source, Some(out_ref))
+    along_dim_rule(copy_kind("aclnnIndexCopy"), self_ref, dim, index, source, Some(out_ref))
 }
 
 /// aclnnInplaceIndexCopy.
@@ -558,7 +577,68 @@ pub fn inplace_index_copy(
     index: &TensorDesc,
     source: &TensorDesc,
 ) -> Result<Executor> {
-    index_copy_rule("aclnnInplaceIndexCopy", self_ref, dim, index, source, None)
+    along_dim_rule(copy_kind("aclnnInplaceIndexCopy"), self_ref, dim, index, source, None)
+}
+
+fn copy_kind(api: &'static str) -> AlongDim {
+    AlongDim {
+        api,
+        dtypes: INDEX_COPY,
+        self_name: "selfRef",
+        out_name: "outRef",
+        reduce: Reduce::Copy,
+    }
+}
+
+/// aclnnIndexAdd and aclnnIndexAddV2 (whose `mode` only chooses a device kernel).
+fn index_add_rule(
+    api: &'static str,
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    source: &TensorDesc,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    crate::ensure!(
+        crate::dtype::can_cast(alpha.dtype, self_.dtype),
+        "alpha has dtype {} which cannot be converted to self's dtype {}",
+        alpha.dtype,
+        self_.dtype
+    );
+    let k = AlongDim {
+        api,
+        dtypes: INDEX_ADD,
+        self_name: "self",
+        out_name: "out",
+        reduce: Reduce::AddScaled(alpha.cast(self_.dtype)),
+    };
+    along_dim_rule(k, self_, dim, index, source, Some(out))
+}
+
+/// aclnnIndexAdd.
+pub fn index_add(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    source: &TensorDesc,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    index_add_rule("aclnnIndexAdd", self_, dim, index, source, alpha, out)
+}
+
+/// aclnnIndexAddV2: IndexAdd; `mode` (0: the device's high-performance kernel) changes no result.
+pub fn index_add_v2(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    source: &TensorDesc,
+    alpha: &Scalar,
+    _mode: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    index_add_rule("aclnnIndexAddV2", self_, dim, index, source, alpha, out)
 }
 
 /// aclnnIndexFillTensor and aclnnInplaceIndexFillTensor (out None).
@@ -700,6 +780,13 @@ pub const CATALOG: &[Entry] = &[
         b: INDEX,
         out: INDEX_COPY,
         rule: "out = self; out[.., index[i], ..] = source[.., i, ..] (b: index; the last duplicate wins)",
+    },
+    Entry {
+        ops: "IndexAdd, IndexAddV2",
+        a: INDEX_ADD,
+        b: INDEX,
+        out: INDEX_ADD,
+        rule: "out = self; out[.., index[i], ..] += alpha·source[.., i, ..] (b: index; in index order)",
     },
     Entry {
         ops: "IndexFillTensor, InplaceIndexFillTensor",

@@ -12,7 +12,7 @@
 use super::add_diff::Rng;
 use crate::capi::meta::*;
 use crate::capi::ops::{
-    embedding, gather, gather_v2, index_copy, index_fill_tensor, index_select, repeat_interleave, scatter,
+    embedding, gather, gather_v2, index_add, index_add_v2, index_copy, index_fill_tensor, index_select, repeat_interleave, scatter,
     scatter_add, take,
 };
 use crate::capi::runtime::{
@@ -909,4 +909,60 @@ fn large_gathers_and_scatters_split_across_tasks() {
     let st = unsafe { scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index2.t, out.t, 1, &mut ws, &mut ex) };
     ok(st, ws, ex, scatter::aclnnInplaceScatter);
     assert_eq!(acc.bytes(), want2);
+}
+
+#[test]
+fn index_add_matches_a_loop() {
+    device();
+    let mut rng = Rng::new(0x1add);
+    for case in 0..200 {
+        let d = rng.pick(&[F32, F16, BF16, S8, S16, S32, S64, U8, F64, BOOL]);
+        let rank = 1 + rng.below(3) as usize;
+        let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4) as usize).collect();
+        let ax = rng.below(rank as u64) as usize;
+        let k = rng.below(6) as usize;
+        let vals: Vec<i64> = (0..k).map(|_| rng.below(shape[ax] as u64) as i64).collect();
+        let small = |r: &mut Rng| if d == BOOL { r.below(2) as i64 } else { r.below(5) as i64 - 2 };
+        let mut vrng = Rng::new(case as u64 + 1);
+        let self_t = T::new(&mut rng, d, &shape, &mut |_| encode(d, small(&mut vrng)));
+        let sb = self_t.bytes();
+        let mut sshape = shape.clone();
+        sshape[ax] = k;
+        let source = T::new(&mut rng, d, &sshape, &mut |_| encode(d, small(&mut vrng)));
+        let srcb = source.bytes();
+        let idt = rng.pick(&[S32, S64]);
+        let index = T::index(&mut rng, idt, &[k], &vals);
+        let alpha = small(&mut rng);
+        let ab = encode(S64, alpha);
+        let alpha_s = unsafe { aclCreateScalar(ab.as_ptr() as *mut c_void, if d == BOOL { BOOL } else { S64 }) };
+        let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 5));
+        let mut want = out.bytes();
+        for i in indices(&shape) {
+            out.set(&mut want, &i, self_t.elem(&sb, &i));
+        }
+        for p in indices(&sshape) {
+            let mut t = p.clone();
+            t[ax] = vals[p[ax]] as usize;
+            let (a, b) = (decode_f(d, out.elem(&want, &t)), decode_f(d, source.elem(&srcb, &p)));
+            let new = if d == BOOL {
+                encode(d, (a != 0.0 || (b != 0.0 && alpha != 0)) as i64)
+            } else {
+                let scaled = decode_f(d, &encode_f(d, b * alpha as f64));
+                encode_f(d, a + scaled)
+            };
+            out.set(&mut want, &t, &new);
+        }
+        let dim = signed_dim(&mut rng, ax, rank);
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let (st, p2): (i32, Phase2) = unsafe {
+            if case % 2 == 0 {
+                (index_add::aclnnIndexAddGetWorkspaceSize(self_t.t, dim, index.t, source.t, alpha_s, out.t, &mut ws, &mut ex), index_add::aclnnIndexAdd)
+            } else {
+                (index_add_v2::aclnnIndexAddV2GetWorkspaceSize(self_t.t, dim, index.t, source.t, alpha_s, 0, out.t, &mut ws, &mut ex), index_add_v2::aclnnIndexAddV2)
+            }
+        };
+        ok(st, ws, ex, p2);
+        assert_eq!(out.bytes(), want, "case {case} dtype {d} shape {shape:?} dim {dim} {vals:?} alpha {alpha}");
+        assert_eq!(aclDestroyScalar(alpha_s), 0);
+    }
 }
