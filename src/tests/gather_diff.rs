@@ -966,3 +966,32 @@ fn index_add_matches_a_loop() {
         assert_eq!(aclDestroyScalar(alpha_s), 0);
     }
 }
+
+/// f16 reductions round after each combination, as torch 1.13's CPU kernels do
+/// (`torch.zeros(1, dtype=half).scatter_add(0, zeros(5), [1, 2^-11 x4])` is 1.0, not the
+/// 1.001953125 an f32 accumulation would give; index_add's alpha·source rounds first:
+/// 3 · 1.0009765625 gives 3.00390625).
+#[test]
+fn f16_reductions_round_each_step_like_torch() {
+    device();
+    let mut rng = Rng::new(1);
+    let h = |v: f64| half::f16::from_f64(v).to_bits().to_le_bytes().to_vec();
+    let vals = [1.0, 2f64.powi(-11), 2f64.powi(-11), 2f64.powi(-11), 2f64.powi(-11)];
+    let acc = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(0.0));
+    let src = T::with_layout(F16, &[5], &[1], 0, &mut |i| h(vals[i.min(4)]));
+    let index = T::index(&mut rng, S64, &[5], &[0; 5]);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let st = unsafe { scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index.t, src.t, 1, &mut ws, &mut ex) };
+    ok(st, ws, ex, scatter::aclnnInplaceScatter);
+    assert_eq!(acc.bytes()[..2], h(1.0)[..]);
+    let zero = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(0.0));
+    let one = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(1.0009765625));
+    let out = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(7.0));
+    let i1 = T::index(&mut rng, S64, &[1], &[0]);
+    let three = 3.0f32;
+    let alpha = unsafe { aclCreateScalar(&three as *const f32 as *mut c_void, F32) };
+    let st = unsafe { index_add::aclnnIndexAddGetWorkspaceSize(zero.t, 0, i1.t, one.t, alpha, out.t, &mut ws, &mut ex) };
+    ok(st, ws, ex, index_add::aclnnIndexAdd);
+    assert_eq!(out.bytes()[..2], h(3.00390625)[..]);
+    assert_eq!(aclDestroyScalar(alpha), 0);
+}
