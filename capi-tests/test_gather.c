@@ -1,19 +1,24 @@
 /*
  * The gather/scatter family as CANN users call it: IndexSelect, GatherV2 (the way
  * llama.cpp's get_rows does, written out call by call), Embedding, Scatter and its
- * value/in-place forms, IndexCopy (llama.cpp's set_rows), IndexFillTensor and the five
- * RepeatInterleave forms, with CANN's documented examples as expected values; an index
+ * value/in-place forms, IndexCopy (llama.cpp's set_rows), IndexFillTensor, the five
+ * RepeatInterleave forms, Gather, Take, ScatterAdd and IndexAdd(V2), with CANN's documented examples as expected values; an index
  * out of range fails the run at aclrtSynchronizeStream and writes nothing.
  */
 #include "ops_common.h"
 
 #include "aclnnop/aclnn_embedding.h"
+#include "aclnnop/aclnn_gather.h"
 #include "aclnnop/aclnn_gather_v2.h"
+#include "aclnnop/aclnn_index_add.h"
+#include "aclnnop/aclnn_index_add_v2.h"
 #include "aclnnop/aclnn_index_copy.h"
 #include "aclnnop/aclnn_index_fill_tensor.h"
 #include "aclnnop/aclnn_index_select.h"
 #include "aclnnop/aclnn_repeat_interleave.h"
 #include "aclnnop/aclnn_scatter.h"
+#include "aclnnop/aclnn_scatter_add.h"
+#include "aclnnop/aclnn_take.h"
 
 #include <string.h>
 
@@ -240,6 +245,39 @@ static void test_repeat_interleave(void)
     dev_free(&pos);
 }
 
+static void test_gather_take_and_adds(void)
+{
+    /* torch.gather's example: [[1,2],[3,4]] with index [[0,0],[1,0]] along dim 1 */
+    int64_t s22[] = {2, 2}, s3[] = {3}, s2[] = {2}, s32[] = {3, 2};
+    DevTensor x = mk(F, s22, 2, V(1, 2, 3, 4)), idx = mk(I64, s22, 2, V(0, 0, 1, -2)), out = mk(F, s22, 2, NULL);
+    RUN2(aclnnGatherGetWorkspaceSize(x.tensor, 1, idx.tensor, out.tensor, &ews, &eex), aclnnGather);
+    EXPECT_T(out, 1, 1, 4, 3);
+    /* torch.take's example: [[4,3,5],[6,7,8]] at [0, 2, 5] */
+    int64_t s23[] = {2, 3};
+    DevTensor y = mk(F, s23, 2, V(4, 3, 5, 6, 7, 8)), ti = mk(ACL_INT32, s3, 1, V(0, 2, 5)), to = mk(F, s3, 1, NULL);
+    RUN2(aclnnTakeGetWorkspaceSize(y.tensor, ti.tensor, to.tensor, &ews, &eex), aclnnTake);
+    EXPECT_T(to, 4, 5, 8);
+    /* ScatterAdd: ones scattered into zeros along dim 0 */
+    DevTensor z = mk(F, s22, 2, NULL), si = mk(I64, s22, 2, V(1, 0, 1, 1)), ones = mk(F, s22, 2, V(1, 1, 1, 1));
+    DevTensor so = mk(F, s22, 2, NULL);
+    RUN2(aclnnScatterAddGetWorkspaceSize(z.tensor, 0, si.tensor, ones.tensor, so.tensor, &ews, &eex), aclnnScatterAdd);
+    EXPECT_T(so, 0, 1, 2, 1);
+    /* IndexAdd: rows 2·source added at rows [2, 0] of a 3x2 self */
+    DevTensor s = mk(F, s32, 2, V(1, 1, 1, 1, 1, 1)), ai = mk(I64, s2, 1, V(2, 0)), src = mk(F, s22, 2, V(1, 2, 3, 4));
+    DevTensor ao = mk(F, s32, 2, NULL);
+    aclScalar *two = sc(F, 2);
+    RUN2(aclnnIndexAddGetWorkspaceSize(s.tensor, 0, ai.tensor, src.tensor, two, ao.tensor, &ews, &eex), aclnnIndexAdd);
+    EXPECT_T(ao, 7, 9, 1, 1, 3, 5);
+    RUN2(aclnnIndexAddV2GetWorkspaceSize(s.tensor, 0, ai.tensor, src.tensor, two, 1, ao.tensor, &ews, &eex),
+         aclnnIndexAddV2);
+    EXPECT_T(ao, 7, 9, 1, 1, 3, 5);
+    EXPECT_ERR(aclnnIndexAddGetWorkspaceSize(s.tensor, 0, ai.tensor, src.tensor, NULL, ao.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnIndexAddGetWorkspaceSize", "alpha", &ao);
+    CHECK_OK(aclDestroyScalar(two));
+    DevTensor *all[] = {&x, &idx, &out, &y, &ti, &to, &z, &si, &ones, &so, &s, &ai, &src, &ao};
+    for (size_t i = 0; i < ARRAY_LEN(all); i++) dev_free(all[i]);
+}
+
 int main(void)
 {
     device_init();
@@ -250,6 +288,7 @@ int main(void)
     RUN_TEST(test_index_copy);
     RUN_TEST(test_index_fill);
     RUN_TEST(test_repeat_interleave);
+    RUN_TEST(test_gather_take_and_adds);
     device_teardown();
     return capi_finish();
 }
