@@ -146,8 +146,35 @@ fn gather_plan(
     Ok(Executor::new(api, b, GatherWork { api, plan }))
 }
 
+/// Checks out's shape equals `of`'s.
+pub(crate) fn same_shape(out_name: &str, out: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        out.shape == of.shape,
+        "{out_name} has shape {:?} but must have {of_name}'s shape {:?}",
+        out.shape,
+        of.shape
+    );
+    Ok(())
+}
+
+/// The executor of an operator planned as an optional `plan` on its output: out of place
+/// (`out` given) `out = self` first, in place the plan alone (or nothing).
+pub(crate) fn planned(
+    api: &'static str,
+    b: Bindings,
+    self_: &TensorDesc,
+    out: Option<&TensorDesc>,
+    plan: Option<Plan>,
+) -> Result<Executor> {
+    match (out, plan) {
+        (Some(o), plan) => copy_then(api, b, self_, o, plan),
+        (None, Some(plan)) => Ok(Executor::new(api, b, GatherWork { api, plan })),
+        (None, None) => Ok(Executor::new(api, b, Nothing)),
+    }
+}
+
 /// Checks out's dtype equals `of`'s.
-fn same_dtype(out_name: &str, out: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
+pub(crate) fn same_dtype(out_name: &str, out: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
     crate::ensure!(
         out.dtype == of.dtype,
         "{out_name} has dtype {} but must have {of_name}'s dtype {}",
@@ -482,12 +509,7 @@ fn along_dim_rule(
     );
     if let Some(o) = out {
         same_dtype(out_name, o, self_name, self_ref)?;
-        crate::ensure!(
-            o.shape == self_ref.shape,
-            "{out_name} has shape {:?} but must have {self_name}'s shape {:?}",
-            o.shape,
-            self_ref.shape
-        );
+        same_shape(out_name, o, self_name, self_ref)?;
     }
     let (rs, rsrc) = (self_ref.rank(), source.rank());
     crate::ensure!(
@@ -550,13 +572,7 @@ fn along_dim_rule(
             ("index", format!("dim {ax} of {self_name} (size {})", s1.shape[ax])),
         )
     });
-    match out {
-        Some(o) => copy_then(api, b, self_ref, o, plan),
-        None => Ok(match plan {
-            Some(plan) => Executor::new(api, b, GatherWork { api, plan }),
-            None => Executor::new(api, b, Nothing),
-        }),
-    }
+    planned(api, b, self_ref, out, plan)
 }
 
 /// aclnnIndexCopy.
@@ -660,12 +676,7 @@ fn index_fill_rule(
         return Ok(Executor::new(api, b, Nothing));
     }
     if let Some(o) = out {
-        crate::ensure!(
-            o.shape == self_.shape,
-            "out has shape {:?} but must have self's shape {:?}",
-            o.shape,
-            self_.shape
-        );
+        same_shape("out", o, self_name, self_)?;
     }
     let ax = dim_of("dim", dim, self_.rank(), self_name)?;
     let s1 = as_1d(self_);
@@ -707,13 +718,7 @@ fn index_fill_rule(
             ("index", format!("dim {ax} of {self_name}")),
         )
     });
-    match out {
-        Some(o) => copy_then(api, b, self_, o, plan),
-        None => Ok(match plan {
-            Some(plan) => Executor::new(api, b, GatherWork { api, plan }),
-            None => Executor::new(api, b, Nothing),
-        }),
-    }
+    planned(api, b, self_, out, plan)
 }
 
 /// aclnnIndexFillTensor.

@@ -10,11 +10,11 @@
 
 use super::catalog::Entry;
 use super::elementwise as ew;
-use super::gather::{GatherWork, IndexSource, Reduce, Values, Walk};
-use super::index::{apart, as_1d, bindings, copy_then, scatter_plan, INDEX};
+use super::gather::{IndexSource, Reduce, Values, Walk};
+use super::index::{apart, as_1d, bindings, planned, same_dtype, same_shape, scatter_plan, INDEX};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::executor::{Executor, Nothing};
+use crate::executor::Executor;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
@@ -70,12 +70,7 @@ fn scatter_rule(
         );
     }
     if let Some(o) = out {
-        crate::ensure!(
-            o.dtype == self_.dtype,
-            "out has dtype {} but must have self's dtype {}",
-            o.dtype,
-            self_.dtype
-        );
+        same_dtype("out", o, self_name, self_)?;
     }
     if !index.is_empty() {
         ew::check_tensor("index", index, INDEX)?;
@@ -87,12 +82,7 @@ fn scatter_rule(
     }
     let b = bindings(&inputs, out);
     let dst = out.unwrap_or(self_);
-    let empty_index = || -> Result<Executor> {
-        match out {
-            Some(o) => copy_then(api, b.clone(), self_, o, None),
-            None => Ok(Executor::new(api, b.clone(), Nothing)),
-        }
-    };
+    let empty_index = || planned(api, b.clone(), self_, out, None);
     if index.is_empty() && matches!(src, Src::Value(_)) {
         return empty_index();
     }
@@ -109,12 +99,7 @@ fn scatter_rule(
         src_shape
     );
     if let Some(o) = out {
-        crate::ensure!(
-            o.shape == self_.shape,
-            "out has shape {:?} but must have self's shape {:?}",
-            o.shape,
-            self_.shape
-        );
+        same_shape("out", o, self_name, self_)?;
     }
     let lo = (-(r as i64)).min(r as i64 - 1);
     let hi = (-(r as i64)).max(r as i64 - 1);
@@ -167,10 +152,7 @@ fn scatter_rule(
         reduce,
         ("index", format!("dim {ax} of {self_name} (size {})", s1.shape[ax])),
     );
-    match out {
-        Some(o) => copy_then(api, b, self_, o, Some(plan)),
-        None => Ok(Executor::new(api, b, GatherWork { api, plan })),
-    }
+    planned(api, b, self_, out, Some(plan))
 }
 
 /// aclnnScatter.
