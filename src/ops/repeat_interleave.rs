@@ -12,7 +12,7 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use super::gather::{read_all, Axis, ComputedIndexWork, GatherWork, Index, IndexSource, Plan, Reduce, Side, Values, Walk};
-use super::index::{as_1d, bindings, INDEX};
+use super::index::{apart, as_1d, bindings, same_dtype, INDEX};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
@@ -67,12 +67,7 @@ fn rule(
     if let Repeats::Tensor(r) = repeats {
         ew::check_tensor("repeats", r, INDEX)?;
     }
-    crate::ensure!(
-        out.dtype == self_.dtype,
-        "out has dtype {} but must have self's dtype {}",
-        out.dtype,
-        self_.dtype
-    );
+    same_dtype("out", out, "self", self_)?;
     match repeats {
         Repeats::Int(r) => crate::ensure!(r >= 0, "repeats {r} can not be negative"),
         Repeats::Tensor(r) => crate::ensure!(
@@ -136,7 +131,7 @@ fn rule(
         None => smallvec::smallvec![m],
     };
     ew::check_result_shape("out", out, &want)?;
-    super::index::apart(api, "self", self_, "out", out)?;
+    apart(api, "self", self_, "out", out)?;
     if let Repeats::Int(r) = repeats {
         crate::ensure!(
             r as i128 * n as i128 == m as i128,
@@ -303,12 +298,7 @@ impl Work for Positions {
 pub fn repeat_interleave_tensor(repeats: &TensorDesc, output_size: i64, out: &TensorDesc) -> Result<Executor> {
     const API: &str = "aclnnRepeatInterleaveTensor";
     ew::check_tensor("repeats", repeats, INDEX)?;
-    crate::ensure!(
-        out.dtype == repeats.dtype,
-        "out has dtype {} but must have repeats' dtype {}",
-        out.dtype,
-        repeats.dtype
-    );
+    same_dtype("out", out, "repeats", repeats)?;
     crate::ensure!(
         repeats.is_empty() || repeats.rank() == 1,
         "repeats has shape {:?}; it must be 1-D or empty",
@@ -321,7 +311,7 @@ pub fn repeat_interleave_tensor(repeats: &TensorDesc, output_size: i64, out: &Te
     crate::ensure!(output_size >= 0, "outputSize {output_size} is negative");
     let m = output_size as usize;
     ew::check_result_shape("out", out, &[m])?;
-    super::index::apart(API, "repeats", repeats, "out", out)?;
+    apart(API, "repeats", repeats, "out", out)?;
     Ok(Executor::new(
         API,
         b,
