@@ -50,6 +50,9 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::scan::CATALOG,
         super::sort::CATALOG,
         super::pattern::CATALOG,
+        super::index::CATALOG,
+        super::scatter::CATALOG,
+        super::repeat_interleave::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

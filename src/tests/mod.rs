@@ -8,6 +8,7 @@ mod coverage;
 mod declared;
 mod engine_views;
 mod forms_diff;
+mod gather_diff;
 mod matmul_diff;
 mod miri;
 mod movement_diff;
