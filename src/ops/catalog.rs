@@ -40,6 +40,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::prelu::CATALOG,
         super::reduce::CATALOG,
         super::extrema::CATALOG,
+        super::llm::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -17,6 +17,7 @@ pub mod extrema;
 pub mod extremum;
 pub mod gemm;
 pub mod join;
+pub mod llm;
 pub mod logical;
 pub mod math;
 pub mod matmul;

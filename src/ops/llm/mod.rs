@@ -1,0 +1,58 @@
+//! The LLM and quantized operators llama.cpp's CANN back-end calls (issue 19): the
+//! matrix-vector and outer products and the triangular solve (`linalg`), the element-wise
+//! rules of several tensors (`pointwise`), and the staging they share (`dense`).
+
+pub mod dense;
+pub mod linalg;
+pub mod pointwise;
+
+pub use linalg::{ger, mv, triangular_solve};
+pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
+
+use super::catalog::Entry;
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Mv",
+        a: linalg::MV,
+        b: linalg::MV,
+        out: linalg::MV,
+        rule: "self @ vec, f32 accumulation on the GEMM (one dtype; an empty self gives zeros)",
+    },
+    Entry {
+        ops: "Ger",
+        a: linalg::GER,
+        b: linalg::GER,
+        out: crate::ops::elementwise::ALL12,
+        rule: "outer product self[i]·vec2[j], promoted, cast to out",
+    },
+    Entry {
+        ops: "TriangularSolve",
+        a: linalg::SOLVE,
+        b: linalg::SOLVE,
+        out: linalg::SOLVE,
+        rule: "X of op(A)·X = self, A triangular (upper/lower, transpose, unitriangular), batches broadcast; mOut = A (complex refused)",
+    },
+    Entry {
+        ops: "Addcdiv, InplaceAddcdiv",
+        a: pointwise::ADDCDIV,
+        b: pointwise::ADDCDIV,
+        out: pointwise::ADDCDIV,
+        rule: "self + value·tensor1/tensor2, broadcast, promoted",
+    },
+    Entry {
+        ops: "Addcmul, InplaceAddcmul",
+        a: pointwise::ADDCMUL,
+        b: pointwise::ADDCMUL,
+        out: pointwise::ADDCMUL,
+        rule: "self + value·tensor1·tensor2, broadcast, promoted (integers wrap)",
+    },
+    Entry {
+        ops: "Sum",
+        a: pointwise::SUM,
+        b: &[],
+        out: pointwise::SUM,
+        rule: "element-wise sum of a tensor list, broadcast (f16 in f32, the device's order)",
+    },
+];

@@ -1,0 +1,695 @@
+//! The LLM family (src/ops/llm) on host memory through its rules: random shapes, dtypes
+//! and views (row gaps, transposed storage, offsets), against PyTorch 1.13 (the device's
+//! golden) where torch has the operator, and against plain f64 loops with the bounds
+//! stated in each operator's doc comment. Outputs are checked not to write outside their
+//! views; error cases check the message names the problem.
+
+use super::add_diff::Rng;
+use super::torch_ref::{Array, Batch};
+use crate::dtype::DType::{self, *};
+use crate::executor::{Executor, Workspace};
+use crate::ops::llm;
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+
+/// A host buffer seen as a view (logical shape, element strides, offset).
+pub(super) struct Buf {
+    pub d: DType,
+    pub shape: Vec<usize>,
+    pub strides: Vec<isize>,
+    pub offset: usize,
+    storage: usize,
+    mem: Vec<u64>,
+}
+
+/// How a generated view lays out its storage.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Layout {
+    Contiguous,
+    /// Gaps after each row of every dim, and an offset.
+    Padded,
+    /// The last two dims stored transposed (column-major), and an offset.
+    Transposed,
+}
+
+impl Buf {
+    /// A view of `shape` in `layout`, its whole storage filled by `fill()`.
+    pub fn new(d: DType, shape: &[usize], layout: Layout, mut fill: impl FnMut() -> f64) -> Buf {
+        let r = shape.len();
+        let mut order: Vec<usize> = (0..r).collect();
+        if let (Layout::Transposed, true) = (layout, r >= 2) {
+            order.swap(r - 1, r - 2);
+        }
+        let mut strides = vec![0isize; r];
+        let mut acc = 1usize;
+        for &dim in order.iter().rev() {
+            strides[dim] = acc as isize;
+            let pad = if let Layout::Padded = layout {
+                1 + dim % 2
+            } else {
+                0
+            };
+            acc *= shape[dim] + pad;
+        }
+        let offset = if let Layout::Contiguous = layout {
+            0
+        } else {
+            3
+        };
+        let reach: usize = if shape.contains(&0) {
+            0
+        } else {
+            shape
+                .iter()
+                .zip(&strides)
+                .map(|(n, s)| (n - 1) * *s as usize)
+                .sum::<usize>()
+                + 1
+        };
+        let storage = offset + reach + 2;
+        let mut b = Buf {
+            d,
+            shape: shape.to_vec(),
+            strides,
+            offset,
+            storage,
+            mem: vec![0u64; (storage * d.size()).div_ceil(8) + 1],
+        };
+        for i in 0..storage {
+            b.put(i, fill());
+        }
+        b
+    }
+
+    fn bytes(&self) -> &[u8] {
+        // SAFETY: a u64 buffer seen as bytes.
+        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 8) }
+    }
+
+    /// Stores `v`, converted to the dtype, at storage element `i`.
+    fn put(&mut self, i: usize, v: f64) {
+        let s = Scalar::from_value(v).cast(self.d);
+        let z = self.d.size();
+        // SAFETY: element i is inside the storage.
+        let m = unsafe {
+            std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 8)
+        };
+        m[i * z..(i + 1) * z].copy_from_slice(s.bytes());
+    }
+
+    fn storage_at(&self, i: usize) -> f64 {
+        let z = self.d.size();
+        Scalar::from_bytes(self.d, &self.bytes()[i * z..(i + 1) * z])
+            .cast(F64)
+            .get::<f64>()
+    }
+
+    fn index(&self, idx: &[usize]) -> usize {
+        self.offset
+            + idx
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * *s as usize)
+                .sum::<usize>()
+    }
+
+    /// The logical elements, row-major, as f64.
+    pub fn values(&self) -> Vec<f64> {
+        indices(&self.shape)
+            .iter()
+            .map(|i| self.storage_at(self.index(i)))
+            .collect()
+    }
+
+    /// The logical elements as a contiguous array for the torch reference.
+    pub fn array(&self) -> Array {
+        let z = self.d.size();
+        let mut bytes = vec![];
+        for i in indices(&self.shape) {
+            let k = self.index(&i);
+            bytes.extend_from_slice(&self.bytes()[k * z..(k + 1) * z]);
+        }
+        Array {
+            dtype: self.d,
+            shape: self.shape.clone(),
+            bytes,
+        }
+    }
+
+    pub fn desc(&self) -> TensorDesc {
+        let dims: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
+        let st: Vec<i64> = self.strides.iter().map(|&s| s as i64).collect();
+        TensorDesc::new(
+            &dims,
+            self.d as i32,
+            Some(&st),
+            self.offset as i64,
+            2,
+            &[self.storage as i64],
+            self.mem.as_ptr() as usize,
+        )
+        .expect("a valid view")
+    }
+
+    /// Storage elements outside the view, as bytes (to check they were not written).
+    pub fn outside(&self) -> Vec<(usize, Vec<u8>)> {
+        let mut inside = vec![false; self.storage];
+        for i in indices(&self.shape) {
+            inside[self.index(&i)] = true;
+        }
+        let z = self.d.size();
+        (0..self.storage)
+            .filter(|i| !inside[*i])
+            .map(|i| (i, self.bytes()[i * z..(i + 1) * z].to_vec()))
+            .collect()
+    }
+}
+
+pub(super) fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
+    let n: usize = shape.iter().product();
+    (0..n)
+        .map(|mut k| {
+            let mut idx = vec![0; shape.len()];
+            for d in (0..shape.len()).rev() {
+                idx[d] = k % shape[d];
+                k /= shape[d];
+            }
+            idx
+        })
+        .collect()
+}
+
+/// Phase 2 with an aligned workspace of the size phase 1 asked for.
+pub(super) fn run(e: &Executor) -> crate::Result<()> {
+    let n = e.workspace_size() as usize;
+    let mut ws = vec![0u64; n / 8 + 16];
+    let addr = (ws.as_mut_ptr() as usize).div_ceil(64) * 64;
+    e.work.run(
+        &e.bindings,
+        Workspace {
+            addr,
+            size: n as u64,
+        },
+    )
+}
+
+pub(super) fn layout(rng: &mut Rng) -> Layout {
+    rng.pick(&[Layout::Contiguous, Layout::Padded, Layout::Transposed])
+}
+
+/// A value in [-2, 2) on a 1/64 grid (exact in every float dtype here).
+pub(super) fn grid(rng: &mut Rng) -> f64 {
+    (rng.below(256) as f64 - 128.0) / 64.0
+}
+
+/// Half an ulp of `v` rounded into `d` (0 for f64), as a bound on one rounding.
+pub(super) fn half_ulp(d: DType, v: f64) -> f64 {
+    let bits = match d {
+        F16 => 11,
+        BF16 => 8,
+        F32 => 24,
+        _ => return 0.0,
+    };
+    let e = v.abs().max(f64::MIN_POSITIVE).log2().floor();
+    // f16's subnormals: an ulp never smaller than 2^-24.
+    let floor = if d == F16 { 2f64.powi(-25) } else { 0.0 };
+    (2f64.powf(e - bits as f64)).max(floor)
+}
+
+fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
+    assert_eq!(
+        before,
+        &out.outside()[..],
+        "{case}: out was written outside its view"
+    );
+}
+
+#[test]
+fn mv_matches_an_f64_product_on_any_views() {
+    let mut rng = Rng::new(0x3f);
+    for case in 0..150 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let (n, m) = (rng.below(40) as usize, rng.below(70) as usize);
+        let a = Buf::new(d, &[n, m], layout(&mut rng), || grid(&mut rng));
+        let x = Buf::new(d, &[m], layout(&mut rng), || grid(&mut rng));
+        let out = Buf::new(d, &[n], layout(&mut rng), || 7.0);
+        let before = out.outside();
+        let e = llm::mv(&a.desc(), &x.desc(), &out.desc(), rng.below(5) as i64).unwrap();
+        run(&e).unwrap();
+        let (av, xv, got) = (a.values(), x.values(), out.values());
+        for i in 0..n {
+            let dot: f64 = (0..m).map(|j| av[i * m + j] * xv[j]).sum();
+            let mag: f64 = (0..m).map(|j| (av[i * m + j] * xv[j]).abs()).sum();
+            let tol = mag * m as f64 * 2f64.powi(-24) + half_ulp(d, dot) * 1.01;
+            assert!(
+                (got[i] - dot).abs() <= tol,
+                "case {case} {d} ({n}x{m}) out[{i}] = {}, want {dot} ± {tol}",
+                got[i]
+            );
+        }
+        out_unwritten(&format!("case {case}"), &before, &out);
+    }
+}
+
+#[test]
+fn triangular_solve_matches_torch_and_an_f64_substitution() {
+    let mut rng = Rng::new(0x7501);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "b, A, up, tr, un = a
+x, m = torch.triangular_solve(b.double(), A.double(), upper=bool(up.item()), transpose=bool(tr.item()), unitriangular=bool(un.item()))
+out = [x, m]",
+    );
+    let mut pending = vec![];
+    for case in 0..80 {
+        let d = rng.pick(&[F32, F64]);
+        let m = rng.below(7) as usize;
+        let k = rng.below(4) as usize;
+        // Batch dims that broadcast: A's and self's each 0-2 dims of 1 or 2.
+        let ab: Vec<usize> = (0..rng.below(3))
+            .map(|_| 1 + rng.below(2) as usize)
+            .collect();
+        let bb: Vec<usize> = if rng.pct(50) {
+            ab.iter()
+                .map(|&x| if rng.pct(30) { 1 } else { x })
+                .collect()
+        } else {
+            vec![]
+        };
+        let batch_shape = crate::broadcast::broadcast_shapes(&[("A", &ab), ("b", &bb)])
+            .unwrap()
+            .to_vec();
+        let (upper, transpose) = (rng.pct(50), rng.pct(50));
+        let unit = d == F32 && rng.pct(30);
+        let a_shape: Vec<usize> = ab.iter().copied().chain([m, m]).collect();
+        let b_shape: Vec<usize> = bb.iter().copied().chain([m, k]).collect();
+        // A well-conditioned triangle: a dominant diagonal.
+        let mut c = 0usize;
+        let a = Buf::new(d, &a_shape, layout(&mut rng), || {
+            c += 1;
+            if c % (m + 2) == 0 {
+                4.0 + grid(&mut rng)
+            } else {
+                grid(&mut rng) / 2.0
+            }
+        });
+        let b = Buf::new(d, &b_shape, layout(&mut rng), || grid(&mut rng));
+        let x_shape: Vec<usize> = batch_shape.iter().copied().chain([m, k]).collect();
+        let m_shape: Vec<usize> = batch_shape.iter().copied().chain([m, m]).collect();
+        let xo = Buf::new(d, &x_shape, layout(&mut rng), || 9.0);
+        let mo = Buf::new(d, &m_shape, layout(&mut rng), || 9.0);
+        let with_m = rng.pct(70);
+        let mdesc = mo.desc();
+        let e = llm::triangular_solve(
+            &b.desc(),
+            &a.desc(),
+            upper,
+            transpose,
+            unit,
+            &xo.desc(),
+            with_m.then_some(&mdesc),
+        )
+        .unwrap();
+        let before = (xo.outside(), mo.outside());
+        run(&e).unwrap();
+        out_unwritten(&format!("case {case} xOut"), &before.0, &xo);
+        out_unwritten(&format!("case {case} mOut"), &before.1, &mo);
+        let i = batch.case(
+            prog,
+            vec![
+                Some(b.array()),
+                Some(a.array()),
+                Some(Array::int(upper as i64)),
+                Some(Array::int(transpose as i64)),
+                Some(Array::int(unit as i64)),
+            ],
+        );
+        // With an empty self or A the device writes nothing, mOut included.
+        let empty = m * k == 0 || batch_shape.contains(&0);
+        pending.push((
+            case,
+            i,
+            d,
+            xo.values(),
+            (with_m && !empty).then(|| mo.values()),
+        ));
+    }
+    let Some(results) = batch.run("triangular_solve") else {
+        return;
+    };
+    for (case, i, d, got_x, got_m) in pending {
+        let r = results[i].as_ref().expect("torch solved it");
+        let (want_x, want_m) = (r[0].to_f64s(), r[1].to_f64s());
+        for (j, (g, w)) in got_x.iter().zip(&want_x).enumerate() {
+            // f64: a few ulps of the solution's scale; f32: one rounding of it, plus that.
+            let tol = w.abs().max(1.0) * 1e-12 + half_ulp(d, *w) * 1.01;
+            assert!(
+                (g.is_nan() && w.is_nan()) || g == w || (g - w).abs() <= tol,
+                "case {case} {d}: x[{j}] = {g}, torch (f64) {w}"
+            );
+        }
+        if let Some(gm) = got_m {
+            assert_eq!(gm, want_m, "case {case}: mOut is A broadcast");
+        }
+    }
+}
+
+/// The element-wise rules of several tensors against torch, bit for bit.
+#[test]
+fn ger_addcdiv_addcmul_sum_match_torch() {
+    let mut rng = Rng::new(0xadd);
+    let mut batch = Batch::new();
+    let ger = batch.program("x, y, o = a\np = torch.promote_types(x.dtype, y.dtype)\nout = torch.outer(x.to(p), y.to(p)).to(o.dtype)");
+    let addc = batch.program(
+        "s, t1, t2, v, o, div = a
+p = torch.promote_types(s.dtype, torch.promote_types(t1.dtype, t2.dtype))
+c = torch.float32 if p in (torch.float16, torch.bfloat16) else p
+v = v.item()
+f = torch.addcdiv if div.item() else torch.addcmul
+out = f(s.to(p).to(c), t1.to(p).to(c), t2.to(p).to(c), value=v).to(p).to(o.dtype)",
+    );
+    let sum = batch.program(
+        "*ts, o = a
+p = ts[0].dtype
+for t in ts[1:]:
+    p = torch.promote_types(p, t.dtype)
+c = torch.float32 if p.is_floating_point else torch.int64
+ts = [t.to(p).to(c) for t in ts]
+shape = torch.broadcast_shapes(*[t.shape for t in ts])
+ts = [t.expand(shape) for t in ts]
+while len(ts) >= 16:
+    tail = ts[-16:]
+    ts = ts[:-16]
+    acc = tail[0].clone()
+    for t in tail[1:]:
+        acc = acc + t
+    ts.append(acc)
+acc = ts[0].clone()
+for t in ts[1:]:
+    acc = acc + t
+out = acc.to(o.dtype)",
+    );
+    let mut pending: Vec<(String, usize, Buf)> = vec![];
+    let shape3 = |rng: &mut Rng| -> Vec<usize> {
+        (0..rng.below(4)).map(|_| rng.below(4) as usize).collect()
+    };
+    // A shape that broadcasts to `s`: some dims 1, some leading dims dropped.
+    let part = |rng: &mut Rng, s: &[usize]| -> Vec<usize> {
+        let drop = rng.below(s.len() as u64 + 1) as usize;
+        s[drop..]
+            .iter()
+            .map(|&x| if rng.pct(30) { 1 } else { x })
+            .collect()
+    };
+    for case in 0..60 {
+        // Ger
+        let (dx, dy) = (
+            rng.pick(llm::linalg::GER_TESTED),
+            rng.pick(llm::linalg::GER_TESTED),
+        );
+        let p = crate::dtype::promote(dx, dy).unwrap();
+        let (n, m) = (rng.below(5) as usize, rng.below(5) as usize);
+        let x = Buf::new(dx, &[n], layout(&mut rng), || grid(&mut rng) * 8.0);
+        let y = Buf::new(dy, &[m], layout(&mut rng), || grid(&mut rng) * 8.0);
+        let o = Buf::new(p, &[n, m], layout(&mut rng), || 5.0);
+        let before = o.outside();
+        run(&llm::ger(&x.desc(), &y.desc(), &o.desc()).unwrap()).unwrap();
+        out_unwritten(&format!("ger {case}"), &before, &o);
+        let i = batch.case(ger, vec![Some(x.array()), Some(y.array()), Some(o.array())]);
+        pending.push((format!("ger {case} {dx} {dy}"), i, o));
+
+        // Addcdiv / Addcmul, out or in place
+        let div = rng.pct(50);
+        let list = if div {
+            llm::pointwise::ADDCDIV_TESTED
+        } else {
+            llm::pointwise::ADDCMUL_TESTED
+        };
+        let full = shape3(&mut rng);
+        let (d0, d1, d2) = (rng.pick(list), rng.pick(list), rng.pick(list));
+        let inplace = rng.pct(30);
+        let s_shape = if inplace {
+            full.clone()
+        } else {
+            part(&mut rng, &full)
+        };
+        let s = Buf::new(d0, &s_shape, layout(&mut rng), || grid(&mut rng));
+        let t1 = Buf::new(d1, &part(&mut rng, &full), layout(&mut rng), || {
+            grid(&mut rng)
+        });
+        let t2 = Buf::new(d2, &part(&mut rng, &full), layout(&mut rng), || {
+            let v = grid(&mut rng);
+            if v == 0.0 {
+                0.75
+            } else {
+                v
+            }
+        });
+        let p = crate::dtype::promote(d0, crate::dtype::promote(d1, d2).unwrap()).unwrap();
+        let out_shape = crate::broadcast::broadcast_shapes(&[
+            ("s", &s.shape),
+            ("t1", &t1.shape),
+            ("t2", &t2.shape),
+        ])
+        .unwrap()
+        .to_vec();
+        if inplace && out_shape != s.shape {
+            continue;
+        }
+        let value = rng.pick(&[1.0, 0.5, -2.25, 3.0]);
+        let vs = Scalar::from_value(value as f32);
+        let inputs = vec![
+            Some(s.array()),
+            Some(t1.array()),
+            Some(t2.array()),
+            Some(Array::f64s(&[1], &[value])),
+        ];
+        let o = if inplace {
+            let (sd, t1d, t2d) = (s.desc(), t1.desc(), t2.desc());
+            let e = if div {
+                llm::inplace_addcdiv(&sd, &t1d, &t2d, &vs)
+            } else {
+                llm::inplace_addcmul(&sd, &t1d, &t2d, &vs)
+            };
+            if p != d0 && !crate::dtype::can_cast(p, d0) {
+                assert!(e.is_err());
+                continue;
+            }
+            run(&e.unwrap()).unwrap();
+            s
+        } else {
+            let o = Buf::new(p, &out_shape, layout(&mut rng), || 5.0);
+            let before = o.outside();
+            let (sd, t1d, t2d, od) = (s.desc(), t1.desc(), t2.desc(), o.desc());
+            let e = if div {
+                llm::addcdiv(&sd, &t1d, &t2d, &vs, &od)
+            } else {
+                llm::addcmul(&sd, &t1d, &t2d, &vs, &od)
+            };
+            run(&e.unwrap()).unwrap();
+            out_unwritten(&format!("addc {case}"), &before, &o);
+            o
+        };
+        if div && !p.is_float() {
+            continue; // torch refuses integer addcdiv
+        }
+        let mut inputs = inputs;
+        inputs.push(Some(o.array()));
+        inputs.push(Some(Array::int(div as i64)));
+        let i = batch.case(addc, inputs);
+        pending.push((
+            format!(
+                "addc{} {case} {d0} {d1} {d2} inplace {inplace}",
+                if div { "div" } else { "mul" }
+            ),
+            i,
+            o,
+        ));
+
+        // Sum of 1..20 tensors
+        let many = rng.pct(20);
+        let count = 1 + rng.below(if many { 20 } else { 4 }) as usize;
+        let full = shape3(&mut rng);
+        let d = rng.pick(llm::pointwise::SUM);
+        let ts: Vec<Buf> = (0..count)
+            .map(|_| {
+                let sh = part(&mut rng, &full);
+                Buf::new(
+                    if rng.pct(80) {
+                        d
+                    } else {
+                        rng.pick(llm::pointwise::SUM)
+                    },
+                    &sh,
+                    layout(&mut rng),
+                    || grid(&mut rng) * 3.0,
+                )
+            })
+            .collect();
+        let mut p = ts[0].d;
+        for t in &ts[1..] {
+            p = crate::dtype::promote(p, t.d).unwrap();
+        }
+        if !llm::pointwise::SUM.contains(&p) {
+            continue;
+        }
+        let shapes: Vec<(&str, &[usize])> = ts.iter().map(|t| ("t", &t.shape[..])).collect();
+        let out_shape = crate::broadcast::broadcast_shapes(&shapes)
+            .unwrap()
+            .to_vec();
+        let o = Buf::new(p, &out_shape, layout(&mut rng), || 5.0);
+        let before = o.outside();
+        let descs: Vec<TensorDesc> = ts.iter().map(|t| t.desc()).collect();
+        let refs: Vec<&TensorDesc> = descs.iter().collect();
+        run(&llm::sum(&refs, &o.desc()).unwrap()).unwrap();
+        out_unwritten(&format!("sum {case}"), &before, &o);
+        let mut inputs: Vec<Option<Array>> = ts.iter().map(|t| Some(t.array())).collect();
+        inputs.push(Some(o.array()));
+        let i = batch.case(sum, inputs);
+        pending.push((format!("sum {case} of {count}"), i, o));
+    }
+    let Some(results) = batch.run("ger/addcdiv/addcmul/sum") else {
+        return;
+    };
+    for (what, i, o) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        assert_eq!(
+            o.array().bytes,
+            want[0].bytes,
+            "{what}: got {:?}, torch {:?}",
+            o.values(),
+            want[0].to_f64s_any()
+        );
+    }
+}
+
+impl Array {
+    /// The elements as f64, any real dtype (for messages).
+    fn to_f64s_any(&self) -> Vec<f64> {
+        (0..self.numel())
+            .map(|i| {
+                Scalar::from_bytes(self.dtype, self.elem(i))
+                    .cast(F64)
+                    .get::<f64>()
+            })
+            .collect()
+    }
+}
+
+fn f32_buf(shape: &[usize]) -> Buf {
+    Buf::new(F32, shape, Layout::Contiguous, || 1.0)
+}
+
+fn message(r: crate::Result<Executor>) -> String {
+    match r {
+        Ok(_) => panic!("accepted"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn llm_linalg_errors_name_the_problem() {
+    let (a, x, o) = (f32_buf(&[3, 4]), f32_buf(&[4]), f32_buf(&[3]));
+    let h = Buf::new(F16, &[4], Layout::Contiguous, || 1.0);
+    assert!(message(llm::mv(&a.desc(), &h.desc(), &o.desc(), 0)).contains("must be the same"));
+    assert!(message(llm::mv(&a.desc(), &x.desc(), &o.desc(), 5)).contains("cubeMathType 5"));
+    assert!(message(llm::mv(&a.desc(), &o.desc(), &o.desc(), 0)).contains("vec has shape [3]"));
+    let d = Buf::new(F64, &[4], Layout::Contiguous, || 1.0);
+    assert!(message(llm::mv(
+        &Buf::new(F64, &[3, 4], Layout::Contiguous, || 1.0).desc(),
+        &d.desc(),
+        &Buf::new(F64, &[3], Layout::Contiguous, || 1.0).desc(),
+        0
+    ))
+    .contains("ACL_DOUBLE"));
+    assert!(message(llm::ger(&x.desc(), &o.desc(), &f32_buf(&[3, 4]).desc())).contains("[4, 3]"));
+    let bf = Buf::new(BF16, &[4], Layout::Contiguous, || 1.0);
+    assert!(
+        message(llm::ger(&bf.desc(), &x.desc(), &f32_buf(&[4, 4]).desc())).contains("ACL_BF16")
+    );
+    let sq = f32_buf(&[3, 3]);
+    let b = f32_buf(&[3, 2]);
+    assert!(message(llm::triangular_solve(
+        &b.desc(),
+        &a.desc(),
+        true,
+        false,
+        false,
+        &b.desc(),
+        None
+    ))
+    .contains("square"));
+    assert!(message(llm::triangular_solve(
+        &b.desc(),
+        &sq.desc(),
+        true,
+        false,
+        false,
+        &f32_buf(&[2, 3]).desc(),
+        None
+    ))
+    .contains("xOut has shape [2, 3]"));
+    let b64 = Buf::new(F64, &[3, 2], Layout::Contiguous, || 1.0);
+    let s64 = Buf::new(F64, &[3, 3], Layout::Contiguous, || 1.0);
+    assert!(message(llm::triangular_solve(
+        &b64.desc(),
+        &s64.desc(),
+        true,
+        false,
+        true,
+        &b64.desc(),
+        None
+    ))
+    .contains("unitriangular"));
+    assert!(message(llm::triangular_solve(
+        &b64.desc(),
+        &sq.desc(),
+        true,
+        false,
+        false,
+        &b64.desc(),
+        None
+    ))
+    .contains("must be self's dtype"));
+    let c = Buf::new(C64, &[3, 3], Layout::Contiguous, || 1.0);
+    assert!(message(llm::triangular_solve(
+        &c.desc(),
+        &c.desc(),
+        true,
+        false,
+        false,
+        &c.desc(),
+        None
+    ))
+    .contains("not implemented"));
+    let t = f32_buf(&[2, 3]);
+    let one = Scalar::from_value(1.0f32);
+    assert!(message(llm::addcdiv(
+        &t.desc(),
+        &t.desc(),
+        &f32_buf(&[4]).desc(),
+        &one,
+        &t.desc()
+    ))
+    .contains("broadcast"));
+    let s8 = Buf::new(S8, &[2, 3], Layout::Contiguous, || 1.0);
+    assert!(message(llm::addcdiv(
+        &s8.desc(),
+        &t.desc(),
+        &t.desc(),
+        &one,
+        &t.desc()
+    ))
+    .contains("ACL_INT8"));
+    assert!(message(llm::sum(&[], &t.desc())).contains("empty list"));
+    assert!(message(llm::sum(
+        &[
+            &t.desc(),
+            &Buf::new(F64, &[3], Layout::Contiguous, || 1.0).desc()
+        ],
+        &t.desc()
+    ))
+    .contains("tensors[1]"));
+}
