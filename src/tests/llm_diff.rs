@@ -693,3 +693,114 @@ fn llm_linalg_errors_name_the_problem() {
     ))
     .contains("tensors[1]"));
 }
+
+#[test]
+fn rotary_position_embedding_matches_the_formula_in_torch() {
+    let mut rng = Rng::new(0x40be);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "x, c, s, mode, o = a
+xf, cf, sf = x.float(), c.float(), s.float()
+m = mode.item()
+D = xf.shape[-1]
+f = xf
+if m == 0:
+    r = torch.cat((-xf[..., D // 2:], xf[..., :D // 2]), -1)
+elif m == 1:
+    r = torch.stack((-xf[..., 1::2], xf[..., ::2]), -1).reshape(xf.shape)
+elif m == 2:
+    q = D // 4
+    r = torch.cat((-xf[..., q:2 * q], xf[..., :q], -xf[..., 3 * q:], xf[..., 2 * q:3 * q]), -1)
+else:
+    x1, x2 = xf[..., ::2], xf[..., 1::2]
+    f = torch.cat((x1, x2), -1)
+    r = torch.cat((-x2, x1), -1)
+out = (f * cf + r * sf).to(o.dtype)",
+    );
+    let mut pending = vec![];
+    for case in 0..80 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let mode = rng.below(4) as i64;
+        let dd = 4 * (1 + rng.below(6) as usize);
+        let x_shape: Vec<usize> = (0..3)
+            .map(|_| 1 + rng.below(3) as usize)
+            .chain([dd])
+            .collect();
+        let cs_shape: Vec<usize> = (0..3)
+            .map(|i| if rng.pct(50) { 1 } else { x_shape[i] })
+            .chain([dd])
+            .collect();
+        let x = Buf::new(d, &x_shape, layout(&mut rng), || grid(&mut rng));
+        let c = Buf::new(d, &cs_shape, layout(&mut rng), || grid(&mut rng) / 2.0);
+        let s = Buf::new(d, &cs_shape, layout(&mut rng), || grid(&mut rng) / 2.0);
+        let inputs = vec![
+            Some(x.array()),
+            Some(c.array()),
+            Some(s.array()),
+            Some(Array::int(mode)),
+        ];
+        let inplace = rng.pct(25);
+        let o = if inplace {
+            let xd = x.desc();
+            run(&llm::rotary_position_embedding(&xd, &c.desc(), &s.desc(), mode, &xd).unwrap())
+                .unwrap();
+            x
+        } else {
+            let o = Buf::new(d, &x_shape, layout(&mut rng), || 3.0);
+            let before = o.outside();
+            run(
+                &llm::rotary_position_embedding(&x.desc(), &c.desc(), &s.desc(), mode, &o.desc())
+                    .unwrap(),
+            )
+            .unwrap();
+            out_unwritten(&format!("rope {case}"), &before, &o);
+            o
+        };
+        let mut inputs = inputs;
+        inputs.push(Some(o.array()));
+        let i = batch.case(prog, inputs);
+        pending.push((
+            format!("rope {case} {d} mode {mode} x {x_shape:?} cos {cs_shape:?} inplace {inplace}"),
+            i,
+            o,
+        ));
+    }
+    let Some(results) = batch.run("rotary_position_embedding") else {
+        return;
+    };
+    for (what, i, o) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        assert_eq!(
+            o.array().bytes,
+            want[0].bytes,
+            "{what}: got {:?}, torch {:?}",
+            o.values(),
+            want[0].to_f64s_any()
+        );
+    }
+}
+
+#[test]
+fn rotary_position_embedding_errors_name_the_problem() {
+    let x = f32_buf(&[1, 2, 2, 8]);
+    let c = f32_buf(&[1, 2, 1, 8]);
+    let rope = |x: &Buf, c: &Buf, mode: i64, o: &Buf| {
+        message(llm::rotary_position_embedding(
+            &x.desc(),
+            &c.desc(),
+            &c.desc(),
+            mode,
+            &o.desc(),
+        ))
+    };
+    assert!(rope(&x, &c, 4, &x).contains("mode 4"));
+    assert!(rope(&x, &f32_buf(&[2, 2, 1, 8]), 0, &x).contains("do not fit"));
+    assert!(rope(&x, &c, 0, &f32_buf(&[1, 2, 2, 4])).contains("out has shape"));
+    let x6 = f32_buf(&[1, 1, 1, 6]);
+    assert!(rope(&x6, &f32_buf(&[1, 1, 1, 6]), 2, &x6).contains("multiple of 4"));
+    let h = Buf::new(F16, &[1, 2, 1, 8], Layout::Contiguous, || 1.0);
+    assert!(rope(&x, &h, 0, &x).contains("must be the same"));
+    assert!(rope(&f32_buf(&[2, 8]), &f32_buf(&[2, 8]), 0, &f32_buf(&[2, 8])).contains("4 dims"));
+}

@@ -1,13 +1,16 @@
 //! The LLM and quantized operators llama.cpp's CANN back-end calls (issue 19): the
 //! matrix-vector and outer products and the triangular solve (`linalg`), the element-wise
-//! rules of several tensors (`pointwise`), and the staging they share (`dense`).
+//! rules of several tensors (`pointwise`), the rotary position embedding (`rope`), and
+//! the staging they share (`dense`).
 
 pub mod dense;
 pub mod linalg;
 pub mod pointwise;
+pub mod rope;
 
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
+pub use rope::rotary_position_embedding;
 
 use super::catalog::Entry;
 
@@ -54,5 +57,12 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: pointwise::SUM,
         rule: "element-wise sum of a tensor list, broadcast (f16 in f32, the device's order)",
+    },
+    Entry {
+        ops: "RotaryPositionEmbedding",
+        a: rope::ROPE,
+        b: rope::ROPE,
+        out: rope::ROPE,
+        rule: "x·cos + rotate(x)·sin along the last dim (modes half, interleave, quarter, interleave-half), in f32",
     },
 ];
