@@ -804,3 +804,169 @@ fn rotary_position_embedding_errors_name_the_problem() {
     assert!(rope(&x, &h, 0, &x).contains("must be the same"));
     assert!(rope(&f32_buf(&[2, 8]), &f32_buf(&[2, 8]), 0, &f32_buf(&[2, 8])).contains("4 dims"));
 }
+
+/// `v` rounded to f16/bf16.
+fn round_half(d: DType, v: f64) -> f64 {
+    Scalar::from_value(v).cast(d).cast(F64).get::<f64>()
+}
+
+#[test]
+fn weight_quant_batch_matmul_v2_matches_an_f64_product() {
+    let mut rng = Rng::new(0x98);
+    for case in 0..120 {
+        let d = rng.pick(&[F16, BF16]);
+        let (m, k, n) = (
+            1 + rng.below(9) as usize,
+            1 + rng.below(150) as usize,
+            1 + rng.below(40) as usize,
+        );
+        // Per tensor, per channel (1-D or 2-D) or per group of 32·j rows.
+        let kind = rng.below(4);
+        let group = if kind == 3 && k > 32 {
+            32 * (1 + rng.below(((k - 1) / 32) as u64) as usize)
+        } else {
+            0
+        };
+        let s_shape: Vec<usize> = match (kind, group) {
+            (_, g) if g > 0 => vec![k.div_ceil(g), n],
+            (0, _) => vec![1],
+            (1, _) => vec![1, n],
+            _ => vec![n],
+        };
+        let x = Buf::new(d, &[m, k], layout(&mut rng), || grid(&mut rng));
+        // ggml's Q8_0 weight: the (n, k) rows seen as a (k, n) view.
+        let w = Buf::new(S8, &[k, n], layout(&mut rng), || {
+            rng.below(256) as f64 - 128.0
+        });
+        let sc = Buf::new(d, &s_shape, layout(&mut rng), || {
+            (1 + rng.below(64)) as f64 / 512.0
+        });
+        let off = rng
+            .pct(40)
+            .then(|| Buf::new(d, &s_shape, layout(&mut rng), || rng.below(16) as f64 - 8.0));
+        let bias_shape = if rng.pct(50) { vec![n] } else { vec![1, n] };
+        let bias = rng.pct(40).then(|| {
+            Buf::new(
+                if d == BF16 { F32 } else { F16 },
+                &bias_shape,
+                layout(&mut rng),
+                || grid(&mut rng),
+            )
+        });
+        let y = Buf::new(d, &[m, n], layout(&mut rng), || 3.0);
+        let before = y.outside();
+        let (od, bd) = (
+            off.as_ref().map(|b| b.desc()),
+            bias.as_ref().map(|b| b.desc()),
+        );
+        let e = llm::weight_quant_batch_matmul_v2(
+            &x.desc(),
+            &w.desc(),
+            &sc.desc(),
+            od.as_ref(),
+            None,
+            None,
+            bd.as_ref(),
+            group as i64,
+            &y.desc(),
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        run(&e).unwrap();
+        out_unwritten(&format!("wqbmm {case}"), &before, &y);
+        let (xv, wv, sv) = (x.values(), w.values(), sc.values());
+        let ov = off.as_ref().map(|o| o.values());
+        let bv = bias.as_ref().map(|b| b.values());
+        let got = y.values();
+        let p = |i: usize, j: usize| match (group, sv.len()) {
+            (g, _) if g > 0 => (i / g) * n + j,
+            (_, 1) => 0,
+            _ => j,
+        };
+        for r in 0..m {
+            for j in 0..n {
+                let terms: Vec<f64> = (0..k)
+                    .map(|i| {
+                        let o = ov.as_ref().map_or(0.0, |o| o[p(i, j)]);
+                        xv[r * k + i] * round_half(d, (wv[i * n + j] + o) * sv[p(i, j)])
+                    })
+                    .collect();
+                let want = terms.iter().sum::<f64>() + bv.as_ref().map_or(0.0, |b| b[j]);
+                let mag: f64 = terms.iter().map(|t| t.abs()).sum();
+                let tol = mag * (k + 1) as f64 * 2f64.powi(-24) + half_ulp(d, want) * 1.01;
+                let g = got[r * n + j];
+                assert!((g - want).abs() <= tol, "case {case} {d} {m}x{k}x{n} group {group} scale {s_shape:?}: y[{r}][{j}] = {g}, want {want} ± {tol}");
+            }
+        }
+    }
+}
+
+#[test]
+fn weight_quant_batch_matmul_v2_errors_name_the_problem() {
+    let h = |shape: &[usize]| Buf::new(F16, shape, Layout::Contiguous, || 1.0);
+    let (x, w, y) = (
+        h(&[2, 64]),
+        Buf::new(S8, &[64, 8], Layout::Contiguous, || 1.0),
+        h(&[2, 8]),
+    );
+    let call = |x: &Buf, w: &Buf, s: &Buf, g: i64, y: &Buf| {
+        message(llm::weight_quant_batch_matmul_v2(
+            &x.desc(),
+            &w.desc(),
+            &s.desc(),
+            None,
+            None,
+            None,
+            None,
+            g,
+            &y.desc(),
+        ))
+    };
+    assert!(call(&x, &w, &h(&[3]), 0, &y).contains("per channel"));
+    assert!(call(&x, &w, &h(&[2, 8]), 48, &y).contains("antiquantGroupSize 48"));
+    assert!(call(&x, &w, &h(&[3, 8]), 32, &y).contains("[2, 8]"));
+    assert!(call(&x, &w, &h(&[8]), 64, &y).contains("k-1"));
+    assert!(call(
+        &x,
+        &Buf::new(S8, &[32, 8], Layout::Contiguous, || 1.0),
+        &h(&[8]),
+        0,
+        &y
+    )
+    .contains("reduce dim"));
+    assert!(call(
+        &x,
+        &Buf::new(S32, &[64, 1], Layout::Contiguous, || 1.0),
+        &h(&[8]),
+        0,
+        &y
+    )
+    .contains("not implemented"));
+    let bf = Buf::new(BF16, &[8], Layout::Contiguous, || 1.0);
+    assert!(call(&x, &w, &bf, 0, &y).contains("must be the same"));
+    let q = f32_buf(&[8]);
+    let r = llm::weight_quant_batch_matmul_v2(
+        &x.desc(),
+        &w.desc(),
+        &h(&[8]).desc(),
+        None,
+        None,
+        Some(&q.desc()),
+        None,
+        0,
+        &y.desc(),
+    );
+    assert!(message(r).contains("quantScaleOptional is NULL"));
+    let b32 = f32_buf(&[8]);
+    let r = llm::weight_quant_batch_matmul_v2(
+        &x.desc(),
+        &w.desc(),
+        &h(&[8]).desc(),
+        None,
+        None,
+        None,
+        Some(&b32.desc()),
+        0,
+        &y.desc(),
+    );
+    assert!(message(r).contains("must be ACL_FLOAT16"));
+}

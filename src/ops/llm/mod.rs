@@ -1,15 +1,18 @@
 //! The LLM and quantized operators llama.cpp's CANN back-end calls (issue 19): the
 //! matrix-vector and outer products and the triangular solve (`linalg`), the element-wise
-//! rules of several tensors (`pointwise`), the rotary position embedding (`rope`), and
+//! rules of several tensors (`pointwise`), the rotary position embedding (`rope`), the
+//! weight-quantized product (`quant_matmul`), and
 //! the staging they share (`dense`).
 
 pub mod dense;
 pub mod linalg;
 pub mod pointwise;
+pub mod quant_matmul;
 pub mod rope;
 
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
+pub use quant_matmul::weight_quant_batch_matmul_v2;
 pub use rope::rotary_position_embedding;
 
 use super::catalog::Entry;
@@ -64,5 +67,12 @@ pub const CATALOG: &[Entry] = &[
         b: rope::ROPE,
         out: rope::ROPE,
         rule: "x·cos + rotate(x)·sin along the last dim (modes half, interleave, quarter, interleave-half), in f32",
+    },
+    Entry {
+        ops: "WeightQuantBatchMatmulV2",
+        a: quant_matmul::X,
+        b: quant_matmul::WEIGHT,
+        out: quant_matmul::X,
+        rule: "x @ ((weight + offset)·scale) + bias, scale per tensor/channel/group, f32 accumulation (int4, NZ and output quantization refused)",
     },
 ];
