@@ -970,3 +970,345 @@ fn weight_quant_batch_matmul_v2_errors_name_the_problem() {
     );
     assert!(message(r).contains("must be ACL_FLOAT16"));
 }
+
+/// Attention written out in PyTorch (f64): softmax(Q Kᵀ · scale + pse, masked) · V.
+const ATTENTION_PY: &str = "q, k, v, pse, mask, meta, ql, kl = a
+L, OL, n, nkv, band, pre, nxt = [int(x) for x in meta.tolist()[:7]]
+scale = float(meta.tolist()[7])
+def to4(t, heads):
+    if L == 0:
+        B, S, H = t.shape
+        return t.reshape(B, S, heads, H // heads).permute(0, 2, 1, 3)
+    return t.permute(0, 2, 1, 3) if L == 1 else t
+Q, K, V = to4(q.double(), n), to4(k.double(), nkv), to4(v.double(), nkv)
+B, N, S, D = Q.shape
+Skv = K.shape[2]
+K = K.repeat_interleave(n // nkv, 1)
+V = V.repeat_interleave(n // nkv, 1)
+s = torch.matmul(Q, K.transpose(-1, -2)) * scale
+if pse is not None:
+    s = s + pse.double()[..., :S, :Skv]
+ok = torch.ones(B, N, S, Skv, dtype=torch.bool)
+if mask is not None:
+    m = mask[..., :S, :Skv] == 0
+    if m.dim() == 2:
+        m = m[None, None]
+    elif m.dim() == 3:
+        m = m[:, None]
+    ok = ok & m
+for b in range(B):
+    qb, kb = int(ql[b]), int(kl[b])
+    i = torch.arange(S)[:, None]
+    j = torch.arange(Skv)[None, :]
+    allow = (i < qb) & (j < kb)
+    if band == 1:
+        allow = allow & (j >= i - pre) & (j <= i + nxt)
+    elif band == 2:
+        c = i + kb - qb
+        allow = allow & (j >= c - pre) & (j <= c + nxt)
+    ok[b] = ok[b] & allow
+s = s.masked_fill(~ok, float('-inf'))
+lse = torch.logsumexp(s, -1, keepdim=True)
+p = torch.nan_to_num(torch.softmax(s, -1), 0.0)
+o = torch.matmul(p, V)
+if OL == 0:
+    o = o.permute(0, 2, 1, 3).reshape(B, S, N * D)
+elif OL == 1:
+    o = o.permute(0, 2, 1, 3)
+out = [o, lse]";
+
+#[test]
+fn fused_infer_attention_score_v2_matches_attention_in_torch() {
+    let mut rng = Rng::new(0xa77);
+    let mut batch = Batch::new();
+    let prog = batch.program(ATTENTION_PY);
+    let mut pending = vec![];
+    for case in 0..70 {
+        let d = rng.pick(&[F16, BF16]);
+        let layout_code = rng.below(4) as usize; // BSH, BSND, BNSD, BNSD_BSND
+        let layout_name = ["BSH", "BSND", "BNSD", "BNSD_BSND"][layout_code];
+        let (b, s, skv, dd) = (
+            1 + rng.below(2) as usize,
+            1 + rng.below(6) as usize,
+            1 + rng.below(9) as usize,
+            1 + rng.below(20) as usize,
+        );
+        let nkv = 1 + rng.below(2) as usize;
+        let n = nkv * (1 + rng.below(3) as usize);
+        let shape = |seq: usize, heads: usize, code: usize| -> Vec<usize> {
+            match code {
+                0 => vec![b, seq, heads * dd],
+                1 | 4 => vec![b, seq, heads, dd],
+                _ => vec![b, heads, seq, dd],
+            }
+        };
+        let q = Buf::new(d, &shape(s, n, layout_code), layout(&mut rng), || {
+            grid(&mut rng)
+        });
+        let k = Buf::new(d, &shape(skv, nkv, layout_code), layout(&mut rng), || {
+            grid(&mut rng)
+        });
+        let v = Buf::new(d, &shape(skv, nkv, layout_code), layout(&mut rng), || {
+            grid(&mut rng)
+        });
+        let out_code = if layout_code == 3 { 4 } else { layout_code };
+        let o = Buf::new(d, &shape(s, n, out_code), layout(&mut rng), || 5.0);
+        let pse = rng.pct(40).then(|| {
+            Buf::new(
+                d,
+                &[
+                    if rng.pct(50) { b } else { 1 },
+                    n,
+                    s + rng.below(2) as usize,
+                    skv + rng.below(3) as usize,
+                ],
+                layout(&mut rng),
+                || grid(&mut rng),
+            )
+        });
+        let sparse = rng.pick(&[0, 0, 0, 1, 2, 3, 4]);
+        let mask = if sparse >= 2 {
+            Some(Buf::new(
+                Bool,
+                &[TEMPLATE_SIDE, TEMPLATE_SIDE],
+                Layout::Contiguous,
+                || 0.0,
+            ))
+        } else if sparse == 1 || rng.pct(50) {
+            let (ms, mk) = (s + rng.below(2) as usize, skv + rng.below(2) as usize);
+            let shape = rng.pick(&[0, 1, 2]);
+            let sh = match shape {
+                0 => vec![ms, mk],
+                1 => vec![b, ms, mk],
+                _ => vec![1, 1, ms, mk],
+            };
+            let dt = rng.pick(&[Bool, S8, U8]);
+            Some(Buf::new(dt, &sh, layout(&mut rng), || {
+                rng.pct(25) as u8 as f64
+            }))
+        } else {
+            None
+        };
+        let (pre, next) = (rng.below(6) as i64 - 1, rng.below(6) as i64 - 1);
+        let (pre, next) = if sparse == 0 && rng.pct(50) {
+            (2147483647, 2147483647)
+        } else {
+            (pre, next)
+        };
+        let ql: Option<Vec<i64>> = rng
+            .pct(30)
+            .then(|| (0..b).map(|_| rng.below(s as u64 + 1) as i64).collect());
+        let kl: Option<Vec<i64>> = rng
+            .pct(30)
+            .then(|| (0..b).map(|_| rng.below(skv as u64 + 1) as i64).collect());
+        let with_lse = rng.pct(50);
+        let lse = Buf::new(F32, &[b, n, s, 1], layout(&mut rng), || 7.0);
+        let scale = 1.0 / (dd as f64).sqrt();
+        let (qd, kd, vd, od, ld) = (q.desc(), k.desc(), v.desc(), o.desc(), lse.desc());
+        let (pd, md) = (
+            pse.as_ref().map(|p| p.desc()),
+            mask.as_ref().map(|m| m.desc()),
+        );
+        let before = o.outside();
+        let e = llm::fused_infer_attention_score_v2(
+            &qd,
+            &[&kd],
+            &[&vd],
+            pd.as_ref(),
+            md.as_ref(),
+            ql.as_deref(),
+            kl.as_deref(),
+            &[],
+            n as i64,
+            scale,
+            pre,
+            next,
+            layout_name,
+            if rng.pct(30) && n == nkv {
+                0
+            } else {
+                nkv as i64
+            },
+            sparse,
+            rng.below(4) as i64,
+            with_lse,
+            &od,
+            Some(&ld),
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        run(&e).unwrap();
+        out_unwritten(&format!("attention {case}"), &before, &o);
+        let band = match sparse {
+            0 if mask.is_some() => (1, pre, next),
+            0 | 1 => (0, 0, 0),
+            2 => (1, i64::MAX / 4, 0),
+            3 => (2, i64::MAX / 4, 0),
+            _ => (2, pre, next),
+        };
+        let meta = [
+            layout_code.min(2) as f64,
+            [0, 1, 2, 1][layout_code] as f64,
+            n as f64,
+            nkv as f64,
+            band.0 as f64,
+            band.1 as f64,
+            band.2 as f64,
+            scale,
+        ];
+        let lens = |l: &Option<Vec<i64>>, full: usize| {
+            Array::i64s(&[b], &l.clone().unwrap_or(vec![full as i64; b]))
+        };
+        let i = batch.case(
+            prog,
+            vec![
+                Some(q.array()),
+                Some(k.array()),
+                Some(v.array()),
+                pse.as_ref().map(|p| p.array()),
+                mask.as_ref().filter(|_| sparse < 2).map(|m| m.array()),
+                Some(Array::f64s(&[8], &meta)),
+                Some(lens(&ql, s)),
+                Some(lens(&kl, skv)),
+            ],
+        );
+        let vmax = v.values().iter().fold(0f64, |a, x| a.max(x.abs()));
+        pending.push((format!("case {case} {d} {layout_name} b{b} n{n}/{nkv} s{s} skv{skv} d{dd} sparse {sparse} pre {pre} next {next} ql {ql:?} kl {kl:?}"), i, o, d, skv + dd, vmax, with_lse.then_some(lse)));
+    }
+    let Some(results) = batch.run("fused_infer_attention_score_v2") else {
+        return;
+    };
+    for (what, i, o, d, len, vmax, lse) in pending {
+        let r = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        let (want, got) = (r[0].to_f64s(), o.values());
+        for (j, (g, w)) in got.iter().zip(&want).enumerate() {
+            let tol = len as f64 * 2f64.powi(-22) * vmax.max(1.0) + half_ulp(d, *w) * 1.01;
+            assert!(
+                (g - w).abs() <= tol,
+                "{what}: out[{j}] = {g}, torch {w} ± {tol}"
+            );
+        }
+        if let Some(l) = lse {
+            for (j, (g, w)) in l.values().iter().zip(r[1].to_f64s()).enumerate() {
+                assert!(
+                    g == &w || (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+                    "{what}: lse[{j}] = {g}, torch {w}"
+                );
+            }
+        }
+    }
+}
+
+const TEMPLATE_SIDE: usize = 2048;
+
+#[test]
+fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
+    let h = |shape: &[usize]| Buf::new(F16, shape, Layout::Contiguous, || 1.0);
+    let (q, k) = (h(&[1, 2, 2, 8]), h(&[1, 3, 2, 8]));
+    let (qd, kd) = (q.desc(), k.desc());
+    let call = |unsup: &[(&str, bool)], layout: &str, sparse: i64, n: i64, nkv: i64| {
+        message(llm::fused_infer_attention_score_v2(
+            &qd,
+            &[&kd],
+            &[&kd],
+            None,
+            None,
+            None,
+            None,
+            unsup,
+            n,
+            0.5,
+            0,
+            0,
+            layout,
+            nkv,
+            sparse,
+            0,
+            false,
+            &qd,
+            None,
+        ))
+    };
+    assert!(call(
+        &[("blockTableOptional (paged KV cache)", true)],
+        "BSND",
+        0,
+        2,
+        2
+    )
+    .contains("blockTableOptional"));
+    assert!(call(&[], "TND", 0, 2, 2).contains("\"TND\" is not implemented"));
+    assert!(call(&[], "XYZ", 0, 2, 2).contains("not one of"));
+    assert!(call(&[], "BSND", 5, 2, 2).contains("sparseMode 5"));
+    assert!(call(&[], "BSND", 2, 2, 2).contains("needs attenMaskOptional"));
+    assert!(call(&[], "BSND", 0, 3, 2).contains("numKeyValueHeads"));
+    assert!(call(&[], "BSND", 0, 4, 4).contains("heads but numHeads"));
+    let r = llm::fused_infer_attention_score_v2(
+        &qd,
+        &[&kd],
+        &[&kd],
+        None,
+        None,
+        None,
+        None,
+        &[],
+        2,
+        0.5,
+        0,
+        0,
+        "BSND",
+        2,
+        0,
+        0,
+        true,
+        &qd,
+        None,
+    );
+    assert!(message(r).contains("softmaxLse is NULL"));
+    let m = Buf::new(Bool, &[2, 2], Layout::Contiguous, || 0.0);
+    let r = llm::fused_infer_attention_score_v2(
+        &qd,
+        &[&kd],
+        &[&kd],
+        None,
+        Some(&m.desc()),
+        None,
+        None,
+        &[],
+        2,
+        0.5,
+        0,
+        0,
+        "BSND",
+        2,
+        0,
+        0,
+        false,
+        &qd,
+        None,
+    );
+    assert!(message(r).contains("attenMaskOptional has shape [2, 2]"));
+    let r = llm::fused_infer_attention_score_v2(
+        &qd,
+        &[&kd],
+        &[&kd],
+        None,
+        None,
+        Some(&[5]),
+        None,
+        &[],
+        2,
+        0.5,
+        0,
+        0,
+        "BSND",
+        2,
+        0,
+        0,
+        false,
+        &qd,
+        None,
+    );
+    assert!(message(r).contains("actualSeqLengthsOptional[0] = 5"));
+}

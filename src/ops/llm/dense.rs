@@ -48,7 +48,17 @@ fn row_len(shape: &[usize]) -> usize {
 /// Binding `b` broadcast to `shape` (its shape must broadcast to it), converted to `T`,
 /// as a row-major vector.
 pub(crate) fn load<T: Element>(t: &Bindings, b: usize, shape: &[usize]) -> Result<Vec<T>> {
-    let v = t.view(b)?;
+    load_view(t, b, t.view(b)?, shape)
+}
+
+/// `view` — a view of binding `b`'s storage other than the bound one (its dims permuted
+/// or split) — broadcast to `shape`, converted to `T`, as a row-major vector.
+pub(crate) fn load_view<T: Element>(
+    t: &Bindings,
+    b: usize,
+    v: &TensorDesc,
+    shape: &[usize],
+) -> Result<Vec<T>> {
     let n: usize = shape.iter().product();
     let mut out = vec![T::default(); n];
     if n == 0 {
@@ -80,7 +90,17 @@ pub(crate) fn load<T: Element>(t: &Bindings, b: usize, shape: &[usize]) -> Resul
 /// Writes the row-major `values` (of binding `b`'s shape) into binding `b`'s view,
 /// converted to its dtype; nothing outside the view is written.
 pub(crate) fn store<T: Element>(t: &Bindings, b: usize, values: &[T]) -> Result<()> {
-    let v = t.view(b)?;
+    store_view(t, b, t.view(b)?, values)
+}
+
+/// Writes `values` into `view`, a view of binding `b`'s storage inside the bound view
+/// (its dims permuted or split), as `store` does.
+pub(crate) fn store_view<T: Element>(
+    t: &Bindings,
+    b: usize,
+    v: &TensorDesc,
+    values: &[T],
+) -> Result<()> {
     debug_assert_eq!(values.len(), v.numel());
     if v.is_empty() {
         return Ok(());

@@ -1,15 +1,17 @@
 //! The LLM and quantized operators llama.cpp's CANN back-end calls (issue 19): the
 //! matrix-vector and outer products and the triangular solve (`linalg`), the element-wise
 //! rules of several tensors (`pointwise`), the rotary position embedding (`rope`), the
-//! weight-quantized product (`quant_matmul`), and
+//! weight-quantized product (`quant_matmul`), the attention (`attention`), and
 //! the staging they share (`dense`).
 
+pub mod attention;
 pub mod dense;
 pub mod linalg;
 pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
+pub use attention::fused_infer_attention_score_v2;
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
 pub use quant_matmul::weight_quant_batch_matmul_v2;
@@ -74,5 +76,12 @@ pub const CATALOG: &[Entry] = &[
         b: quant_matmul::WEIGHT,
         out: quant_matmul::X,
         rule: "x @ ((weight + offset)·scale) + bias, scale per tensor/channel/group, f32 accumulation (int4, NZ and output quantization refused)",
+    },
+    Entry {
+        ops: "FusedInferAttentionScoreV2",
+        a: attention::QKV,
+        b: attention::QKV,
+        out: attention::QKV,
+        rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, softmaxLse; quantized and paged KV refused)",
     },
 ];
