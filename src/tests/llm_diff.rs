@@ -1312,3 +1312,32 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
     );
     assert!(message(r).contains("actualSeqLengthsOptional[0] = 5"));
 }
+
+#[test]
+fn recurrent_gated_delta_rule_is_declared_and_refused() {
+    let b = |shape: &[usize]| Buf::new(BF16, shape, Layout::Contiguous, || 0.0);
+    let i = |shape: &[usize]| Buf::new(S32, shape, Layout::Contiguous, || 0.0);
+    let (q, v, beta, st, out) = (
+        b(&[2, 1, 4]),
+        b(&[2, 1, 4]),
+        b(&[2, 1]),
+        b(&[2, 1, 4, 4]),
+        b(&[2, 1, 4]),
+    );
+    let (len, idx, acc) = (i(&[1]), i(&[2]), i(&[1]));
+    let r = llm::recurrent_gated_delta_rule(
+        &q.desc(),
+        &q.desc(),
+        &v.desc(),
+        &beta.desc(),
+        &st.desc(),
+        &len.desc(),
+        &idx.desc(),
+        None,
+        None,
+        &acc.desc(),
+        0.5,
+        &out.desc(),
+    );
+    assert!(message(r).contains("not implemented"));
+}

@@ -503,3 +503,50 @@ impl Work for Attention {
         Ok(())
     }
 }
+
+/// aclnnRecurrentGatedDeltaRule (cann/ops-transformer, newer than the mirrored CANN
+/// sources): declared so that programs including its header compile, and refused: its
+/// document leaves open which state block each sequence starts from and which ones the
+/// accepted tokens write (ssmStateIndices with numAcceptedTokens), so any numbers would
+/// be a guess.
+#[allow(clippy::too_many_arguments)]
+pub fn recurrent_gated_delta_rule(
+    query: &TensorDesc,
+    key: &TensorDesc,
+    value: &TensorDesc,
+    beta: &TensorDesc,
+    state_ref: &TensorDesc,
+    actual_seq_lengths: &TensorDesc,
+    ssm_state_indices: &TensorDesc,
+    g: Option<&TensorDesc>,
+    gk: Option<&TensorDesc>,
+    num_accepted_tokens: &TensorDesc,
+    _scale_value: f32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    for (name, t) in [
+        ("query", query),
+        ("key", key),
+        ("value", value),
+        ("beta", beta),
+        ("stateRef", state_ref),
+        ("out", out),
+    ] {
+        ew::check_tensor(name, t, &[BF16])?;
+    }
+    for (name, t) in [
+        ("actualSeqLengths", actual_seq_lengths),
+        ("ssmStateIndices", ssm_state_indices),
+        ("numAcceptedTokens", num_accepted_tokens),
+    ] {
+        ew::check_tensor(name, t, &[S32])?;
+    }
+    for (name, t) in [("g", g), ("gk", gk)] {
+        if let Some(t) = t {
+            ew::check_tensor(name, t, &[F32])?;
+        }
+    }
+    crate::bail!(
+        "aclnnRecurrentGatedDeltaRule is not implemented by aclnn-cpu (its header is declared so that programs compile)"
+    )
+}

@@ -11,7 +11,7 @@ pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
-pub use attention::fused_infer_attention_score_v2;
+pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
 pub use quant_matmul::weight_quant_batch_matmul_v2;
@@ -83,5 +83,12 @@ pub const CATALOG: &[Entry] = &[
         b: attention::QKV,
         out: attention::QKV,
         rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, softmaxLse; quantized and paged KV refused)",
+    },
+    Entry {
+        ops: "RecurrentGatedDeltaRule",
+        a: &[crate::dtype::DType::BF16],
+        b: &[crate::dtype::DType::BF16],
+        out: &[crate::dtype::DType::BF16],
+        rule: "declared so that programs compile; not implemented: phase 1 refuses with ACLNN_ERR_PARAM_INVALID",
     },
 ];
