@@ -5,9 +5,10 @@
 //! views; error cases check the message names the problem.
 
 use super::add_diff::Rng;
+use super::reduce_diff::run;
 use super::torch_ref::{Array, Batch};
 use crate::dtype::DType::{self, *};
-use crate::executor::{Executor, Workspace};
+use crate::executor::Executor;
 use crate::ops::llm;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
@@ -179,20 +180,6 @@ pub(super) fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-/// Phase 2 with an aligned workspace of the size phase 1 asked for.
-pub(super) fn run(e: &Executor) -> crate::Result<()> {
-    let n = e.workspace_size() as usize;
-    let mut ws = vec![0u64; n / 8 + 16];
-    let addr = (ws.as_mut_ptr() as usize).div_ceil(64) * 64;
-    e.work.run(
-        &e.bindings,
-        Workspace {
-            addr,
-            size: n as u64,
-        },
-    )
-}
-
 pub(super) fn layout(rng: &mut Rng) -> Layout {
     rng.pick(&[Layout::Contiguous, Layout::Padded, Layout::Transposed])
 }
@@ -214,6 +201,25 @@ pub(super) fn half_ulp(d: DType, v: f64) -> f64 {
     // f16's subnormals: an ulp never smaller than 2^-24.
     let floor = if d == F16 { 2f64.powi(-25) } else { 0.0 };
     (2f64.powf(e - bits as f64)).max(floor)
+}
+
+/// Runs the batch and checks every pending output (what, case, buffer) is torch's bit for bit.
+fn expect_torch_bytes(batch: &Batch, what: &str, pending: Vec<(String, usize, Buf)>) {
+    let Some(results) = batch.run(what) else {
+        return;
+    };
+    for (what, i, o) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        assert_eq!(
+            o.array().bytes,
+            want[0].bytes,
+            "{what}: got {:?}, torch {:?}",
+            o.values(),
+            want[0].to_f64s_any()
+        );
+    }
 }
 
 fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
@@ -548,21 +554,7 @@ out = acc.to(o.dtype)",
         let i = batch.case(sum, inputs);
         pending.push((format!("sum {case} of {count}"), i, o));
     }
-    let Some(results) = batch.run("ger/addcdiv/addcmul/sum") else {
-        return;
-    };
-    for (what, i, o) in pending {
-        let want = results[i]
-            .as_ref()
-            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
-        assert_eq!(
-            o.array().bytes,
-            want[0].bytes,
-            "{what}: got {:?}, torch {:?}",
-            o.values(),
-            want[0].to_f64s_any()
-        );
-    }
+    expect_torch_bytes(&batch, "ger/addcdiv/addcmul/sum", pending);
 }
 
 impl Array {
@@ -765,21 +757,7 @@ out = (f * cf + r * sf).to(o.dtype)",
             o,
         ));
     }
-    let Some(results) = batch.run("rotary_position_embedding") else {
-        return;
-    };
-    for (what, i, o) in pending {
-        let want = results[i]
-            .as_ref()
-            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
-        assert_eq!(
-            o.array().bytes,
-            want[0].bytes,
-            "{what}: got {:?}, torch {:?}",
-            o.values(),
-            want[0].to_f64s_any()
-        );
-    }
+    expect_torch_bytes(&batch, "rotary_position_embedding", pending);
 }
 
 #[test]

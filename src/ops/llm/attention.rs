@@ -337,22 +337,15 @@ pub fn fused_infer_attention_score_v2(
         // softmaxLse is not written without the flag.
         bd.outputs.truncate(1);
     }
-    let lists = vec![
-        ListParam {
-            output: false,
-            ir_index: 1,
-            any_index: 1,
-            first: at::KEY,
-            len: 1,
-        },
-        ListParam {
-            output: false,
-            ir_index: 2,
-            any_index: 2,
-            first: at::VALUE,
-            len: 1,
-        },
-    ];
+    // key and value are one-tensor lists: parameters 1 and 2, bindings KEY and VALUE.
+    let list = |ir: usize, first: usize| ListParam {
+        output: false,
+        ir_index: ir,
+        any_index: ir,
+        first,
+        len: 1,
+    };
+    let lists = vec![list(1, at::KEY), list(2, at::VALUE)];
     let work: std::sync::Arc<dyn Work> = if attention_out.is_empty() {
         std::sync::Arc::new(Nothing)
     } else {
