@@ -1096,6 +1096,7 @@ fn fused_infer_attention_score_v2_matches_attention_in_torch() {
             md.as_ref(),
             ql.as_deref(),
             kl.as_deref(),
+            None,
             &[],
             n as i64,
             scale,
@@ -1109,6 +1110,7 @@ fn fused_infer_attention_score_v2_matches_attention_in_torch() {
             },
             sparse,
             rng.below(4) as i64,
+            0,
             with_lse,
             &od,
             Some(&ld),
@@ -1194,6 +1196,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
             None,
             None,
             None,
+            None,
             unsup,
             n,
             0.5,
@@ -1202,6 +1205,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
             layout,
             nkv,
             sparse,
+            0,
             0,
             false,
             &qd,
@@ -1230,6 +1234,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         None,
         None,
         None,
+        None,
         &[],
         2,
         0.5,
@@ -1237,6 +1242,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         0,
         "BSND",
         2,
+        0,
         0,
         0,
         true,
@@ -1253,6 +1259,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         Some(&m.desc()),
         None,
         None,
+        None,
         &[],
         2,
         0.5,
@@ -1260,6 +1267,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         0,
         "BSND",
         2,
+        0,
         0,
         0,
         false,
@@ -1275,6 +1283,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         None,
         Some(&[5]),
         None,
+        None,
         &[],
         2,
         0.5,
@@ -1282,6 +1291,7 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
         0,
         "BSND",
         2,
+        0,
         0,
         0,
         false,
@@ -1318,4 +1328,186 @@ fn recurrent_gated_delta_rule_is_declared_and_refused() {
         &out.desc(),
     );
     assert!(message(r).contains("not implemented"));
+}
+
+/// A paged cache (blocks gathered by blockTable) gives what the same keys and values
+/// laid out per batch give, bit for bit (that path is checked against torch above).
+#[test]
+fn fused_infer_attention_score_v2_paged_cache_matches_the_gathered_cache() {
+    let mut rng = Rng::new(0xb10c);
+    for case in 0..12 {
+        let d = rng.pick(&[F16, BF16]);
+        let (b, nkv, dd) = (
+            1 + rng.below(2) as usize,
+            1 + rng.below(2) as usize,
+            1 + rng.below(8) as usize,
+        );
+        let n = nkv * (1 + rng.below(2) as usize);
+        let s = if case % 2 == 0 { 1 } else { 2 };
+        let bs = if s == 1 {
+            1 + rng.below(8) as usize
+        } else {
+            128
+        };
+        let max_blocks = 1 + rng.below(3) as usize;
+        let block_num = b * max_blocks + 1;
+        let skv = bs * max_blocks;
+        let kl: Vec<i64> = (0..b).map(|_| 1 + rng.below(skv as u64) as i64).collect();
+        // Block ids: a shuffle of 0..block_num.
+        let mut ids: Vec<usize> = (0..block_num).collect();
+        for i in (1..ids.len()).rev() {
+            ids.swap(i, rng.below(i as u64 + 1) as usize);
+        }
+        let table_vals: Vec<f64> = (0..b * max_blocks).map(|i| ids[i] as f64).collect();
+        let mut ti = 0;
+        let table = Buf::new(S32, &[b, max_blocks], Layout::Contiguous, || {
+            ti += 1;
+            table_vals.get(ti - 1).copied().unwrap_or(0.0)
+        });
+        let h = nkv * dd;
+        let kc = Buf::new(d, &[block_num, bs, h], layout(&mut rng), || grid(&mut rng));
+        let vc = Buf::new(d, &[block_num, bs, h], layout(&mut rng), || grid(&mut rng));
+        // The same keys and values per batch, (B, Skv, KV_N, D).
+        let gathered = |c: &Buf| -> Buf {
+            let cv = c.values();
+            let mut k = 0;
+            let mut vals = vec![0.0; b * skv * h];
+            for bi in 0..b {
+                for t in 0..skv {
+                    let id = ids[bi * max_blocks + t / bs];
+                    for x in 0..h {
+                        vals[(bi * skv + t) * h + x] = cv[(id * bs + t % bs) * h + x];
+                    }
+                }
+            }
+            Buf::new(d, &[b, skv, nkv, dd], Layout::Contiguous, || {
+                k += 1;
+                vals.get(k - 1).copied().unwrap_or(0.0)
+            })
+        };
+        let (kg, vg) = (gathered(&kc), gathered(&vc));
+        let q = Buf::new(d, &[b, s, n, dd], layout(&mut rng), || grid(&mut rng));
+        let o1 = Buf::new(d, &[b, s, n, dd], Layout::Contiguous, || 0.0);
+        let o2 = Buf::new(d, &[b, s, n, dd], Layout::Contiguous, || 0.0);
+        let (qd, kcd, vcd, kgd, vgd, td) = (
+            q.desc(),
+            kc.desc(),
+            vc.desc(),
+            kg.desc(),
+            vg.desc(),
+            table.desc(),
+        );
+        let scale = 0.5;
+        let paged = llm::fused_infer_attention_score_v2(
+            &qd,
+            &[&kcd],
+            &[&vcd],
+            None,
+            None,
+            None,
+            Some(&kl),
+            Some(&td),
+            &[],
+            n as i64,
+            scale,
+            65535,
+            65535,
+            "BSND",
+            nkv as i64,
+            0,
+            0,
+            bs as i64,
+            false,
+            &o1.desc(),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        run(&paged).unwrap();
+        let flat = llm::fused_infer_attention_score_v2(
+            &qd,
+            &[&kgd],
+            &[&vgd],
+            None,
+            None,
+            None,
+            Some(&kl),
+            None,
+            &[],
+            n as i64,
+            scale,
+            65535,
+            65535,
+            "BSND",
+            nkv as i64,
+            0,
+            0,
+            0,
+            false,
+            &o2.desc(),
+            None,
+        )
+        .unwrap();
+        run(&flat).unwrap();
+        assert_eq!(
+            o1.values(),
+            o2.values(),
+            "case {case}: b {b} n {n}/{nkv} s {s} block {bs} x {max_blocks} kv {kl:?}"
+        );
+    }
+    // A block id outside the cache is refused at run time, not read.
+    let h = |shape: &[usize]| Buf::new(F16, shape, Layout::Contiguous, || 1.0);
+    let (q, c, o) = (h(&[1, 1, 1, 4]), h(&[2, 4, 4]), h(&[1, 1, 1, 4]));
+    let t = Buf::new(S32, &[1, 1], Layout::Contiguous, || 7.0);
+    let e = llm::fused_infer_attention_score_v2(
+        &q.desc(),
+        &[&c.desc()],
+        &[&c.desc()],
+        None,
+        None,
+        None,
+        Some(&[3]),
+        Some(&t.desc()),
+        &[],
+        1,
+        1.0,
+        0,
+        0,
+        "BSND",
+        1,
+        0,
+        0,
+        4,
+        false,
+        &o.desc(),
+        None,
+    )
+    .unwrap();
+    assert!(run(&e)
+        .unwrap_err()
+        .to_string()
+        .contains("blockTableOptional[0][0] = 7"));
+    let e = llm::fused_infer_attention_score_v2(
+        &q.desc(),
+        &[&c.desc()],
+        &[&c.desc()],
+        None,
+        None,
+        None,
+        None,
+        Some(&t.desc()),
+        &[],
+        1,
+        1.0,
+        0,
+        0,
+        "BSND",
+        1,
+        0,
+        0,
+        4,
+        false,
+        &o.desc(),
+        None,
+    );
+    assert!(message(e).contains("needs actualSeqLengthsKvOptional"));
 }

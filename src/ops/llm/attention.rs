@@ -18,6 +18,10 @@
 //!   stands for;
 //! - actualSeqLengths/actualSeqLengthsKv (one value for all batches or one per batch):
 //!   query rows past the length give zeros, key positions past it are not attended;
+//! - a paged cache: blockTableOptional (B, maxBlocks) int32 gathers blocks of blockSize
+//!   positions (1-512, a multiple of 128 when S > 1) from key/value (blockNum, blockSize,
+//!   H), or (blockNum, KV_N, blockSize, D) with a BNSD query; actualSeqLengthsKv is then
+//!   required, and a block id outside the cache is refused when the work runs;
 //! - softmaxLse (B, N, S, 1) f32 with softmaxLseFlag: `max + ln Σ exp(s - max)`, -inf for
 //!   a row with nothing to attend; without the flag softmaxLse is left as it is;
 //! - innerPrecise 0-3: a row with nothing to attend gives zeros in every mode (the device's
@@ -29,8 +33,8 @@
 //! max|V| (f32 rounding of the scores, exponentials and sums) plus half an ulp of the
 //! output dtype.
 //!
-//! Refused with ACLNN_ERR_PARAM_INVALID naming them: the TND/NTD_TND layouts, paged KV
-//! (blockTableOptional), every quantization input (deqScale1/2, quantScale1/2,
+//! Refused with ACLNN_ERR_PARAM_INVALID naming them: the TND/NTD_TND layouts, every
+//! quantization input (deqScale1/2, quantScale1/2,
 //! quantOffset2, antiquant*, key/valueAntiquant*), the padding sizes, the shared prefix,
 //! key/value lists of more than one tensor, int8 query/output.
 
@@ -55,8 +59,9 @@ mod at {
     pub const VALUE: usize = 2;
     pub const PSE: usize = 3;
     pub const MASK: usize = 4;
-    pub const OUT: usize = 5;
-    pub const LSE: usize = 6;
+    pub const BLOCK_TABLE: usize = 5;
+    pub const OUT: usize = 6;
+    pub const LSE: usize = 7;
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -133,6 +138,7 @@ pub fn fused_infer_attention_score_v2(
     atten_mask: Option<&TensorDesc>,
     actual_seq_lengths: Option<&[i64]>,
     actual_seq_lengths_kv: Option<&[i64]>,
+    block_table: Option<&TensorDesc>,
     unsupported: &[(&str, bool)],
     num_heads: i64,
     scale_value: f64,
@@ -142,6 +148,7 @@ pub fn fused_infer_attention_score_v2(
     num_key_value_heads: i64,
     sparse_mode: i64,
     inner_precise: i64,
+    block_size: i64,
     softmax_lse_flag: bool,
     attention_out: &TensorDesc,
     softmax_lse: Option<&TensorDesc>,
@@ -191,18 +198,49 @@ pub fn fused_infer_attention_score_v2(
         ew::check_tensor("attenMaskOptional", m, MASK)?;
     }
     let rank = if layout == Layout::Bsh { 3 } else { 4 };
-    for (name, t) in [
-        ("query", query),
-        ("key", k),
-        ("value", v),
-        ("attentionOut", attention_out),
-    ] {
+    for (name, t) in [("query", query), ("attentionOut", attention_out)]
+        .into_iter()
+        .chain(
+            block_table
+                .is_none()
+                .then_some([("key", k), ("value", v)])
+                .into_iter()
+                .flatten(),
+        )
+    {
         crate::ensure!(
             t.rank() == rank,
             "{name} has shape {:?}; layout {input_layout} needs {rank} dims",
             t.shape
         );
     }
+    // A paged cache: key and value are blocks (blockNum, blockSize, H) or, with a BNSD
+    // query, (blockNum, KV_N, blockSize, D), gathered by blockTable (B, maxBlocks).
+    let paged = match block_table {
+        None => None,
+        Some(bt) => {
+            ew::check_tensor("blockTableOptional", bt, &[S32])?;
+            crate::ensure!(
+                k.rank() == 3 || (k.rank() == 4 && layout == Layout::Bnsd),
+                "key of shape {:?} is not a paged cache (blockNum, blockSize, H), or (blockNum, KV_N, blockSize, D) with a BNSD query",
+                k.shape
+            );
+            crate::ensure!(
+                (1..=512).contains(&block_size) && (query.shape[if layout == Layout::Bnsd { 2 } else { 1 }] == 1 || block_size % 128 == 0),
+                "blockSize {block_size} must be in [1, 512] (a multiple of 128 when the query has more than one token)"
+            );
+            crate::ensure!(
+                bt.rank() == 2,
+                "blockTableOptional has shape {:?}; it must have 2 dims (B, maxBlockNumPerSeq)",
+                bt.shape
+            );
+            crate::ensure!(
+                actual_seq_lengths_kv.is_some(),
+                "a paged cache (blockTableOptional) needs actualSeqLengthsKvOptional"
+            );
+            Some((block_size as usize, bt.shape[1]))
+        }
+    };
     crate::ensure!(
         (1..=256).contains(&num_heads),
         "numHeads {num_heads} must be in [1, 256]"
@@ -226,17 +264,34 @@ pub fn fused_infer_attention_score_v2(
         );
     }
     let q4 = bnsd(query, layout, n);
-    let k4 = bnsd(k, layout, nkv);
-    let v4 = bnsd(v, layout, nkv);
+    // A paged cache's (blockNum, blockSize, H) splits H as BSH does.
+    let kv_layout = match (paged, k.rank()) {
+        (Some(_), 3) => Layout::Bsh,
+        (Some(_), _) => Layout::Bnsd,
+        (None, _) => layout,
+    };
+    let k4 = bnsd(k, kv_layout, nkv);
+    let v4 = bnsd(v, kv_layout, nkv);
     let (b, s, d) = (q4.shape[0], q4.shape[2], q4.shape[3]);
     crate::ensure!(
         q4.shape[1] == n,
         "query has {} heads but numHeads is {n}",
         q4.shape[1]
     );
-    let skv = k4.shape[2];
+    let (kv_batch, skv) = match paged {
+        Some((bs, blocks)) => {
+            crate::ensure!(
+                block_table.is_some_and(|t| t.shape[0] == b) && k4.shape[2] == bs,
+                "blockTableOptional {:?} and key {:?} do not fit a batch of {b} with blockSize {bs}",
+                block_table.map(|t| t.shape.to_vec()),
+                k.shape
+            );
+            (k4.shape[0], bs * blocks)
+        }
+        None => (b, k4.shape[2]),
+    };
     crate::ensure!(
-        k4.shape[..] == [b, nkv, skv, d] && v.shape == k.shape,
+        k4.shape[..] == [kv_batch, nkv, k4.shape[2], d] && v.shape == k.shape,
         "key {:?} and value {:?} do not fit query {:?} with {nkv} key/value heads in layout {input_layout}",
         k.shape,
         v.shape,
@@ -330,7 +385,14 @@ pub fn fused_infer_attention_score_v2(
         _ => Band::All,
     };
     let mut bd = bindings(
-        &[Some(query), Some(k), Some(v), pse_shift, atten_mask],
+        &[
+            Some(query),
+            Some(k),
+            Some(v),
+            pse_shift,
+            atten_mask,
+            block_table,
+        ],
         &[Some(attention_out), softmax_lse],
     );
     if !lse {
@@ -364,6 +426,7 @@ pub fn fused_infer_attention_score_v2(
             q_len,
             kv_len,
             lse,
+            paged,
         })
     };
     let mut e = Executor::shared("aclnnFusedInferAttentionScoreV2", bd, work);
@@ -410,6 +473,39 @@ struct Attention {
     q_len: Vec<usize>,
     kv_len: Vec<usize>,
     lse: bool,
+    /// A paged cache: (blockSize, maxBlocks); the key/value views are (blockNum, KV_N,
+    /// blockSize, D).
+    paged: Option<(usize, usize)>,
+}
+
+impl Attention {
+    /// Key or value (binding `at`) as (B, KV_N, Skv, D): the view itself, or the blocks of
+    /// a paged cache gathered by blockTable (positions past a batch's length are zeros).
+    fn key_or_value(&self, t: &Bindings, at: usize, view: &TensorDesc) -> Result<Vec<f32>> {
+        let blocks = load_view::<f32>(t, at, view, &view.shape)?;
+        let Some((bs, max_blocks)) = self.paged else {
+            return Ok(blocks);
+        };
+        let table = super::dense::load::<i32>(t, at::BLOCK_TABLE, &[self.b, max_blocks])?;
+        let (nkv, d, skv) = (self.nkv, self.d, self.skv);
+        let block_num = view.shape[0];
+        let mut out = vec![0f32; self.b * nkv * skv * d];
+        for bi in 0..self.b {
+            for j in 0..self.kv_len[bi].div_ceil(bs) {
+                let id = table[bi * max_blocks + j];
+                crate::ensure!(
+                    (0..block_num as i64).contains(&(id as i64)),
+                    "blockTableOptional[{bi}][{j}] = {id} is not a block of the cache (it has {block_num})"
+                );
+                for h in 0..nkv {
+                    let src = ((id as usize * nkv + h) * bs) * d;
+                    let dst = ((bi * nkv + h) * skv + j * bs) * d;
+                    out[dst..dst + bs * d].copy_from_slice(&blocks[src..src + bs * d]);
+                }
+            }
+        }
+        Ok(out)
+    }
 }
 
 impl Work for Attention {
@@ -421,8 +517,8 @@ impl Work for Attention {
         let (b, n, s, skv, d) = (self.b, self.n, self.s, self.skv, self.d);
         let [q4, k4, v4, o4] = &self.views;
         let q = load_view::<f32>(t, at::QUERY, q4, &q4.shape)?;
-        let k = load_view::<f32>(t, at::KEY, k4, &k4.shape)?;
-        let v = load_view::<f32>(t, at::VALUE, v4, &v4.shape)?;
+        let k = self.key_or_value(t, at::KEY, k4)?;
+        let v = self.key_or_value(t, at::VALUE, v4)?;
         let full = [b, n, s, skv];
         let pse = match &self.pse {
             Some(p) => Some(load_view::<f32>(t, at::PSE, p, &full)?),

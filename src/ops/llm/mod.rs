@@ -82,7 +82,7 @@ pub const CATALOG: &[Entry] = &[
         a: attention::QKV,
         b: attention::QKV,
         out: attention::QKV,
-        rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, softmaxLse; quantized and paged KV refused)",
+        rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, paged KV, softmaxLse; quantized KV refused)",
     },
     Entry {
         ops: "RecurrentGatedDeltaRule",
