@@ -291,7 +291,9 @@ pub fn fused_infer_attention_score_v2(
         None => (b, k4.shape[2]),
     };
     crate::ensure!(
-        k4.shape[..] == [kv_batch, nkv, k4.shape[2], d] && v.shape == k.shape,
+        k4.shape[..] == [kv_batch, nkv, k4.shape[2], d]
+            && (kv_layout != Layout::Bsh || k.shape[2] == nkv * d)
+            && v.shape == k.shape,
         "key {:?} and value {:?} do not fit query {:?} with {nkv} key/value heads in layout {input_layout}",
         k.shape,
         v.shape,
