@@ -949,6 +949,50 @@ fn weight_quant_batch_matmul_v2_errors_name_the_problem() {
     assert!(message(r).contains("must be ACL_FLOAT16"));
 }
 
+/// FusedInferAttentionScoreV2 with what these tests vary; the rest as llama.cpp passes it
+/// (no pseShift, quantization or softmaxLse; scale 0.5; preTokens/nextTokens 65535,
+/// ignored without a mask in sparseMode 0; innerPrecise 0).
+#[allow(clippy::too_many_arguments)]
+fn fia(
+    q: &TensorDesc,
+    k: &TensorDesc,
+    v: &TensorDesc,
+    mask: Option<&TensorDesc>,
+    q_len: Option<&[i64]>,
+    kv_len: Option<&[i64]>,
+    table: Option<&TensorDesc>,
+    n: i64,
+    nkv: i64,
+    layout: &str,
+    sparse: i64,
+    block_size: i64,
+    out: &TensorDesc,
+) -> crate::Result<Executor> {
+    llm::fused_infer_attention_score_v2(
+        q,
+        &[k],
+        &[v],
+        None,
+        mask,
+        q_len,
+        kv_len,
+        table,
+        &[],
+        n,
+        0.5,
+        65535,
+        65535,
+        layout,
+        nkv,
+        sparse,
+        0,
+        block_size,
+        false,
+        out,
+        None,
+    )
+}
+
 /// Attention written out in PyTorch (f64): softmax(Q Kᵀ · scale + pse, masked) · V.
 const ATTENTION_PY: &str = "q, k, v, pse, mask, meta, ql, kl = a
 L, OL, n, nkv, band, pre, nxt = [int(x) for x in meta.tolist()[:7]]
@@ -1251,52 +1295,36 @@ fn fused_infer_attention_score_v2_refuses_what_it_does_not_implement() {
     );
     assert!(message(r).contains("softmaxLse is NULL"));
     let m = Buf::new(Bool, &[2, 2], Layout::Contiguous, || 0.0);
-    let r = llm::fused_infer_attention_score_v2(
+    let r = fia(
         &qd,
-        &[&kd],
-        &[&kd],
-        None,
+        &kd,
+        &kd,
         Some(&m.desc()),
         None,
         None,
         None,
-        &[],
         2,
-        0.5,
-        0,
-        0,
+        2,
         "BSND",
-        2,
         0,
         0,
-        0,
-        false,
         &qd,
-        None,
     );
     assert!(message(r).contains("attenMaskOptional has shape [2, 2]"));
-    let r = llm::fused_infer_attention_score_v2(
+    let r = fia(
         &qd,
-        &[&kd],
-        &[&kd],
-        None,
+        &kd,
+        &kd,
         None,
         Some(&[5]),
         None,
         None,
-        &[],
         2,
-        0.5,
-        0,
-        0,
+        2,
         "BSND",
-        2,
         0,
         0,
-        0,
-        false,
         &qd,
-        None,
     );
     assert!(message(r).contains("actualSeqLengthsOptional[0] = 5"));
 }
@@ -1398,53 +1426,37 @@ fn fused_infer_attention_score_v2_paged_cache_matches_the_gathered_cache() {
             table.desc(),
         );
         let scale = 0.5;
-        let paged = llm::fused_infer_attention_score_v2(
+        let paged = fia(
             &qd,
-            &[&kcd],
-            &[&vcd],
-            None,
+            &kcd,
+            &vcd,
             None,
             None,
             Some(&kl),
             Some(&td),
-            &[],
             n as i64,
-            scale,
-            65535,
-            65535,
-            "BSND",
             nkv as i64,
-            0,
+            "BSND",
             0,
             bs as i64,
-            false,
             &o1.desc(),
-            None,
         )
         .unwrap_or_else(|e| panic!("case {case}: {e}"));
         run(&paged).unwrap();
-        let flat = llm::fused_infer_attention_score_v2(
+        let flat = fia(
             &qd,
-            &[&kgd],
-            &[&vgd],
-            None,
+            &kgd,
+            &vgd,
             None,
             None,
             Some(&kl),
             None,
-            &[],
             n as i64,
-            scale,
-            65535,
-            65535,
-            "BSND",
             nkv as i64,
+            "BSND",
             0,
             0,
-            0,
-            false,
             &o2.desc(),
-            None,
         )
         .unwrap();
         run(&flat).unwrap();
@@ -1458,56 +1470,40 @@ fn fused_infer_attention_score_v2_paged_cache_matches_the_gathered_cache() {
     let h = |shape: &[usize]| Buf::new(F16, shape, Layout::Contiguous, || 1.0);
     let (q, c, o) = (h(&[1, 1, 1, 4]), h(&[2, 4, 4]), h(&[1, 1, 1, 4]));
     let t = Buf::new(S32, &[1, 1], Layout::Contiguous, || 7.0);
-    let e = llm::fused_infer_attention_score_v2(
+    let e = fia(
         &q.desc(),
-        &[&c.desc()],
-        &[&c.desc()],
-        None,
+        &c.desc(),
+        &c.desc(),
         None,
         None,
         Some(&[3]),
         Some(&t.desc()),
-        &[],
         1,
-        1.0,
-        0,
-        0,
+        1,
         "BSND",
-        1,
-        0,
         0,
         4,
-        false,
         &o.desc(),
-        None,
     )
     .unwrap();
     assert!(run(&e)
         .unwrap_err()
         .to_string()
         .contains("blockTableOptional[0][0] = 7"));
-    let e = llm::fused_infer_attention_score_v2(
+    let e = fia(
         &q.desc(),
-        &[&c.desc()],
-        &[&c.desc()],
-        None,
+        &c.desc(),
+        &c.desc(),
         None,
         None,
         None,
         Some(&t.desc()),
-        &[],
         1,
-        1.0,
-        0,
-        0,
+        1,
         "BSND",
-        1,
-        0,
         0,
         4,
-        false,
         &o.desc(),
-        None,
     );
     assert!(message(e).contains("needs actualSeqLengthsKvOptional"));
 }

@@ -176,21 +176,16 @@ pub fn fused_infer_attention_score_v2(
     );
     let (k, v) = (key[0], value[0]);
     ew::check_tensor("query", query, QKV)?;
-    for (name, t) in [("key", k), ("value", v), ("attentionOut", attention_out)] {
+    let pse_named = pse_shift.map(|p| ("pseShiftOptional", p));
+    for (name, t) in [("key", k), ("value", v), ("attentionOut", attention_out)]
+        .into_iter()
+        .chain(pse_named)
+    {
         ew::check_tensor(name, t, QKV)?;
         crate::ensure!(
             t.dtype == query.dtype,
             "{name} has dtype {} but query has {}: they must be the same",
             t.dtype,
-            query.dtype
-        );
-    }
-    if let Some(p) = pse_shift {
-        ew::check_tensor("pseShiftOptional", p, QKV)?;
-        crate::ensure!(
-            p.dtype == query.dtype,
-            "pseShiftOptional has dtype {} but query has {}: they must be the same",
-            p.dtype,
             query.dtype
         );
     }
