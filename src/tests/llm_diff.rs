@@ -293,7 +293,7 @@ out = [x, m]",
         let mut c = 0usize;
         let a = Buf::new(d, &a_shape, layout(&mut rng), || {
             c += 1;
-            if c % (m + 2) == 0 {
+            if c.is_multiple_of(m + 2) {
                 4.0 + grid(&mut rng)
             } else {
                 grid(&mut rng) / 2.0
@@ -1425,7 +1425,6 @@ fn fused_infer_attention_score_v2_paged_cache_matches_the_gathered_cache() {
             vg.desc(),
             table.desc(),
         );
-        let scale = 0.5;
         let paged = fia(
             &qd,
             &kcd,

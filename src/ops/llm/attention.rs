@@ -247,12 +247,12 @@ pub fn fused_infer_attention_score_v2(
         num_key_value_heads as usize
     };
     crate::ensure!(
-        num_key_value_heads >= 0 && n % nkv == 0 && n / nkv <= 64,
+        num_key_value_heads >= 0 && n.is_multiple_of(nkv) && n / nkv <= 64,
         "numKeyValueHeads {num_key_value_heads} must divide numHeads {n} with a ratio of at most 64"
     );
     if layout == Layout::Bsh {
         crate::ensure!(
-            query.shape[2] % n == 0 && k.shape[2] % nkv == 0 && query.shape[2] / n == k.shape[2] / nkv,
+            query.shape[2].is_multiple_of(n) && k.shape[2].is_multiple_of(nkv) && query.shape[2] / n == k.shape[2] / nkv,
             "query H = {} and key H = {} must be numHeads {n} and numKeyValueHeads {nkv} times one D",
             query.shape[2],
             k.shape[2]

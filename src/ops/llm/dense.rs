@@ -132,11 +132,7 @@ pub(crate) fn bindings(
     inputs: &[Option<&TensorDesc>],
     outputs: &[Option<&TensorDesc>],
 ) -> Bindings {
-    let views: Vec<Option<TensorDesc>> = inputs
-        .iter()
-        .chain(outputs)
-        .map(|t| t.map(|t| t.clone()))
-        .collect();
+    let views: Vec<Option<TensorDesc>> = inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
     Bindings {
         tensors: std::sync::Arc::new(views),
         n_inputs: inputs.len(),

@@ -314,7 +314,7 @@ impl Work for Solve {
         let (m, k) = (self.m, self.k);
         let a = load::<f64>(t, 1, &self.m_shape)?;
         let mut x = load::<f64>(t, 0, &self.x_shape)?;
-        let batches = if m * k == 0 { 0 } else { x.len() / (m * k) };
+        let batches = x.len().checked_div(m * k).unwrap_or(0);
         for bi in 0..batches {
             let am = &a[bi * m * m..(bi + 1) * m * m];
             let xm = &mut x[bi * m * k..(bi + 1) * m * k];

@@ -74,7 +74,7 @@ pub fn rotary_position_embedding(
     );
     let multiple = if mode == 2 { 4 } else { 2 };
     crate::ensure!(
-        d % multiple == 0 && d < MAX_D,
+        d.is_multiple_of(multiple) && d < MAX_D,
         "the last dim D = {d} must be a multiple of {multiple} (mode {mode}) and below {MAX_D}"
     );
     Ok(Executor::new(
