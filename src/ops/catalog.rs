@@ -53,6 +53,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::index::CATALOG,
         super::scatter::CATALOG,
         super::repeat_interleave::CATALOG,
+        super::llm::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -20,6 +20,7 @@ pub mod gather;
 pub mod gemm;
 pub mod index;
 pub mod join;
+pub mod llm;
 pub mod logical;
 pub mod loss;
 pub mod math;

@@ -33,7 +33,8 @@ impl<T: Arith> BinaryOp for Times<T> {
     }
 }
 
-fn compute(p: crate::dtype::DType) -> Result<Compute> {
+/// Mul's computation for the promoted dtype (Ger reuses it on broadcast views).
+pub(crate) fn compute(p: crate::dtype::DType) -> Result<Compute> {
     Ok(Compute::same(
         p,
         with_compute_dtype!(p.compute(), T => kernel::<Times<T>> as KernelFn),

@@ -112,7 +112,7 @@ fn tdesc(v: &View, m: &mut Mem) -> TensorDesc {
 }
 
 /// Phase 2 with a fresh 64-byte aligned workspace of the size phase 1 asked for.
-fn run(e: &Executor) -> crate::Result<()> {
+pub(super) fn run(e: &Executor) -> crate::Result<()> {
     let n = e.workspace_size() as usize;
     let mut ws = vec![0u64; n / 8 + 16];
     let addr = (ws.as_mut_ptr() as usize).div_ceil(64) * 64;

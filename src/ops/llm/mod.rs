@@ -1,0 +1,94 @@
+//! The LLM and quantized operators llama.cpp's CANN back-end calls (issue 19): the
+//! matrix-vector and outer products and the triangular solve (`linalg`), the element-wise
+//! rules of several tensors (`pointwise`), the rotary position embedding (`rope`), the
+//! weight-quantized product (`quant_matmul`), the attention (`attention`), and
+//! the staging they share (`dense`).
+
+pub mod attention;
+pub mod dense;
+pub mod linalg;
+pub mod pointwise;
+pub mod quant_matmul;
+pub mod rope;
+
+pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
+pub use linalg::{ger, mv, triangular_solve};
+pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
+pub use quant_matmul::weight_quant_batch_matmul_v2;
+pub use rope::rotary_position_embedding;
+
+use super::catalog::Entry;
+
+/// Supported dtypes, for the README's operator table.
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Mv",
+        a: linalg::MV,
+        b: linalg::MV,
+        out: linalg::MV,
+        rule: "self @ vec, f32 accumulation on the GEMM (one dtype; an empty self gives zeros)",
+    },
+    Entry {
+        ops: "Ger",
+        a: linalg::GER,
+        b: linalg::GER,
+        out: crate::ops::elementwise::ALL12,
+        rule: "outer product self[i]·vec2[j], promoted, cast to out",
+    },
+    Entry {
+        ops: "TriangularSolve",
+        a: linalg::SOLVE,
+        b: linalg::SOLVE,
+        out: linalg::SOLVE,
+        rule: "X of op(A)·X = self, A triangular (upper/lower, transpose, unitriangular), batches broadcast; mOut = A (complex refused)",
+    },
+    Entry {
+        ops: "Addcdiv, InplaceAddcdiv",
+        a: pointwise::ADDCDIV,
+        b: pointwise::ADDCDIV,
+        out: pointwise::ADDCDIV,
+        rule: "self + value·tensor1/tensor2, broadcast, promoted",
+    },
+    Entry {
+        ops: "Addcmul, InplaceAddcmul",
+        a: pointwise::ADDCMUL,
+        b: pointwise::ADDCMUL,
+        out: pointwise::ADDCMUL,
+        rule: "self + value·tensor1·tensor2, broadcast, promoted (integers wrap)",
+    },
+    Entry {
+        ops: "Sum",
+        a: pointwise::SUM,
+        b: &[],
+        out: pointwise::SUM,
+        rule: "element-wise sum of a tensor list, broadcast (f16 in f32, the device's order)",
+    },
+    Entry {
+        ops: "RotaryPositionEmbedding",
+        a: rope::ROPE,
+        b: rope::ROPE,
+        out: rope::ROPE,
+        rule: "x·cos + rotate(x)·sin along the last dim (modes half, interleave, quarter, interleave-half), in f32",
+    },
+    Entry {
+        ops: "WeightQuantBatchMatmulV2",
+        a: quant_matmul::X,
+        b: quant_matmul::WEIGHT,
+        out: quant_matmul::X,
+        rule: "x @ ((weight + offset)·scale) + bias, scale per tensor/channel/group, f32 accumulation (int4, NZ and output quantization refused)",
+    },
+    Entry {
+        ops: "FusedInferAttentionScoreV2",
+        a: attention::QKV,
+        b: attention::QKV,
+        out: attention::QKV,
+        rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, paged KV, softmaxLse; quantized KV refused)",
+    },
+    Entry {
+        ops: "RecurrentGatedDeltaRule",
+        a: &[crate::dtype::DType::BF16],
+        b: &[crate::dtype::DType::BF16],
+        out: &[crate::dtype::DType::BF16],
+        rule: "declared so that programs compile; not implemented: phase 1 refuses with ACLNN_ERR_PARAM_INVALID",
+    },
+];

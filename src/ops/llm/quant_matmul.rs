@@ -1,0 +1,272 @@
+//! WeightQuantBatchMatmulV2 (hicann/ops-nn aclnnWeightQuantBatchMatmulV2.md), the
+//! pseudo-quantized product llama.cpp's CANN back-end runs Q8_0 weights on:
+//! `y = x @ ANTIQUANT(weight) + bias` with `ANTIQUANT(w) = (w + antiquantOffset) *
+//! antiquantScale`, on Atlas A2's path:
+//! - x (m, k) f16 or bf16, any view (ggml passes a contiguous one); weight (k, n) int8,
+//!   any view (ggml passes the transposed storage of its (n, k) rows); y (m, n) of x's dtype;
+//! - antiquantScale of x's dtype, per tensor ((1,) or (1, 1)), per channel ((n,) or
+//!   (1, n)) or, with antiquantGroupSize G (a multiple of 32 in [32, k-1]), per group
+//!   ((⌈k/G⌉, n): row i of weight uses scale row i / G); antiquantOffset (optional) of
+//!   the same dtype and shape;
+//! - bias (optional) (n,) or (1, n): f16 with an f16 x, f32 with a bf16 x;
+//! - k and n in [1, 65535], m ≥ 1 (the device refuses empty tensors).
+//!
+//! Numbers: each weight is dequantized in f32, `(w + offset) * scale`, and rounded to x's
+//! dtype (the cube multiplies x's dtype); the product accumulates in f32 on the GEMM, the
+//! bias is added in f32 and the sum rounded once to y: within k·2^-24 of the f64 product of
+//! the rounded operands (relative to Σ|x·w|), plus half an ulp of y's dtype.
+//!
+//! Not implemented, refused with ACLNN_ERR_PARAM_INVALID naming them: int4 weights
+//! (ACL_INT4 tensors cannot be created here) and int32-packed int4 weights, FRACTAL_NZ
+//! weights, UINT64/INT64 antiquantScale and INT32 antiquantOffset (the fixed-point
+//! per-channel mode), and the output quantization (quantScaleOptional/quantOffsetOptional,
+//! int8 y).
+
+use super::dense::{bindings, load, store};
+use super::linalg::product_f32;
+use crate::dtype::DType;
+use crate::error::Result;
+use crate::executor::{Bindings, Executor, Work, Workspace};
+use crate::ops::elementwise as ew;
+use crate::tensor::TensorDesc;
+
+use DType::*;
+pub(crate) const X: &[DType] = &[F16, BF16];
+pub(crate) const WEIGHT: &[DType] = &[S8];
+/// k and n are at most this on Atlas A2.
+const MAX_KN: usize = 65535;
+
+/// How antiquantScale applies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Granularity {
+    Tensor,
+    Channel,
+    /// One scale row per this many rows of weight.
+    Group(usize),
+}
+
+/// aclnnWeightQuantBatchMatmulV2.
+#[allow(clippy::too_many_arguments)]
+pub fn weight_quant_batch_matmul_v2(
+    x: &TensorDesc,
+    weight: &TensorDesc,
+    antiquant_scale: &TensorDesc,
+    antiquant_offset: Option<&TensorDesc>,
+    quant_scale: Option<&TensorDesc>,
+    quant_offset: Option<&TensorDesc>,
+    bias: Option<&TensorDesc>,
+    antiquant_group_size: i64,
+    y: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("x", x, X)?;
+    crate::ensure!(
+        !matches!(weight.dtype, S32),
+        "weight of dtype ACL_INT32 (int4 values packed eight to an int32) is not implemented by aclnn-cpu"
+    );
+    // A FRACTAL_NZ weight (a private format) is refused here too.
+    ew::check_tensor("weight", weight, WEIGHT)?;
+    crate::ensure!(
+        !matches!(antiquant_scale.dtype, U64 | S64),
+        "antiquantScale of dtype {} (the fixed-point per-channel mode) is not implemented by aclnn-cpu",
+        antiquant_scale.dtype
+    );
+    crate::ensure!(
+        antiquant_scale.dtype == x.dtype,
+        "antiquantScale has dtype {} but x has {}: they must be the same",
+        antiquant_scale.dtype,
+        x.dtype
+    );
+    if let Some(o) = antiquant_offset {
+        crate::ensure!(
+            o.dtype != S32,
+            "antiquantOffset of dtype ACL_INT32 (the fixed-point per-channel mode) is not implemented by aclnn-cpu"
+        );
+        crate::ensure!(
+            o.dtype == x.dtype,
+            "antiquantOffset has dtype {} but x has {}: they must be the same",
+            o.dtype,
+            x.dtype
+        );
+    }
+    crate::ensure!(
+        quant_offset.is_none() || quant_scale.is_some(),
+        "quantOffsetOptional is given but quantScaleOptional is NULL"
+    );
+    crate::ensure!(
+        quant_scale.is_none(),
+        "the output quantization (quantScaleOptional, an ACL_INT8 y) is not implemented by aclnn-cpu"
+    );
+    if let Some(b) = bias {
+        let want = if x.dtype == BF16 { F32 } else { F16 };
+        crate::ensure!(
+            b.dtype == want,
+            "biasOptional has dtype {} but with x of dtype {} it must be {want}",
+            b.dtype,
+            x.dtype
+        );
+    }
+    ew::check_tensor("y", y, X)?;
+    crate::ensure!(
+        y.dtype == x.dtype,
+        "y has dtype {} but x has {}: they must be the same",
+        y.dtype,
+        x.dtype
+    );
+    crate::ensure!(
+        x.rank() == 2 && weight.rank() == 2 && y.rank() == 2,
+        "x {:?}, weight {:?} and y {:?} must have 2 dims",
+        x.shape,
+        weight.shape,
+        y.shape
+    );
+    let (m, k, n) = (x.shape[0], x.shape[1], weight.shape[1]);
+    crate::ensure!(
+        weight.shape[0] == k,
+        "x of shape {:?} and weight of shape {:?} differ in the reduce dim k",
+        x.shape,
+        weight.shape
+    );
+    crate::ensure!(
+        (1..=MAX_KN).contains(&k) && (1..=MAX_KN).contains(&n) && m >= 1,
+        "m = {m}, k = {k}, n = {n}: k and n must be in [1, {MAX_KN}] and m at least 1 (empty tensors are not supported)"
+    );
+    ew::check_result_shape("y", y, &[m, n])?;
+    let g = antiquant_group_size;
+    crate::ensure!(
+        g == 0 || (g >= 32 && g % 32 == 0 && (g as usize) < k),
+        "antiquantGroupSize {g} must be 0 or a multiple of 32 in [32, k-1] (k = {k})"
+    );
+    let s = &antiquant_scale.shape[..];
+    let granularity = if g > 0 {
+        let groups = k.div_ceil(g as usize);
+        crate::ensure!(
+            s == [groups, n],
+            "antiquantScale has shape {s:?}; with antiquantGroupSize {g} it must be [{groups}, {n}] (⌈k/G⌉, n)"
+        );
+        Granularity::Group(g as usize)
+    } else if s == [1] || s == [1, 1] {
+        Granularity::Tensor
+    } else if s == [n] || s == [1, n] {
+        Granularity::Channel
+    } else {
+        crate::bail!(
+            "antiquantScale has shape {s:?}; it must be (1,) or (1, 1) per tensor, ({n},) or (1, {n}) per channel, or (⌈k/G⌉, {n}) with antiquantGroupSize G"
+        )
+    };
+    if let Some(o) = antiquant_offset {
+        crate::ensure!(
+            o.shape[..] == *s,
+            "antiquantOffset has shape {:?} but antiquantScale has {s:?}: they must be the same",
+            o.shape
+        );
+    }
+    if let Some(b) = bias {
+        crate::ensure!(
+            b.shape[..] == [n] || b.shape[..] == [1, n],
+            "biasOptional has shape {:?}; it must be ({n},) or (1, {n})",
+            b.shape
+        );
+    }
+    let bd = bindings(
+        &[
+            Some(x),
+            Some(weight),
+            Some(antiquant_scale),
+            antiquant_offset,
+            quant_scale,
+            quant_offset,
+            bias,
+        ],
+        &[Some(y)],
+    );
+    Ok(Executor::new(
+        "aclnnWeightQuantBatchMatmulV2",
+        bd,
+        Wqbmm {
+            m,
+            k,
+            n,
+            granularity,
+            scale_shape: s.to_vec(),
+            compute: x.dtype,
+            has_offset: antiquant_offset.is_some(),
+            bias: bias.map(|b| b.shape.to_vec()),
+        },
+    ))
+}
+
+struct Wqbmm {
+    m: usize,
+    k: usize,
+    n: usize,
+    granularity: Granularity,
+    scale_shape: Vec<usize>,
+    /// x's dtype: the dequantized weights are rounded to it.
+    compute: DType,
+    has_offset: bool,
+    bias: Option<Vec<usize>>,
+}
+
+/// Binding indexes (the prototype's order).
+const XB: usize = 0;
+const WB: usize = 1;
+const SCALE: usize = 2;
+const OFFSET: usize = 3;
+const BIAS: usize = 6;
+const YB: usize = 7;
+
+/// `v` rounded to `d` (f16 or bf16) and back to f32.
+fn round_to(d: DType, v: f32) -> f32 {
+    match d {
+        F16 => half::f16::from_f32(v).to_f32(),
+        BF16 => half::bf16::from_f32(v).to_f32(),
+        _ => v,
+    }
+}
+
+impl Wqbmm {
+    /// The scale (or offset) element row `i`, column `j` of weight uses.
+    fn param_index(&self, i: usize, j: usize) -> usize {
+        match self.granularity {
+            Granularity::Tensor => 0,
+            Granularity::Channel => j,
+            Granularity::Group(g) => (i / g) * self.n + j,
+        }
+    }
+}
+
+impl Work for Wqbmm {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
+        let (m, k, n) = (self.m, self.k, self.n);
+        let x = load::<f32>(t, XB, &[m, k])?;
+        let mut w = load::<f32>(t, WB, &[k, n])?;
+        let scale = load::<f32>(t, SCALE, &self.scale_shape)?;
+        let offset = if self.has_offset {
+            Some(load::<f32>(t, OFFSET, &self.scale_shape)?)
+        } else {
+            None
+        };
+        for i in 0..k {
+            for j in 0..n {
+                let p = self.param_index(i, j);
+                let v = &mut w[i * n + j];
+                let shifted = offset.as_ref().map_or(*v, |o| *v + o[p]);
+                *v = round_to(self.compute, shifted * scale[p]);
+            }
+        }
+        let mut y = vec![0f32; m * n];
+        product_f32(m, n, k, &x, (k as isize, 1), &w, (n as isize, 1), &mut y);
+        if let Some(shape) = &self.bias {
+            let b = load::<f32>(t, BIAS, shape)?;
+            for row in y.chunks_mut(n) {
+                for (v, b) in row.iter_mut().zip(&b) {
+                    *v += b;
+                }
+            }
+        }
+        store(t, YB, &y)
+    }
+}
