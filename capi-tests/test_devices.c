@@ -227,6 +227,33 @@ static void test_virtual_memory(void)
     CHECK_OK(aclrtSetDevice(0));
 }
 
+/* Data at any byte offset (ggml hands over f32 views at odd offsets inside a buffer): the
+   operator runs on aligned copies and writes only its view. */
+static void test_misaligned_data(void)
+{
+    const int64_t n = 37;
+    char *d = NULL;
+    CHECK_OK(aclrtMalloc((void **)&d, 4096, ACL_MEM_MALLOC_HUGE_FIRST));
+    unsigned char host[4096];
+    for (int i = 0; i < 4096; i++) host[i] = 0xA5;
+    float a[37], b[37];
+    for (int i = 0; i < n; i++) {
+        a[i] = (float)i;
+        b[i] = 0.5f * (float)i;
+    }
+    memcpy(host + 2, a, sizeof(a));
+    memcpy(host + 1001, b, sizeof(b));
+    CHECK_OK(aclrtMemcpy(d, 4096, host, 4096, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_OK(add_at(d + 2, d + 1001, d + 2003, n));
+    unsigned char back[4096];
+    CHECK_OK(aclrtMemcpy(back, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST));
+    float got[37];
+    memcpy(got, back + 2003, sizeof(got));
+    for (int i = 0; i < n; i++) CHECK(got[i] == 1.5f * (float)i);
+    CHECK(back[2002] == 0xA5 && back[2003 + sizeof(got)] == 0xA5); /* nothing outside the view */
+    CHECK_OK(aclrtFree(d));
+}
+
 int main(void)
 {
     setenv("ACLNN_CPU_DEVICE_COUNT", "2", 1);
@@ -237,6 +264,7 @@ int main(void)
     RUN_TEST(test_capacity);
     RUN_TEST(test_peer_access);
     RUN_TEST(test_thread_per_device);
+    RUN_TEST(test_misaligned_data);
     RUN_TEST(test_virtual_memory);
     CHECK_OK(aclrtResetDevice(0));
     CHECK_OK(aclrtResetDevice(1));

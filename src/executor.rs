@@ -65,6 +65,63 @@ impl Bindings {
     }
 }
 
+impl Bindings {
+    /// The bindings whose data address is not aligned to their element type (ggml hands over
+    /// f32 views at any byte offset; the device's DMA reads them). Empty for nearly every call.
+    pub fn misaligned(&self) -> smallvec::SmallVec<[usize; 2]> {
+        self.tensors
+            .iter()
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let t = t.as_ref()?;
+                (t.addr % t.dtype.align() != 0 && !t.is_empty()).then_some(i)
+            })
+            .collect()
+    }
+
+    /// Runs `work` with each binding of `which` replaced by an aligned copy of the bytes its
+    /// view touches, copied back afterwards for outputs: the kernels read and write typed,
+    /// aligned memory, whatever address the caller gave. Every input is copied before the work
+    /// runs and every output after it, so overlaps between them behave as in place.
+    pub fn run_aligned(&self, work: &dyn Work, ws: Workspace, which: &[usize]) -> Result<()> {
+        let mut tensors: Vec<Option<TensorDesc>> = self.tensors.as_ref().clone();
+        // (binding, first byte, bytes, buffer)
+        let mut staged: Vec<(usize, usize, Vec<u64>)> = Vec::with_capacity(which.len());
+        for &i in which {
+            let t = self.view(i)?;
+            let Some((lo, hi)) = t.byte_span() else {
+                continue;
+            };
+            let len = hi - lo + 1;
+            let mut buf = vec![0u64; len.div_ceil(8)];
+            // SAFETY: phase 2 checked [lo, hi] lies in the tensor's device memory; buf holds len bytes.
+            unsafe { std::ptr::copy_nonoverlapping(lo as *const u8, buf.as_mut_ptr() as *mut u8, len) };
+            let mut c = t.clone();
+            // The copy starts at the view's first element: address it there.
+            c.addr = (buf.as_ptr() as usize).wrapping_sub(t.offset * t.dtype.size());
+            tensors[i] = Some(c);
+            staged.push((i, lo, buf));
+        }
+        let aligned = Bindings {
+            tensors: Arc::new(tensors),
+            n_inputs: self.n_inputs,
+            outputs: self.outputs.clone(),
+        };
+        work.run(&aligned, ws)?;
+        for (i, lo, buf) in &staged {
+            if self.outputs.contains(i) {
+                let len = {
+                    let (l, h) = self.view(*i)?.byte_span().expect("staged: not empty");
+                    h - l + 1
+                };
+                // SAFETY: as above, in the other direction.
+                unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr() as *const u8, *lo as *mut u8, len) };
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The caller's workspace for one run.
 #[derive(Clone, Copy, Debug)]
 pub struct Workspace {

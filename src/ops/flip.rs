@@ -43,7 +43,7 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
     Ok(remap::executor(API, self_, out, maps, remap::zero(self_.dtype)))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Flip",
     a: FLIP,

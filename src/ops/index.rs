@@ -742,7 +742,7 @@ pub fn inplace_index_fill_tensor(
     index_fill_rule("aclnnInplaceIndexFillTensor", self_ref, dim, index, value, None)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "IndexSelect",

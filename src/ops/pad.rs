@@ -273,7 +273,7 @@ edge_pads! {
     circular_pad3d: "aclnnCircularPad3d", Circular, CIRCULAR, 3;
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "ConstantPadNd",

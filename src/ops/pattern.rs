@@ -162,7 +162,7 @@ pub fn linspace(start: &Scalar, end: &Scalar, steps: i64, out: &TensorDesc) -> R
     Ok(Executor::new(API, bindings, plan))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Eye",

@@ -322,7 +322,7 @@ pub fn repeat_interleave_tensor(repeats: &TensorDesc, output_size: i64, out: &Te
     ))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "RepeatInterleave, RepeatInterleaveWithDim, RepeatInterleaveInt, RepeatInterleaveIntWithDim",

@@ -337,7 +337,7 @@ pub fn im2col(
     Ok(Executor::new(API, bindings, seq))
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "UpsampleNearest1d, UpsampleNearest2d",

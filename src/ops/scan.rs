@@ -552,7 +552,7 @@ pub fn cummin(
     cumulative_extreme("aclnnCummin", Op::Min, self_, dim, values_out, indices_out)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Cumsum, CumsumV2",

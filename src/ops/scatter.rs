@@ -212,7 +212,7 @@ pub fn inplace_scatter_value(
     scatter_rule("aclnnInplaceScatterValue", self_ref, dim, index, Src::Value(value), reduce, None)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Scatter, ScatterValue, InplaceScatter, InplaceScatterValue, ScatterAdd",
     a: SCATTER,

@@ -109,7 +109,7 @@ pub fn inplace_triu(self_ref: &TensorDesc, diagonal: i64) -> Result<Executor> {
     build("aclnnInplaceTriu", Part::Upper, self_ref, diagonal, None)
 }
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
     ops: "Tril, Triu (+ Inplace)",
     a: TRIANGLE,

@@ -154,8 +154,10 @@ pub(crate) fn phase2(
             "workspaceSize {workspaceSize} is smaller than the {needed} bytes {api}GetWorkspaceSize asked for"
         );
         let stream = stream_arg(stream, "stream")?;
+        // Misaligned data (any byte offset, as ggml passes views) runs on aligned copies.
+        let misaligned = exec.bindings.misaligned();
         for (i, t) in exec.bindings.tensors.iter().enumerate() {
-            if t.is_some() {
+            if t.is_some() && !misaligned.contains(&i) {
                 exec.bindings.addr(i)?;
             }
         }
@@ -179,10 +181,16 @@ pub(crate) fn phase2(
             (e.work, e.bindings)
         };
         let queue = move |stream: &Stream, ticket: Ticket, work: Arc<dyn Work>, bindings: Bindings| {
+            let misaligned = misaligned.clone();
             stream.submit(
                 work.small(),
                 ticket.wrap(api, move || {
-                    work.run(&bindings, ws).map_err(|e| format!("{api}: {e}"))
+                    let r = if misaligned.is_empty() {
+                        work.run(&bindings, ws)
+                    } else {
+                        bindings.run_aligned(work.as_ref(), ws, &misaligned)
+                    };
+                    r.map_err(|e| format!("{api}: {e}"))
                 }),
             )
         };

@@ -19,7 +19,7 @@ pub use rope::rotary_position_embedding;
 
 use super::catalog::Entry;
 
-/// Supported dtypes, for the README's operator table.
+/// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
         ops: "Mv",
