@@ -405,10 +405,33 @@ static void test_mean_s64_precision(void)
     CHECK(lg == lv[0]);
 }
 
+/* A one-element out takes a one-element result whatever the two shapes (CANN's
+   CheckShapeAndScalarSame): ggml sums every element into a [1] out. */
+static void test_one_element_out(void)
+{
+    int64_t s23[] = {2, 3}, s1[] = {1}, s11[] = {1, 1}, s2[] = {2};
+    DevTensor x = mk(F, s23, 2, V(1, 2, 3, 4, 5, 6));
+    DevTensor o1 = mk(F, s1, 1, NULL), o11 = mk(F, s11, 2, NULL), o2 = mk(F, s2, 1, NULL);
+    aclIntArray *all = DIMS(0, 1);
+    sum_run(&x, all, false, F, &o1);
+    CHECK(first(&o1) == 21);
+    sum_run(&x, all, false, F, &o11);
+    CHECK(first(&o11) == 21);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK_STATUS(aclnnReduceSumGetWorkspaceSize(x.tensor, all, false, F, o2.tensor, &ws, &ex), ACLNN_ERR_PARAM_INVALID);
+    CHECK_OK(aclDestroyIntArray(all));
+    dev_free(&x);
+    dev_free(&o1);
+    dev_free(&o11);
+    dev_free(&o2);
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_reduce_sum_dims_and_keep);
+    RUN_TEST(test_one_element_out);
     RUN_TEST(test_reduce_sum_noncontiguous_out);
     RUN_TEST(test_reduce_sum_dtype_param);
     RUN_TEST(test_mean);

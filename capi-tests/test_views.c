@@ -146,6 +146,21 @@ static void test_arange(void)
     EXPECT_T(out, 1, 1.5, 2, 2.5);
     EXPECT_ERR(aclnnArangeGetWorkspaceSize(end, start, step, out.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
                "aclnnArangeGetWorkspaceSize", "step", &out);
+    /* any out with the range's count, as ggml passes it: [1, 1, 1, 4] */
+    int64_t s1114[] = {1, 1, 1, 4}, s22[] = {2, 2};
+    DevTensor out4 = mk(F, s1114, 4, NULL);
+    RUN2(aclnnArangeGetWorkspaceSize(start, end, step, out4.tensor, &ews, &eex), aclnnArange);
+    EXPECT_T(out4, 1, 1.5, 2, 2.5);
+    DevTensor out22 = mk(F, s22, 2, NULL);
+    RUN2(aclnnArangeGetWorkspaceSize(start, end, step, out22.tensor, &ews, &eex), aclnnArange);
+    EXPECT_T(out22, 1, 1.5, 2, 2.5);
+    int64_t s3[] = {3};
+    DevTensor out3 = mk(F, s3, 1, NULL);
+    EXPECT_ERR(aclnnArangeGetWorkspaceSize(start, end, step, out3.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnArangeGetWorkspaceSize", "out", &out3);
+    dev_free(&out4);
+    dev_free(&out22);
+    dev_free(&out3);
     CHECK_OK(aclDestroyScalar(start));
     CHECK_OK(aclDestroyScalar(end));
     CHECK_OK(aclDestroyScalar(step));

@@ -154,11 +154,16 @@ fn build(
         "the range has {n} elements, more than an out can hold"
     );
     let n = n as usize;
+    // CANN checks only out's dtype: the kernel fills out's elements in order, so any shape
+    // with the range's count is accepted (ggml passes a 4-D out of shape [1, 1, 1, n]). It is
+    // seen as the 1-D run it is; a multi-dim out must be one run in memory.
     crate::ensure!(
-        out.rank() == 1 && out.shape[0] == n,
-        "out has shape {:?} but the range from {start} to {end} by {step} has {n} elements",
-        out.shape
+        out.numel() == n,
+        "out has shape {:?} ({} elements) but the range from {start} to {end} by {step} has {n} elements",
+        out.shape,
+        out.numel()
     );
+    let out = &as_run(out)?;
     out.check_output("out")?;
     let bindings = Bindings {
         tensors: std::sync::Arc::new(vec![Some(out.clone())]),
@@ -177,6 +182,34 @@ fn build(
             n,
         },
     ))
+}
+
+/// `t` as a 1-D view of its elements in row-major order: itself when 1-D; a multi-dim view
+/// whose elements are one run (equal steps in row-major order) as that run.
+fn as_run(t: &TensorDesc) -> Result<TensorDesc> {
+    if t.rank() == 1 {
+        return Ok(t.clone());
+    }
+    let mut step: Option<isize> = None;
+    let mut want: Option<isize> = None;
+    for d in (0..t.rank()).rev() {
+        if t.shape[d] <= 1 {
+            continue;
+        }
+        let st = *step.get_or_insert(t.strides[d]);
+        let w = *want.get_or_insert(st);
+        crate::ensure!(
+            t.strides[d] == w,
+            "out (shape {:?} strides {:?}) is not one run of elements; a multi-dim out of a range must be",
+            t.shape,
+            t.strides
+        );
+        want = Some(w * t.shape[d] as isize);
+    }
+    let mut v = t.clone();
+    v.shape = smallvec::smallvec![t.numel()];
+    v.strides = smallvec::smallvec![step.unwrap_or(1)];
+    Ok(v)
 }
 
 /// aclnnArange: [start, end) by step.

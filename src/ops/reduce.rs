@@ -67,8 +67,20 @@ pub(super) fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<
         .collect()
 }
 
-fn check_out_shape(out: &TensorDesc, shape: &[usize]) -> Result<()> {
-    ew::check_result_shape("out", out, shape)
+/// The out view the reduction writes: `out` when it has the reduced shape. As CANN's check
+/// (`CheckShapeAndScalarSame`) allows, a one-element out also takes a one-element result
+/// whatever the two shapes (ggml sums everything into a [1] out, the result being 0-d): the
+/// view is then seen with the result's shape.
+fn reduced_out(out: &TensorDesc, shape: &[usize]) -> Result<TensorDesc> {
+    if out.shape[..] != shape[..] && out.numel() == 1 && shape.iter().product::<usize>() == 1 {
+        out.check_output("out")?;
+        let mut v = out.clone();
+        v.shape = shape.iter().copied().collect();
+        v.strides = shape.iter().map(|_| 0).collect();
+        return Ok(v);
+    }
+    ew::check_result_shape("out", out, shape)?;
+    Ok(out.clone())
 }
 
 fn executor(
@@ -109,7 +121,7 @@ pub fn reduce_sum(
         out.dtype
     );
     let ax = axes("dims", dims, self_.rank(), true)?;
-    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    let out = &reduced_out(out, &reduced_shape(&self_.shape, &ax, keep))?;
     Ok(executor(
         "aclnnReduceSum",
         Op::Reduce(Reduce::Sum),
@@ -154,7 +166,7 @@ fn mean_impl(
         );
     }
     let ax = axes("dim", dims, self_.rank(), true)?;
-    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    let out = &reduced_out(out, &reduced_shape(&self_.shape, &ax, keep))?;
     crate::ensure!(
         !(ax.iter().any(|&a| self_.shape[a] == 0) && out.dtype.is_complex()),
         "the mean over an empty axis is NaN, which a complex out ({}) cannot hold",
@@ -235,7 +247,7 @@ fn extremum(
             self_.shape
         );
     }
-    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    let out = &reduced_out(out, &reduced_shape(&self_.shape, &ax, keep))?;
     Ok(executor(
         api,
         Op::Reduce(how),
@@ -274,7 +286,7 @@ fn arg(
         ax[0],
         self_.shape
     );
-    check_out_shape(out, &reduced_shape(&self_.shape, &ax, keep))?;
+    let out = &reduced_out(out, &reduced_shape(&self_.shape, &ax, keep))?;
     if empty_axis {
         // ArgMax over an empty axis: success, out is not written (as on the device).
         let bindings = Bindings {
@@ -315,7 +327,7 @@ fn slice(
     ew::check_tensor("out", out, SOFTMAX)?;
     ew::check_out_cast(self_.dtype, "out", out)?;
     let ax = axes("dim", &[dim], self_.rank(), false)?;
-    check_out_shape(out, &self_.shape)?;
+    let out = &reduced_out(out, &self_.shape)?;
     Ok(executor(
         api,
         Op::Slice(how),
