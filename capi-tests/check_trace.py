@@ -147,29 +147,43 @@ def render_html(events, procs, threads, out):
     lanes = sorted(threads, key=lambda k: (k[0], k[1] if k[0] != 1 else -1, k[1]))
     colors = {"op": "#3b7dd8", "launch": "#8cb369", "memcpy": "#f4a259", "event": "#bc4b51",
               "sync": "#9b5de5", "msproftx": "#5b8e7d", "mark": "#222"}
+    # Spans nest on a track (a range around launches around nothing): each gets the depth of
+    # the spans still open at its start, and a lane is as tall as its deepest nesting.
+    depth = {}
+    for k in lanes:
+        open_ends = []
+        for e in sorted((e for e in spans if (e["pid"], e["tid"]) == k), key=lambda e: (e["ts"], -e.get("dur", 0))):
+            while open_ends and open_ends[-1] <= e["ts"]:
+                open_ends.pop()
+            depth[id(e)] = len(open_ends)
+            if e["ph"] == "X":
+                open_ends.append(e["ts"] + e["dur"])
     rows = []
-    for i, k in enumerate(lanes):
-        y = 30 + i * 34
+    y = 30
+    for k in lanes:
+        mine = [e for e in spans if (e["pid"], e["tid"]) == k]
+        levels = 1 + max((depth[id(e)] for e in mine), default=0)
         label = f"{procs.get(k[0], k[0])} / {threads[k]}"
         rows.append(f'<text x="4" y="{y + 18}" font-size="11">{html.escape(label)}</text>')
-        for e in spans:
-            if (e["pid"], e["tid"]) != k:
-                continue
+        rows.append(f'<line x1="0" x2="{330 + width:.0f}" y1="{y - 3}" y2="{y - 3}" stroke="#ddd"/>')
+        for e in mine:
+            ey = y + depth[id(e)] * 26
             x = 330 + (e["ts"] - t0) * scale
             title = html.escape(f"{e['name']} ({e.get('cat')}) {json.dumps(e.get('args', {}))}")
             if e["ph"] == "X":
                 w = max(e["dur"] * scale, 1.0)
                 c = colors.get(e.get("cat"), "#777")
-                rows.append(f'<rect x="{x:.1f}" y="{y}" width="{w:.1f}" height="24" fill="{c}" '
+                rows.append(f'<rect x="{x:.1f}" y="{ey}" width="{w:.1f}" height="24" fill="{c}" '
                             f'stroke="#fff" stroke-width="0.5"><title>{title}</title></rect>')
                 if w > 40:
-                    rows.append(f'<text x="{x + 2:.1f}" y="{y + 16}" font-size="10" fill="#fff">'
+                    rows.append(f'<text x="{x + 2:.1f}" y="{ey + 16}" font-size="10" fill="#fff">'
                                 f'{html.escape(e["name"])}</text>')
             else:
-                rows.append(f'<path d="M{x:.1f} {y} l5 12 l-5 12 l-5 -12 z" fill="#222"><title>{title}</title></path>')
+                rows.append(f'<path d="M{x:.1f} {ey} l5 12 l-5 12 l-5 -12 z" fill="#222"><title>{title}</title></path>')
+        y += levels * 26 + 10
     legend = " ".join(f'<span style="background:{c};color:#fff;padding:2px 6px">{n}</span>'
                       for n, c in colors.items())
-    height = 40 + len(lanes) * 34
+    height = y + 10
     page = f"""<!doctype html><html><head><meta charset="utf-8"><title>aclnn-cpu timeline</title></head>
 <body style="font-family:sans-serif;margin:8px">
 <div>aclnn-cpu timeline: {len(spans)} events over {t1 - t0:.1f} us &nbsp; {legend}</div>

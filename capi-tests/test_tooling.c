@@ -5,7 +5,7 @@
  * One executable, three ctest runs (capi-tests/CMakeLists.txt), told apart by the
  * environment, since the library reads its log and profile settings at load and at aclInit:
  *   test_tooling          aclprof: errors in the documented order, then a profile written
- *                         to $TOOLING_DIR (default tooling_prof); check_trace.py checks it.
+ *                         to $TOOLING_DIR (default /tmp/aclnn_cpu_tooling_prof); check_trace.py checks it.
  *   test_tooling_env      ACLNN_CPU_PROFILE=<file>: aclprofInit is an API conflict, the
  *                         trace is written at aclFinalize.
  *   test_tooling_log      ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_PROCESS_LOG_PATH=<dir>: the plog
@@ -25,7 +25,7 @@
 static const char *tooling_dir(void)
 {
     const char *d = getenv("TOOLING_DIR");
-    return d && *d ? d : "tooling_prof";
+    return d && *d ? d : "/tmp/aclnn_cpu_tooling_prof";
 }
 
 static void run_add(aclrtStream stream, const DevTensor *a, const DevTensor *b, const DevTensor *out)

@@ -275,8 +275,13 @@ impl HostSpan {
 impl Drop for HostSpan {
     fn drop(&mut self) {
         let detail = std::mem::replace(&mut self.detail, Detail::None);
-        push(Record { track: host(), name: self.name, cat: self.cat, start: self.start, end: Some(now()), detail });
+        host_span(self.name, self.cat, self.start, detail);
     }
+}
+
+/// A span on the calling host thread from `start` to now.
+pub fn host_span(name: &'static str, cat: &'static str, start: u64, detail: Detail) {
+    push(Record { track: host(), name, cat, start, end: Some(now()), detail });
 }
 
 /// Wraps a stream task so its execution is recorded on `stream`'s track (and, for an op,
@@ -525,4 +530,98 @@ fn op_summary_csv(rec: &Recording) -> String {
         );
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dtype::DType;
+    use crate::tensor::TensorDesc;
+    use std::sync::Arc;
+
+    fn view(shape: &[i64]) -> Option<TensorDesc> {
+        Some(TensorDesc::new(shape, DType::F32 as i32, None, 0, 2, shape, 0x1000).unwrap())
+    }
+
+    /// Two ops on one stream, an event, a host launch and sync: the written trace parses,
+    /// names its tracks, and carries the op's details and queue wait.
+    #[test]
+    fn profile_trace_json_parses_with_tracks_and_details() {
+        let views: Views = Arc::new(vec![view(&[2, 3]), view(&[2, 3]), view(&[2, 3])]);
+        let stream = 0xabc0;
+        let mut rec = Recording::default();
+        rec.streams.push(StreamTrack { key: stream, device: 0, index: 1 });
+        rec.threads.push((77, "main".into()));
+        let op = |start, end, queued| Record {
+            track: Track::Stream(stream),
+            name: "aclnnAdd",
+            cat: "op",
+            start,
+            end: Some(end),
+            detail: Detail::Op { views: views.clone(), n_inputs: 2, workspace: 64, queued },
+        };
+        rec.records.push(Record { track: Track::Host(77), name: "aclnnAdd", cat: "launch", start: 500, end: Some(900), detail: Detail::None });
+        rec.records.push(op(1_000, 3_500, 600));
+        rec.records.push(op(4_000, 5_000, 1_200));
+        rec.records.push(Record { track: Track::Stream(stream), name: "aclrtRecordEvent", cat: "event", start: 5_100, end: None, detail: Detail::Event(0x55) });
+        rec.records.push(Record { track: Track::Host(77), name: "aclrtMemcpy", cat: "memcpy", start: 6_000, end: Some(6_250), detail: Detail::Bytes(24) });
+        rec.records.push(Record { track: Track::Host(77), name: "aclprofMarkEx", cat: "mark", start: 6_300, end: None, detail: Detail::Message("a \"quoted\"\nmark".into()) });
+
+        let doc: serde_json::Value = serde_json::from_str(&trace_json(&rec)).expect("the trace is JSON");
+        let events = doc["traceEvents"].as_array().unwrap();
+        let named = |n: &str| events.iter().filter(|e| e["name"] == n).cloned().collect::<Vec<_>>();
+        let thread_names: Vec<_> = named("thread_name").iter().map(|e| e["args"]["name"].as_str().unwrap().to_string()).collect();
+        assert!(thread_names.contains(&"stream 1".to_string()), "{thread_names:?}");
+        assert!(thread_names.contains(&"main (77)".to_string()), "{thread_names:?}");
+        let procs: Vec<_> = named("process_name").iter().map(|e| e["args"]["name"].as_str().unwrap().to_string()).collect();
+        assert!(procs.iter().any(|p| p.starts_with("host (pid")) && procs.contains(&"device 0".to_string()), "{procs:?}");
+
+        let adds: Vec<_> = named("aclnnAdd").into_iter().filter(|e| e["cat"] == "op").collect();
+        assert_eq!(adds.len(), 2);
+        let a = &adds[0];
+        assert_eq!(a["ph"], "X");
+        assert_eq!(a["ts"].as_f64().unwrap(), 1.0);
+        assert_eq!(a["dur"].as_f64().unwrap(), 2.5);
+        assert_eq!(a["pid"], 100);
+        assert_eq!(a["tid"], 1);
+        assert_eq!(a["args"]["shapes"], "in0:[2,3] in1:[2,3] out0:[2,3]");
+        assert_eq!(a["args"]["dtypes"], "in0:ACL_FLOAT in1:ACL_FLOAT out0:ACL_FLOAT");
+        assert_eq!(a["args"]["bytes"], 72);
+        assert_eq!(a["args"]["workspace"], 64);
+        assert_eq!(a["args"]["queue_wait_us"].as_f64().unwrap(), 0.4);
+        // The queue wait of each op: an async slice from its launch to its start.
+        let queued = named("queued aclnnAdd");
+        assert_eq!(queued.len(), 4);
+        assert_eq!(queued[0]["ph"], "b");
+        assert_eq!(queued[0]["ts"].as_f64().unwrap(), 0.6);
+        assert_eq!(queued[1]["ph"], "e");
+        assert_eq!(queued[1]["ts"].as_f64().unwrap(), 1.0);
+        let rec_ev = &named("aclrtRecordEvent")[0];
+        assert_eq!(rec_ev["ph"], "i");
+        assert_eq!(rec_ev["args"]["event"], "0x55");
+        assert_eq!(named("aclrtMemcpy")[0]["args"]["bytes"], 24);
+        assert_eq!(named("aclprofMarkEx")[0]["args"]["message"], "a \"quoted\"\nmark");
+    }
+
+    #[test]
+    fn profile_op_summary_counts_times_and_bandwidth() {
+        let views: Views = Arc::new(vec![view(&[250]), view(&[250]), view(&[250])]);
+        let mut rec = Recording::default();
+        for (s, e) in [(0, 1_000), (2_000, 5_000)] {
+            rec.records.push(Record {
+                track: Track::Stream(1),
+                name: "aclnnMul",
+                cat: "op",
+                start: s,
+                end: Some(e),
+                detail: Detail::Op { views: views.clone(), n_inputs: 2, workspace: 0, queued: s },
+            });
+        }
+        let csv = op_summary_csv(&rec);
+        let lines: Vec<_> = csv.lines().collect();
+        assert_eq!(lines[0], "Op Name,Count,Total Time(us),Avg Time(us),Min Time(us),Max Time(us),Avg Queue Wait(us),Total Bytes,Achieved GB/s");
+        // 2 runs, 4 us total, 3000 bytes each: 6000 bytes / 4000 ns = 1.5 GB/s.
+        assert_eq!(lines[1], "aclnnMul,2,4.000,2.000,1.000,3.000,0.000,6000,1.500");
+        assert_eq!(summary_path(Path::new("/x/run.json")), Path::new("/x/run.op_summary.csv"));
+    }
 }

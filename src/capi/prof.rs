@@ -448,14 +448,7 @@ pub extern "C" fn aclprofPop() -> aclError {
             .with(|p| p.borrow_mut().pop())
             .ok_or_else(|| invalid("aclprofPop without a matching aclprofPush on this thread"))?;
         if profile::on() {
-            profile::push(profile::Record {
-                track: profile::host(),
-                name: "aclprofPush",
-                cat: "msproftx",
-                start,
-                end: Some(profile::now()),
-                detail: Detail::Message(m),
-            });
+            profile::host_span("aclprofPush", "msproftx", start, Detail::Message(m));
         }
         Ok(())
     })
@@ -488,14 +481,7 @@ pub extern "C" fn aclprofRangeStop(rangeId: u32) -> aclError {
         let (_, m, start) = st.ranges.remove(i);
         drop(st);
         if profile::on() {
-            profile::push(profile::Record {
-                track: profile::host(),
-                name: "aclprofRange",
-                cat: "msproftx",
-                start,
-                end: Some(profile::now()),
-                detail: Detail::Message(m),
-            });
+            profile::host_span("aclprofRange", "msproftx", start, Detail::Message(m));
         }
         Ok(())
     })
