@@ -138,8 +138,8 @@ fn log_phase1(api: &str, exec: &Executor, size: u64) {
         }
     }
     ::log::info!(target: plog::OP, "{api}: {s}workspace size {size}");
-    ::log::debug!(target: plog::OP, "{api}: plan: small work (runs inline on an idle stream) = {}, {} tensor list parameter(s), {} binding(s)",
-        exec.work.small(), exec.lists.len(), b.tensors.len());
+    ::log::debug!(target: plog::OP, "{api}: plan: {}; small work (runs inline on an idle stream) = {}, {} tensor list parameter(s)",
+        exec.work.describe(), exec.work.small(), exec.lists.len());
 }
 
 /// Phase 2: validates the executor, the workspace and the tensors' addresses, then queues
