@@ -256,8 +256,28 @@ static void test_plog_lines(void)
     snprintf(msg, sizeof msg, "%s", aclGetRecentErrMsg());
     CHECK(strstr(msg, "aclnnAddGetWorkspaceSize") != NULL);
 
+    /* A misuse warning: a synchronous copy reading memory a queued memset still writes
+       (retried: the memset may finish first on a busy machine). */
+    const size_t big_bytes = (size_t)64 << 20;
+    void *big = NULL;
+    CHECK_OK(aclrtMalloc(&big, big_bytes, ACL_MEM_MALLOC_HUGE_FIRST));
+    bool warned = false;
+    for (int attempt = 0; attempt < 5 && !warned; attempt++) {
+        uint64_t w0 = 0, w1 = 0;
+        unsigned char host[16];
+        CHECK_OK(aclnnCpuDebugCounts(NULL, NULL, NULL, &w0));
+        CHECK_OK(aclrtMemsetAsync(big, big_bytes, 1, big_bytes, g_stream));
+        CHECK_OK(aclrtMemcpy(host, sizeof host, (char *)big + big_bytes - sizeof host, sizeof host,
+                             ACL_MEMCPY_DEVICE_TO_HOST));
+        CHECK_OK(aclnnCpuDebugCounts(NULL, NULL, NULL, &w1));
+        warned = w1 > w0;
+        CHECK_OK(aclrtSynchronizeStream(g_stream));
+    }
+    CHECK_OK(aclrtFree(big));
+
     char path[4096];
     CHECK(find_plog(path, sizeof path));
+    if (warned) CHECK(file_has(path, "[WARNING] ASCENDCL("));
     char line[1200];
     snprintf(line, sizeof line, "%d,", (int)getpid());
     CHECK(file_has(path, line));                         /* MODULE(pid,process) */
