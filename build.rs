@@ -35,6 +35,7 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclmdlRICaptureStatusRaw", "aclmdlRICaptureStatus"),
     ("aclprofAicoreMetricsRaw", "aclprofAicoreMetrics"),
     ("aclprofConfigTypeRaw", "aclprofConfigType"),
+    ("aclprofStepTagRaw", "aclprofStepTag"),
 ];
 
 /// Types a header defines even where no function of that header mentions them.

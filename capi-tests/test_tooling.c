@@ -160,6 +160,13 @@ static void test_prof_errors_in_order(void)
     CHECK_STATUS(aclprofMarkEx(NULL, 3, NULL), ACL_ERROR_INVALID_PARAM);
     CHECK_STATUS(aclprofPop(), ACL_ERROR_INVALID_PARAM);
     CHECK_STATUS(aclprofRangeStop(12345), ACL_ERROR_INVALID_PARAM);
+    /* Declared, not provided: refused by name. */
+    CHECK_STATUS(aclprofModelSubscribe(1, NULL), ACL_ERROR_FEATURE_UNSUPPORTED);
+    CHECK_ERRMSG("aclprofModelSubscribe: model subscription is not provided");
+    CHECK(aclprofCreateStepInfo() == NULL);
+    CHECK_ERRMSG("aclprofCreateStepInfo");
+    CHECK(aclprofGetOpDuration(NULL, 0, 0) == 0);
+    aclprofDestroyStepInfo(NULL);
 }
 
 static void test_prof_timeline(void)

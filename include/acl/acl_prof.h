@@ -190,6 +190,118 @@ MSVP_PROF_API aclError aclprofRangeStart(void *stamp, uint32_t *rangeId);
  */
 MSVP_PROF_API aclError aclprofRangeStop(uint32_t rangeId);
 
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofModelSubscribe(uint32_t modelId,
+                               const aclprofSubscribeConfig *profSubscribeConfig);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API aclError aclprofModelUnSubscribe(uint32_t modelId);
+
+/*
+ Not provided: NULL (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API
+aclprofSubscribeConfig *aclprofCreateSubscribeConfig(int8_t timeInfoSwitch,
+                                                     aclprofAicoreMetrics aicoreMetrics,
+                                                     void *fd);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofDestroySubscribeConfig(const aclprofSubscribeConfig *profSubscribeConfig);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API aclError aclprofGetOpDescSize(size_t *opDescSize);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API aclError aclprofGetOpNum(const void *opInfo, size_t opInfoLen, uint32_t *opNumber);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofGetOpTypeLen(const void *opInfo,
+                             size_t opInfoLen,
+                             uint32_t index,
+                             size_t *opTypeLen);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofGetOpType(const void *opInfo,
+                          size_t opInfoLen,
+                          uint32_t index,
+                          char *opType,
+                          size_t opTypeLen);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofGetOpNameLen(const void *opInfo,
+                             size_t opInfoLen,
+                             uint32_t index,
+                             size_t *opNameLen);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofGetOpName(const void *opInfo,
+                          size_t opInfoLen,
+                          uint32_t index,
+                          char *opName,
+                          size_t opNameLen);
+
+/*
+ Not provided: 0 (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API uint64_t aclprofGetOpStart(const void *opInfo, size_t opInfoLen, uint32_t index);
+
+/*
+ Not provided: 0 (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API uint64_t aclprofGetOpEnd(const void *opInfo, size_t opInfoLen, uint32_t index);
+
+/*
+ Not provided: 0 (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API uint64_t aclprofGetOpDuration(const void *opInfo, size_t opInfoLen, uint32_t index);
+
+/*
+ Not provided: 0 (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API size_t aclprofGetModelId(const void *opInfo, size_t opInfoLen, uint32_t index);
+
+/*
+ Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+ */
+MSVP_PROF_API
+aclError aclprofGetStepTimestamp(aclprofStepInfo *stepInfo,
+                                 aclprofStepTag tag,
+                                 aclrtStream stream);
+
+/*
+ Not provided: NULL (the message: aclGetRecentErrMsg).
+ */
+MSVP_PROF_API aclprofStepInfo *aclprofCreateStepInfo(void);
+
+/*
+ Not provided: does nothing (no step info can exist).
+ */
+MSVP_PROF_API void aclprofDestroyStepInfo(aclprofStepInfo *stepinfo);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus

@@ -11,7 +11,8 @@
 //! aclprofStop with the same config (not started: ACL_ERROR_PROF_NOT_RUN),
 //! aclprofDestroyConfig, aclprofFinalize (a running profile is stopped and written first).
 //! The AI Core metrics and data-type switches are validated and recorded in the log; every
-//! run records the whole timeline. The msproftx calls (stamps, marks, push/pop, ranges) draw
+//! run records the whole timeline. Model subscription, its op-info readers and step info
+//! are declared and refuse with ACL_ERROR_FEATURE_UNSUPPORTED. The msproftx calls (stamps, marks, push/pop, ranges) draw
 //! on the calling thread's track.
 
 use super::arg;
@@ -108,6 +109,8 @@ pub enum aclprofConfigType {
 pub type aclprofAicoreMetricsRaw = i32;
 /// An aclprofConfigType value as it arrives from C (validated before use).
 pub type aclprofConfigTypeRaw = i32;
+/// An aclprofStepTag value as it arrives from C.
+pub type aclprofStepTagRaw = i32;
 
 /// What to profile: made by aclprofCreateConfig, passed to aclprofStart and aclprofStop.
 pub struct aclprofConfig {
@@ -485,4 +488,166 @@ pub extern "C" fn aclprofRangeStop(rangeId: u32) -> aclError {
         }
         Ok(())
     })
+}
+
+// ---------------------------------------------------------------- not provided
+//
+// Model subscription (op timings delivered through a pipe) and step info need a model
+// runtime this library does not have. The calls exist so CANN programs link, and refuse
+// with ACL_ERROR_FEATURE_UNSUPPORTED and a message naming the call; the op-info readers,
+// which only read subscription records, refuse the same way (or return 0 / NULL where the
+// prototype has no status).
+
+fn unsupported(what: &str) -> Result<()> {
+    Err(Error::runtime(
+        super::base::ACL_ERROR_FEATURE_UNSUPPORTED,
+        format!("{what} is not provided by aclnn-cpu (no model subscription); use aclprofStart/aclprofStop for a timeline"),
+    ))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofModelSubscribe(modelId: u32, profSubscribeConfig: *const aclprofSubscribeConfig) -> aclError {
+    let _ = (modelId, profSubscribeConfig);
+    guard::acl("aclprofModelSubscribe", || unsupported("model subscription"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofModelUnSubscribe(modelId: u32) -> aclError {
+    let _ = modelId;
+    guard::acl("aclprofModelUnSubscribe", || unsupported("model subscription"))
+}
+
+/// Not provided: NULL (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofCreateSubscribeConfig(
+    timeInfoSwitch: i8,
+    aicoreMetrics: aclprofAicoreMetricsRaw,
+    fd: *mut std::ffi::c_void,
+) -> *mut aclprofSubscribeConfig {
+    let _ = (timeInfoSwitch, aicoreMetrics, fd);
+    guard::ptr("aclprofCreateSubscribeConfig", || unsupported("model subscription").map(|()| std::ptr::null_mut()))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofDestroySubscribeConfig(profSubscribeConfig: *const aclprofSubscribeConfig) -> aclError {
+    let _ = profSubscribeConfig;
+    guard::acl("aclprofDestroySubscribeConfig", || unsupported("model subscription"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpDescSize(opDescSize: *mut usize) -> aclError {
+    let _ = opDescSize;
+    guard::acl("aclprofGetOpDescSize", || unsupported("subscription op info"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpNum(opInfo: *const std::ffi::c_void, opInfoLen: usize, opNumber: *mut u32) -> aclError {
+    let _ = (opInfo, opInfoLen, opNumber);
+    guard::acl("aclprofGetOpNum", || unsupported("subscription op info"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpTypeLen(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+    opTypeLen: *mut usize,
+) -> aclError {
+    let _ = (opInfo, opInfoLen, index, opTypeLen);
+    guard::acl("aclprofGetOpTypeLen", || unsupported("subscription op info"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpType(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+    opType: *mut c_char,
+    opTypeLen: usize,
+) -> aclError {
+    let _ = (opInfo, opInfoLen, index, opType, opTypeLen);
+    guard::acl("aclprofGetOpType", || unsupported("subscription op info"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpNameLen(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+    opNameLen: *mut usize,
+) -> aclError {
+    let _ = (opInfo, opInfoLen, index, opNameLen);
+    guard::acl("aclprofGetOpNameLen", || unsupported("subscription op info"))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpName(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+    opName: *mut c_char,
+    opNameLen: usize,
+) -> aclError {
+    let _ = (opInfo, opInfoLen, index, opName, opNameLen);
+    guard::acl("aclprofGetOpName", || unsupported("subscription op info"))
+}
+
+/// Not provided: 0 (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpStart(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+    let _ = (opInfo, opInfoLen, index);
+    guard::guard("aclprofGetOpStart", |_| 0, || unsupported("subscription op info").map(|()| 0))
+}
+
+/// Not provided: 0 (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpEnd(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+    let _ = (opInfo, opInfoLen, index);
+    guard::guard("aclprofGetOpEnd", |_| 0, || unsupported("subscription op info").map(|()| 0))
+}
+
+/// Not provided: 0 (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetOpDuration(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+    let _ = (opInfo, opInfoLen, index);
+    guard::guard("aclprofGetOpDuration", |_| 0, || unsupported("subscription op info").map(|()| 0))
+}
+
+/// Not provided: 0 (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetModelId(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> usize {
+    let _ = (opInfo, opInfoLen, index);
+    guard::guard("aclprofGetModelId", |_| 0, || unsupported("subscription op info").map(|()| 0))
+}
+
+/// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofGetStepTimestamp(
+    stepInfo: *mut aclprofStepInfo,
+    tag: aclprofStepTagRaw,
+    stream: aclrtStream,
+) -> aclError {
+    let _ = (stepInfo, tag, stream);
+    guard::acl("aclprofGetStepTimestamp", || unsupported("step info"))
+}
+
+/// Not provided: NULL (the message: aclGetRecentErrMsg).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofCreateStepInfo() -> *mut aclprofStepInfo {
+    guard::ptr("aclprofCreateStepInfo", || unsupported("step info").map(|()| std::ptr::null_mut()))
+}
+
+/// Not provided: does nothing (no step info can exist).
+#[unsafe(no_mangle)]
+pub extern "C" fn aclprofDestroyStepInfo(stepinfo: *mut aclprofStepInfo) {
+    let _ = stepinfo;
 }
