@@ -8,6 +8,8 @@
  *                         to $TOOLING_DIR (default /tmp/aclnn_cpu_tooling_prof); check_trace.py checks it.
  *   test_tooling_env      ACLNN_CPU_PROFILE=<file>: aclprofInit is an API conflict, the
  *                         trace is written at aclFinalize.
+ *   test_tooling_stdout   ASCEND_SLOG_PRINT_TO_STDOUT=1 ASCEND_MODULE_LOG_LEVEL=OP=1: ctest
+ *                         matches OP's info lines and ASCENDCL's error line on stdout.
  *   test_tooling_log      ASCEND_GLOBAL_LOG_LEVEL=1 ASCEND_PROCESS_LOG_PATH=<dir>: the plog
  *                         file has the info lines of phase 1 and 2 and the error line with the
  *                         very text aclGetRecentErrMsg returned.
@@ -299,14 +301,29 @@ static void test_plog_lines(void)
     CHECK(file_has(path, line));
 }
 
+/* ASCEND_SLOG_PRINT_TO_STDOUT=1 ASCEND_MODULE_LOG_LEVEL=OP=1: ctest matches the lines on
+   stdout (info from OP, nothing from ASCENDCL below its global error level). */
+static void test_plog_to_stdout(void)
+{
+    two_stream_program();
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK_STATUS(aclrtMalloc(NULL, 16, ACL_MEM_MALLOC_HUGE_FIRST), ACL_ERROR_INVALID_PARAM);
+    CHECK_STATUS(aclnnAddGetWorkspaceSize(NULL, NULL, NULL, NULL, &ws, &ex), ACLNN_ERR_PARAM_NULLPTR);
+    fflush(stdout);
+}
+
 int main(void)
 {
     bool env_profile = getenv("ACLNN_CPU_PROFILE") != NULL;
     bool plog = getenv("TOOLING_EXPECT_LOG") != NULL;
-    if (!env_profile && !plog) RUN_TEST(test_prof_errors_in_order);
+    bool plog_stdout = getenv("TOOLING_STDOUT_LOG") != NULL;
+    if (!env_profile && !plog && !plog_stdout) RUN_TEST(test_prof_errors_in_order);
     device_init();
     if (env_profile) {
         RUN_TEST(test_env_profile_conflicts_with_api);
+    } else if (plog_stdout) {
+        RUN_TEST(test_plog_to_stdout);
     } else if (plog) {
         RUN_TEST(test_plog_lines);
     } else {

@@ -87,9 +87,14 @@ struct StreamTrack {
     index: u32,
 }
 
+/// Records one recording keeps (about 100 bytes each); later ones are counted, not kept.
+const MAX_RECORDS: usize = 1 << 20;
+
 #[derive(Default)]
 struct Recording {
     records: Vec<Record>,
+    /// Records dropped past MAX_RECORDS (said in the trace's otherData and in the log).
+    dropped: u64,
     streams: Vec<StreamTrack>,
     /// Streams forgotten (destroyed) while recording: (key, track index) pairs drawn already.
     retired: Vec<StreamTrack>,
@@ -195,6 +200,13 @@ pub fn stop_env() {
 /// Adds a record (dropped if recording stopped meanwhile).
 pub fn push(rec: Record) {
     if let Some(r) = lock(&RECORDING).as_mut() {
+        if r.records.len() >= MAX_RECORDS {
+            if r.dropped == 0 {
+                log::warn!(target: "PROFILING", "the profile holds {MAX_RECORDS} events: later ones are counted, not kept");
+            }
+            r.dropped += 1;
+            return;
+        }
         match rec.track {
             Track::Stream(key) => r.stream_seen(key),
             // Host records are pushed by the thread they belong to: name its track.
@@ -396,7 +408,11 @@ fn op_args(out: &mut String, views: &Views, n_inputs: usize, workspace: u64, que
 /// The Chrome trace event file (JSON object format).
 fn trace_json(rec: &Recording) -> String {
     let mut out = String::with_capacity(256 + rec.records.len() * 200);
-    out.push_str("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"aclnn-cpu\"},\"traceEvents\":[\n");
+    let _ = write!(
+        out,
+        "{{\"displayTimeUnit\":\"ns\",\"otherData\":{{\"producer\":\"aclnn-cpu\",\"dropped_events\":{}}},\"traceEvents\":[\n",
+        rec.dropped
+    );
     let mut first = true;
     let mut ev = |out: &mut String, body: &str| {
         if !first {
