@@ -118,10 +118,7 @@ fn timestamp() -> String {
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap_or_default();
-    let secs = now.as_secs() as libc::time_t;
-    // SAFETY: localtime_r writes only into `tm`.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    unsafe { libc::localtime_r(&secs, &mut tm) };
+    let tm = local_time(now.as_secs());
     let us = now.subsec_micros();
     format!(
         "{:04}-{:02}-{:02}-{:02}:{:02}:{:02}.{:03}.{:03}",
@@ -136,9 +133,61 @@ fn timestamp() -> String {
     )
 }
 
-fn thread_id() -> u64 {
+/// The broken-down local time of `secs` since the epoch.
+#[cfg(not(miri))]
+fn local_time(secs: u64) -> libc::tm {
+    let secs = secs as libc::time_t;
+    // SAFETY: localtime_r writes only into `tm`.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    unsafe { libc::localtime_r(&secs, &mut tm) };
+    tm
+}
+
+/// Miri has no localtime_r: UTC from the epoch seconds.
+#[cfg(miri)]
+fn local_time(secs: u64) -> libc::tm {
+    // SAFETY: a plain C struct of integers (and a pointer left NULL).
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    tm.tm_hour = (rem / 3600) as i32;
+    tm.tm_min = (rem % 3600 / 60) as i32;
+    tm.tm_sec = (rem % 60) as i32;
+    // Civil date from days since 1970-01-01 (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    tm.tm_year = (y - 1900) as i32;
+    tm.tm_mon = (m - 1) as i32;
+    tm.tm_mday = d as i32;
+    tm
+}
+
+/// The OS thread id (what CANN's lines show), cached per thread.
+pub fn thread_id() -> u64 {
+    thread_local! {
+        static TID: u64 = os_thread_id();
+    }
+    TID.with(|t| *t)
+}
+
+#[cfg(not(miri))]
+fn os_thread_id() -> u64 {
     // SAFETY: gettid has no preconditions.
     unsafe { libc::syscall(libc::SYS_gettid) as u64 }
+}
+
+/// Miri has no gettid: a per-thread number.
+#[cfg(miri)]
+fn os_thread_id() -> u64 {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The module a record belongs to: our targets are module names; anything else (a
@@ -224,6 +273,9 @@ impl Log for Sink {
 }
 
 fn process_name() -> String {
+    if cfg!(miri) {
+        return "miri".into();
+    }
     std::env::current_exe()
         .ok()
         .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
@@ -264,6 +316,8 @@ fn install(levels: Levels, out: Out) {
 }
 
 /// Installs the sink when the library is loaded, so errors before aclInit are logged too.
+/// (Not under Miri, which interprets only the tests' own calls.)
+#[cfg(not(miri))]
 #[used]
 #[unsafe(link_section = ".init_array")]
 static INIT_AT_LOAD: extern "C" fn() = {

@@ -110,14 +110,9 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-thread_local! {
-    // SAFETY: gettid has no preconditions.
-    static TID: u64 = unsafe { libc::syscall(libc::SYS_gettid) } as u64;
-}
-
-/// This host thread's track.
+/// This host thread's track (by the OS thread id the logs show too).
 pub fn host() -> Track {
-    Track::Host(TID.with(|t| *t))
+    Track::Host(crate::plog::thread_id())
 }
 
 /// Starts recording (a no-op if already on); `output` is where `stop` writes the trace.
