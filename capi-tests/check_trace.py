@@ -195,6 +195,35 @@ def render_html(events, procs, threads, out):
         f.write(page)
 
 
+def self_test():
+    """The checker must reject what it is there to catch: a stream running two tasks at
+    once, an op running before its launch, a queue slice ending elsewhere."""
+    meta = [
+        {"ph": "M", "pid": 1, "tid": 0, "name": "process_name", "args": {"name": "host (pid 1)"}},
+        {"ph": "M", "pid": 1, "tid": 7, "name": "thread_name", "args": {"name": "main (7)"}},
+        {"ph": "M", "pid": 100, "tid": 0, "name": "process_name", "args": {"name": "device 0"}},
+        {"ph": "M", "pid": 100, "tid": 1, "name": "thread_name", "args": {"name": "stream 1"}},
+    ]
+    args = {"shapes": "", "dtypes": "", "strides": "", "bytes": 0, "workspace": 0, "queue_wait_us": 0}
+    bad = meta + [
+        {"name": "aclnnAdd", "cat": "launch", "ph": "X", "pid": 1, "tid": 7, "ts": 5.0, "dur": 1.0, "args": {}},
+        {"name": "aclnnAdd", "cat": "launch", "ph": "X", "pid": 1, "tid": 7, "ts": 6.0, "dur": 1.0, "args": {}},
+        {"name": "aclnnAdd", "cat": "op", "ph": "X", "pid": 100, "tid": 1, "ts": 2.0, "dur": 4.0, "args": args},
+        {"name": "aclnnAdd", "cat": "op", "ph": "X", "pid": 100, "tid": 1, "ts": 4.0, "dur": 4.0, "args": args},
+        {"name": "queued aclnnAdd", "cat": "queue", "ph": "b", "id": 1, "pid": 100, "tid": 1, "ts": 1.0},
+        {"name": "queued aclnnAdd", "cat": "queue", "ph": "e", "id": 1, "pid": 100, "tid": 1, "ts": 3.0},
+    ]
+    check(bad, 1, {"aclnnAdd": 2})
+    caught = "\n".join(failures)
+    for what in ("stream order broken", "before its launch", "queue slice 1", "no aclrtMemcpyAsync"):
+        if what not in caught:
+            print(f"self-test: the checker missed '{what}':\n{caught}")
+            return 1
+    failures.clear()
+    print("check_trace self-test: a broken trace is rejected (stream order, launch order, queue slices, missing events)")
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("trace", nargs="?")
@@ -202,7 +231,10 @@ def main():
     ap.add_argument("--streams", type=int, default=1)
     ap.add_argument("--ops", default="", help="name=count,... executions expected")
     ap.add_argument("--html")
+    ap.add_argument("--self-test", action="store_true", help="check that a broken trace is rejected")
     a = ap.parse_args()
+    if a.self_test:
+        return self_test()
     path = a.trace
     if a.latest:
         with open(os.path.join(a.latest, "latest")) as f:
