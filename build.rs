@@ -33,6 +33,9 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclrtMemGranularityOptionsRaw", "aclrtMemGranularityOptions"),
     ("aclmdlRICaptureModeRaw", "aclmdlRICaptureMode"),
     ("aclmdlRICaptureStatusRaw", "aclmdlRICaptureStatus"),
+    ("aclprofAicoreMetricsRaw", "aclprofAicoreMetrics"),
+    ("aclprofConfigTypeRaw", "aclprofConfigType"),
+    ("aclprofStepTagRaw", "aclprofStepTag"),
 ];
 
 /// Types a header defines even where no function of that header mentions them.
@@ -70,6 +73,14 @@ const ALWAYS_EXPORT: &[&str] = &[
     "aclTensorList",
     "aclScalarList",
     "aclOpExecutor",
+    "aclprofAicoreMetrics",
+    "aclprofStepTag",
+    "aclprofConfigType",
+    "aclprofConfig",
+    "aclprofStopConfig",
+    "aclprofAicoreEvents",
+    "aclprofSubscribeConfig",
+    "aclprofStepInfo",
 ];
 
 struct Header<'a> {
@@ -109,6 +120,32 @@ const VISIBILITY: &str = r#"
 #define ACL_DEPRECATED_MESSAGE(message)
 #endif
 #endif
+"#;
+
+const PROF_SWITCHES: &[&str] = &["ACL_PROF_ACL_API", "ACL_PROF_TASK_TIME", "ACL_PROF_AICORE_METRICS", "ACL_PROF_AICPU", "ACL_PROF_L2CACHE", "ACL_PROF_HCCL_TRACE", "ACL_PROF_TRAINING_TRACE", "ACL_PROF_MSPROFTX", "ACL_PROF_RUNTIME_API", "ACL_PROF_TASK_TIME_L0", "ACL_PROF_TASK_MEMORY", "ACL_PROF_OP_ATTR"];
+
+/// acl_prof.h's export macro, as CANN's header defines it.
+const PROF_VISIBILITY: &str = r#"
+#ifndef MSVP_PROF_API
+#if (defined(_WIN32) || defined(_WIN64) || defined(_MSC_VER))
+#define MSVP_PROF_API __declspec(dllexport)
+#else
+#define MSVP_PROF_API __attribute__((visibility("default")))
+#endif
+#endif
+
+#define ACL_PROF_ACL_API                0x00000001ULL
+#define ACL_PROF_TASK_TIME              0x00000002ULL
+#define ACL_PROF_AICORE_METRICS         0x00000004ULL
+#define ACL_PROF_AICPU                  0x00000008ULL
+#define ACL_PROF_L2CACHE                0x00000010ULL
+#define ACL_PROF_HCCL_TRACE             0x00000020ULL
+#define ACL_PROF_TRAINING_TRACE         0x00000040ULL
+#define ACL_PROF_MSPROFTX               0x00000080ULL
+#define ACL_PROF_RUNTIME_API            0x00000100ULL
+#define ACL_PROF_TASK_TIME_L0           0x00000800ULL
+#define ACL_PROF_TASK_MEMORY            0x00001000ULL
+#define ACL_PROF_OP_ATTR                0x00004000ULL
 "#;
 
 /// acl_meta.h's status type, with CANN's C++-only `OK` constant inside the include guard.
@@ -213,6 +250,17 @@ fn main() {
             includes: vec!["acl_rt.h".into()],
             fn_prefix: "ACL_FUNC_VISIBILITY",
             after_includes: "",
+            trailer: "",
+        },
+        Header {
+            srcs: vec![capi.join("prof.rs")],
+            tagged: false,
+            // The data-type switches are spelled as CANN spells them (0x...ULL) in the prelude.
+            exclude: PROF_SWITCHES,
+            out: "acl/acl_prof.h",
+            includes: vec!["acl_base.h".into()],
+            fn_prefix: "MSVP_PROF_API",
+            after_includes: PROF_VISIBILITY,
             trailer: "",
         },
         Header {

@@ -144,6 +144,11 @@ pub trait Work: Send + Sync {
     fn small(&self) -> bool {
         false
     }
+    /// The plan in a few words, for the debug log (what the engine merged and chose); empty
+    /// where an engine does not say. Called only when debug logging is on.
+    fn describe(&self) -> String {
+        String::new()
+    }
 }
 
 /// Work that does nothing (an operator whose output is empty).
@@ -316,5 +321,9 @@ impl Work for Sequence {
     }
     fn small(&self) -> bool {
         self.steps.iter().all(|s| s.work.small())
+    }
+    fn describe(&self) -> String {
+        let steps: Vec<String> = self.steps.iter().map(|s| s.work.describe()).collect();
+        format!("{} steps: [{}]", steps.len(), steps.join("; "))
     }
 }

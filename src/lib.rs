@@ -14,6 +14,8 @@ pub mod error;
 pub mod executor;
 pub mod format;
 pub mod ops;
+pub mod plog;
+pub mod profile;
 pub mod runtime;
 pub mod scalar;
 pub mod tensor;

@@ -64,7 +64,11 @@ pub fn guard<R>(
         Ok(Err(e)) => e,
         Err(payload) => Error::Internal(format!("panic: {}", panic_text(payload.as_ref()))),
     };
-    set_last_error(&format!("{api}: {err}"));
+    let msg = format!("{api}: {err}");
+    // Every error status is logged at error with the text aclGetRecentErrMsg returns.
+    crate::plog::init();
+    log::error!(target: crate::plog::module_of_api(api), "{msg}");
+    set_last_error(&msg);
     on_error(&err)
 }
 

@@ -41,6 +41,7 @@ fn warn_or_fail(api: &str, code: i32, msg: String) -> Result<()> {
         return Err(Error::runtime(code, msg));
     }
     WARNINGS.fetch_add(1, Ordering::Relaxed);
+    log::warn!(target: crate::plog::module_of_api(api), "{api}: {msg}");
     eprintln!("[aclnn-cpu] warning: {api}: {msg} (set {STRICT_ENV}=1 to make this an error)");
     Ok(())
 }

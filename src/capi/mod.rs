@@ -14,6 +14,7 @@ pub mod meta;
 pub mod misuse;
 pub mod model;
 pub mod ops;
+pub mod prof;
 pub mod runtime;
 pub mod status;
 pub mod vmm;

@@ -10,6 +10,7 @@ use crate::error::{acl, Error, Result};
 use crate::runtime::event::Event;
 use crate::runtime::memory::{self, Pages, Space};
 use crate::runtime::stream::{self, Stream};
+use crate::profile::{self, Detail};
 use crate::runtime::usage;
 use crate::runtime::{self as rt};
 use std::ffi::{c_char, c_void};
@@ -182,14 +183,24 @@ fn bad_handle(e: Error) -> Error {
 #[unsafe(no_mangle)]
 pub extern "C" fn aclInit(configPath: *const c_char) -> aclError {
     let _ = configPath;
-    guard::acl("aclInit", rt::init)
+    crate::plog::init();
+    guard::acl("aclInit", || {
+        rt::init()?;
+        log::info!(target: crate::plog::ASCENDCL, "aclInit: the runtime is initialised");
+        crate::profile::start_from_env();
+        Ok(())
+    })
 }
 
 /// Drains every stream, destroys streams and events and frees all device memory.
 /// Handles the program still holds become invalid: using them returns an error.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclFinalize() -> aclError {
-    guard::acl("aclFinalize", rt::finalize)
+    guard::acl("aclFinalize", || {
+        rt::finalize()?;
+        crate::profile::stop_env();
+        Ok(())
+    })
 }
 
 /// The message of the most recent failing call on this thread ("" if none), which this
@@ -295,6 +306,7 @@ pub extern "C" fn aclrtGetSocName() -> *const c_char {
 /// Waits until every stream of this thread's device has finished its work.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeDevice() -> aclError {
+    let _span = profile::HostSpan::begin("aclrtSynchronizeDevice", "sync", || Detail::None);
     guard::acl("aclrtSynchronizeDevice", || {
         stream::synchronize_device(rt::require_device()?)
     })
@@ -329,6 +341,9 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
         arg::non_null(stream, "stream")?;
         let h = handle::take(stream as *mut StreamHandle, "stream").map_err(bad_handle)?;
         let r = h.0.shutdown();
+        if profile::on() {
+            profile::forget_stream(&h.0);
+        }
         after_finalize("stream")?;
         r
     })
@@ -338,6 +353,7 @@ pub extern "C" fn aclrtDestroyStream(stream: aclrtStream) -> aclError {
 /// Reports a failure of any of that work.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeStream(stream: aclrtStream) -> aclError {
+    let _span = profile::HostSpan::begin("aclrtSynchronizeStream", "sync", || Detail::None);
     guard::acl("aclrtSynchronizeStream", || {
         stream_arg(stream, "stream")?.synchronize()
     })
@@ -490,6 +506,7 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
 /// Blocks until the event's latest record has completed.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
+    let _span = profile::HostSpan::begin("aclrtSynchronizeEvent", "sync", || Detail::Event(event as usize));
     guard::acl("aclrtSynchronizeEvent", || {
         event_arg(event, "event")?.synchronize()
     })
@@ -633,6 +650,7 @@ pub unsafe extern "C" fn aclrtMemcpy(
     count: usize,
     kind: aclrtMemcpyKindRaw,
 ) -> aclError {
+    let _span = profile::HostSpan::begin("aclrtMemcpy", "memcpy", || Detail::Bytes(count));
     guard::acl("aclrtMemcpy", || {
         memory::check_memcpy_kind(kind)?;
         memory::check_copy(dst as usize, destMax, src as usize, count)?;
@@ -664,11 +682,16 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
             if dry {
                 return Ok(());
             }
-            stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", move || {
+            let copy = move || {
                 // SAFETY: the caller keeps both ranges valid until the stream is synchronized.
                 unsafe { memory::copy(d, s, count) };
                 Ok(())
-            })))
+            };
+            if profile::on() {
+                let copy = profile::on_stream(stream, "aclrtMemcpyAsync", "memcpy", Detail::Bytes(count), copy);
+                return stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", copy)));
+            }
+            stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", copy)))
         }))
     })
 }
@@ -703,6 +726,7 @@ pub unsafe extern "C" fn aclrtMemset(
     value: i32,
     count: usize,
 ) -> aclError {
+    let _span = profile::HostSpan::begin("aclrtMemset", "memcpy", || Detail::Bytes(count));
     guard::acl("aclrtMemset", || {
         memory::check_copy(devPtr as usize, maxCount, 1, count)?;
         misuse::copy("aclrtMemset", devPtr as usize, 0, count, false)?;
@@ -731,11 +755,16 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
             if dry {
                 return Ok(());
             }
-            stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", move || {
+            let set = move || {
                 // SAFETY: the caller keeps the range valid until the stream is synchronized.
                 unsafe { memory::set(d, value, count) };
                 Ok(())
-            })))
+            };
+            if profile::on() {
+                let set = profile::on_stream(stream, "aclrtMemsetAsync", "memcpy", Detail::Bytes(count), set);
+                return stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", set)));
+            }
+            stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", set)))
         }))
     })
 }

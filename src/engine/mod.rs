@@ -1062,6 +1062,19 @@ impl Work for Plan {
         self.workspace
     }
 
+    fn describe(&self) -> String {
+        format!(
+            "elementwise: merged shape {:?}, {} operands, {}{}{}{} task(s), {} staging copies",
+            &self.shape[..self.rank],
+            self.ops.len(),
+            if self.flat { "short rows gathered across rows, " } else { "" },
+            if self.tiled { "tiled rows, " } else { "" },
+            if self.stream_out { "non-temporal output, " } else { "" },
+            self.tasks,
+            self.copies.len()
+        )
+    }
+
     /// Inputs that overlap the output now (new addresses) but were not planned as copies: refuse.
     fn check(&self, t: &Bindings) -> Result<()> {
         let moved = |&(b, addr): &(usize, usize)| t.view(b).map_or(true, |v| v.addr != addr);

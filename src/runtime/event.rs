@@ -59,7 +59,15 @@ impl Event {
             st.recorded
         };
         let ev = self.clone();
+        let key = crate::profile::stream_key(stream);
+        if crate::profile::on() {
+            crate::profile::stream_seen(stream);
+        }
         stream.enqueue(Box::new(move || {
+            if crate::profile::on() {
+                let id = Arc::as_ptr(&ev) as usize;
+                crate::profile::stream_instant(key, "aclrtRecordEvent", crate::profile::Detail::Event(id));
+            }
             let mut st = lock(&ev);
             if n > st.completed {
                 st.completed = n;
@@ -108,8 +116,17 @@ impl Event {
             st.recorded
         };
         let ev = self.clone();
+        let key = crate::profile::stream_key(stream);
+        if crate::profile::on() {
+            crate::profile::stream_seen(stream);
+        }
         stream.enqueue(Box::new(move || {
+            let start = crate::profile::now();
             ev.wait_for(n);
+            if crate::profile::on() {
+                let id = Arc::as_ptr(&ev) as usize;
+                crate::profile::stream_span(key, "aclrtStreamWaitEvent", start, crate::profile::Detail::Event(id));
+            }
             Ok(())
         }))
     }

@@ -22,6 +22,7 @@ use super::meta::{
 use super::runtime::stream_arg;
 pub use crate::capi::decl::Kind;
 use crate::error::{Error, Result};
+use crate::{plog, profile};
 use crate::executor::{Bindings, Executor, Work, Workspace};
 use crate::runtime::stream::Stream;
 use crate::runtime::usage::Ticket;
@@ -108,6 +109,9 @@ pub(crate) unsafe fn phase1(
         arg::non_null(executor, "executor")?;
         let exec = build()?;
         let size = exec.workspace_size();
+        if ::log::log_enabled!(target: plog::OP, ::log::Level::Info) {
+            log_phase1(api, &exec, size);
+        }
         let h = handle::into_raw(aclOpExecutor { exec });
         unsafe {
             arg::write(workspaceSize, "workspaceSize", size)?;
@@ -115,6 +119,29 @@ pub(crate) unsafe fn phase1(
         }
     })
 }
+/// The info line of a planned call: every tensor's shape, dtype and strides, and the
+/// workspace size (formatted only when info is on for the OP module).
+#[cold]
+fn log_phase1(api: &str, exec: &Executor, size: u64) {
+    use std::fmt::Write as _;
+    let b = &exec.bindings;
+    let mut s = String::new();
+    for (i, v) in b.tensors.iter().enumerate() {
+        let role = if i < b.n_inputs { format!("input {i}") } else { format!("output {}", i - b.n_inputs) };
+        match v {
+            Some(v) => {
+                let _ = write!(s, "{role}: {} {:?} strides {:?} offset {}; ", v.dtype, &v.shape[..], &v.strides[..], v.offset);
+            }
+            None => {
+                let _ = write!(s, "{role}: NULL; ");
+            }
+        }
+    }
+    ::log::info!(target: plog::OP, "{api}: {s}workspace size {size}");
+    ::log::debug!(target: plog::OP, "{api}: plan: {}; small work (runs inline on an idle stream) = {}, {} tensor list parameter(s)",
+        exec.work.describe(), exec.work.small(), exec.lists.len());
+}
+
 /// Phase 2: validates the executor, the workspace and the tensors' addresses, then queues
 /// the work on `stream` (NULL: the default stream).
 pub(crate) fn phase2(
@@ -124,6 +151,7 @@ pub(crate) fn phase2(
     executor: *mut aclOpExecutor,
     stream: aclrtStream,
 ) -> aclnnStatus {
+    let _launch = profile::HostSpan::begin(api, "launch", || profile::Detail::None);
     guard::status(api, || {
         if executor.is_null() {
             return Err(Error::NullPtr("executor"));
@@ -154,6 +182,8 @@ pub(crate) fn phase2(
             "workspaceSize {workspaceSize} is smaller than the {needed} bytes {api}GetWorkspaceSize asked for"
         );
         let stream = stream_arg(stream, "stream")?;
+        ::log::info!(target: plog::OP, "{api}: launch on stream {:#x} (device {}), workspace {workspace:?} of {workspaceSize} bytes",
+            profile::stream_key(&stream), stream.device);
         // Misaligned data (any byte offset, as ggml passes views) runs on aligned copies.
         let misaligned = exec.bindings.misaligned();
         for (i, t) in exec.bindings.tensors.iter().enumerate() {
@@ -182,17 +212,26 @@ pub(crate) fn phase2(
         };
         let queue = move |stream: &Stream, ticket: Ticket, work: Arc<dyn Work>, bindings: Bindings| {
             let misaligned = misaligned.clone();
-            stream.submit(
-                work.small(),
-                ticket.wrap(api, move || {
-                    let r = if misaligned.is_empty() {
-                        work.run(&bindings, ws)
-                    } else {
-                        bindings.run_aligned(work.as_ref(), ws, &misaligned)
-                    };
-                    r.map_err(|e| format!("{api}: {e}"))
-                }),
-            )
+            let small = work.small();
+            // Described before `bindings` moves into the run (only while profiling).
+            let profiled = profile::on().then(|| profile::Detail::Op {
+                views: bindings.tensors.clone(),
+                n_inputs: bindings.n_inputs,
+                workspace: ws.size,
+                queued: profile::now(),
+            });
+            let run = move || {
+                let r = if misaligned.is_empty() {
+                    work.run(&bindings, ws)
+                } else {
+                    bindings.run_aligned(work.as_ref(), ws, &misaligned)
+                };
+                r.map_err(|e| format!("{api}: {e}"))
+            };
+            match profiled {
+                Some(detail) => stream.submit(small, ticket.wrap(api, profile::on_stream(stream, api, "op", detail, run))),
+                None => stream.submit(small, ticket.wrap(api, run)),
+            }
         };
         if stream.is_capturing() {
             // Recorded for aclmdlRIExecuteAsync, which checks the memory again at each replay.
