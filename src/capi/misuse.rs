@@ -141,14 +141,16 @@ pub fn check_tensor(t: &TensorDesc, name: &str) -> Result<()> {
 }
 
 /// Phase 2: the executor's (possibly re-pointed) tensors and the workspace, checked; the
-/// returned ticket registers the memory the queued work uses (`Ticket::wrap` the task).
+/// returned ticket registers the memory the queued work uses (`Ticket::wrap` the task). The
+/// flag says the workspace overlaps tensor data: the work must then use scratch memory of
+/// its own (`private_workspace`), never the caller's bytes.
 pub fn phase2(
     api: &'static str,
     bindings: &Bindings,
     workspace: usize,
     workspace_size: u64,
     needed: u64,
-) -> Result<Ticket> {
+) -> Result<(Ticket, bool)> {
     let frees = memory::frees();
     let n_inputs = bindings.n_inputs;
     let mut uses = Uses::new();
@@ -179,14 +181,26 @@ pub fn phase2(
         }
         let used_hi = workspace + needed as usize - 1;
         for (which, (lo, hi)) in &spans {
-            crate::ensure!(
-                *lo > used_hi || *hi < workspace,
+            if *lo > used_hi || *hi < workspace {
+                continue;
+            }
+            // The device needs no workspace for many operators that need one here (a dtype
+            // conversion, a staged view), and clients hand over pool memory accordingly (ggml
+            // frees a temporary before the launch that still reads it, and the pool returns it
+            // as the workspace). The work then runs on scratch memory of its own: a warning,
+            // an error under ACLNN_CPU_STRICT=1.
+            let msg = format!(
                 "workspace [{workspace:#x}, {used_hi:#x}] overlaps the data of {which} [{lo:#x}, {hi:#x}]; \
                  the workspace must be memory of its own"
             );
+            if env_on(STRICT_ENV) {
+                return Err(Error::Invalid(msg));
+            }
+            warn_or_fail(api, acl::ACL_ERROR_INVALID_PARAM, format!("{msg} (the work uses scratch memory of its own)"))?;
+            return Ok((Ticket::new(api, uses, frees), true));
         }
     }
-    Ok(Ticket::new(api, uses, frees))
+    Ok((Ticket::new(api, uses, frees), false))
 }
 
 /// Bytes [p, p+count) of a copy's `which` side: inside its allocation if `p` is tracked.

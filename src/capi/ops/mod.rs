@@ -193,7 +193,7 @@ pub(crate) fn phase2(
         }
         exec.work.check(&exec.bindings)?;
         // Checked before the executor is consumed: a refused launch leaves it to the caller.
-        let ticket = super::misuse::phase2(
+        let (ticket, private) = super::misuse::phase2(
             api,
             &exec.bindings,
             workspace as usize,
@@ -210,7 +210,7 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        let queue = move |stream: &Stream, ticket: Ticket, work: Arc<dyn Work>, bindings: Bindings| {
+        let queue = move |stream: &Stream, ticket: Ticket, private: bool, work: Arc<dyn Work>, bindings: Bindings| {
             let misaligned = misaligned.clone();
             let small = work.small();
             // Described before `bindings` moves into the run (only while profiling).
@@ -221,6 +221,13 @@ pub(crate) fn phase2(
                 queued: profile::now(),
             });
             let run = move || {
+                // A workspace that overlaps tensor data is not used: scratch of our own instead.
+                let scratch: Vec<u64> = if private { vec![0; (needed as usize + 128).div_ceil(8)] } else { Vec::new() };
+                let ws = if private {
+                    Workspace { addr: scratch.as_ptr() as usize, size: scratch.len() as u64 * 8 }
+                } else {
+                    ws
+                };
                 let r = if misaligned.is_empty() {
                     work.run(&bindings, ws)
                 } else {
@@ -237,13 +244,13 @@ pub(crate) fn phase2(
             // Recorded for aclmdlRIExecuteAsync, which checks the memory again at each replay.
             drop(ticket);
             return stream.record(Arc::new(move |stream, dry| {
-                let ticket = super::misuse::phase2(api, &bindings, ws.addr, ws.size, needed)?;
+                let (ticket, private) = super::misuse::phase2(api, &bindings, ws.addr, ws.size, needed)?;
                 if dry {
                     return Ok(());
                 }
-                queue(stream, ticket, work.clone(), bindings.clone())
+                queue(stream, ticket, private, work.clone(), bindings.clone())
             }));
         }
-        queue(&stream, ticket, work, bindings)
+        queue(&stream, ticket, private, work, bindings)
     })
 }
