@@ -680,7 +680,7 @@ fn addmv_integer_and_bool_match_a_plain_loop() {
             .iter()
             .map(|v| Buf::new(elems(v) * size(v.dtype) + 8))
             .collect();
-        let mut fill = |b: &mut Buf, d: DType, rng: &mut Rng| {
+        let fill = |b: &mut Buf, d: DType, rng: &mut Rng| {
             let n = b.bytes().len() / size(d);
             for e in 0..n {
                 let x = if kind(d) == K::Float {
