@@ -291,3 +291,24 @@ fn plain_functions_refuse_null_outputs() {
         assert_eq!(unsafe { (f.call)(&mut Nulls) }, 161001, "{}", f.name);
     }
 }
+
+/// The declaration format's `@plain` functions: the prototype as written, no phases, and
+/// out-parameters only there.
+#[test]
+fn plain_declarations_parse_as_one_c_function() {
+    use crate::capi::decl::{header, parse};
+    let f = parse(
+        "t",
+        "/// Doc.\n@plain aclnnFoo(const aclIntArray *shape,\n    uint64_t *size) => r(shape);\naclnnBar(const aclTensor *x) => b(x);\n",
+    )
+    .unwrap();
+    assert!(f.entries[0].plain && !f.entries[1].plain);
+    assert_eq!(f.entries[0].c_phase1(), "aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size)");
+    let h = header(&f);
+    assert!(h.contains("ACLNN_API aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size);"), "{h}");
+    assert!(!h.contains("aclnnFooGetWorkspaceSize") && h.contains("aclnnBarGetWorkspaceSize"), "{h}");
+    let e = parse("t", "aclnnFoo(const aclTensor *x, int64_t *n) => r(x);").unwrap_err();
+    assert!(e.contains("@plain"), "{e}");
+    let e = parse("t", "@plain aclnnFoo(const aclTensor *x) => r(x);").unwrap_err();
+    assert!(e.contains("out-parameters"), "{e}");
+}
