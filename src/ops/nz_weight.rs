@@ -45,7 +45,8 @@ pub fn trans_matmul_weight(weight: &TensorDesc) -> Result<Executor> {
         weight.rank(),
         crate::ops::elementwise::MAX_DIMS
     );
-    let plain = |tensors: Vec<Option<TensorDesc>>| Bindings {
+    // Binding 0 reads the ND view, binding 1 (the output) is its FRACTAL_NZ form.
+    let bindings = |tensors: Vec<Option<TensorDesc>>| Bindings {
         tensors: std::sync::Arc::new(tensors),
         n_inputs: 1,
         outputs: smallvec::smallvec![1],
@@ -53,7 +54,7 @@ pub fn trans_matmul_weight(weight: &TensorDesc) -> Result<Executor> {
     if weight.is_empty() {
         return Ok(Executor::new(
             API,
-            plain(vec![Some(weight.clone()), Some(weight.clone())]),
+            bindings(vec![Some(weight.clone()), Some(weight.clone())]),
             Nothing,
         ));
     }
@@ -68,7 +69,7 @@ pub fn trans_matmul_weight(weight: &TensorDesc) -> Result<Executor> {
     let nz_view = nz_view(weight)?;
     Ok(Executor::new(
         API,
-        plain(vec![Some(weight.clone()), Some(nz_view)]),
+        bindings(vec![Some(weight.clone()), Some(nz_view)]),
         ToNz {
             staging: (weight.numel() * weight.dtype.size()) as u64,
         },
