@@ -11,7 +11,7 @@
 mod common;
 
 use aclnn_cpu::capi::meta::*;
-use aclnn_cpu::capi::ops::{ArgSource, Param, DECLARED};
+use aclnn_cpu::capi::ops::{ArgSource, Param, DECLARED, PLAIN};
 use aclnn_cpu::capi::runtime::*;
 use common::{assert_not_internal, Bytes};
 use libfuzzer_sys::fuzz_target;
@@ -168,6 +168,9 @@ impl Case<'_> {
 }
 
 impl ArgSource for Case<'_> {
+    fn out_is_null(&mut self, _: &Param) -> bool {
+        self.b.u8() % 16 == 0
+    }
     fn tensor(&mut self, _: &Param) -> *mut aclTensor {
         let (k, t) = self.pick(Case::new_tensor, |t| assert_eq!(aclDestroyTensor(t), 0));
         if k == 2 {
@@ -314,7 +317,9 @@ impl Drop for Case<'_> {
 fuzz_target!(|data: &[u8]| {
     common::device();
     let mut b = Bytes(data);
-    let op = &DECLARED[(b.u8() as usize | (b.u8() as usize) << 8) % DECLARED.len()];
+    // Pairs first, then the plain functions (aclnnCalculateMatmulWeightSize).
+    let pick = (b.u8() as usize | (b.u8() as usize) << 8) % (DECLARED.len() + PLAIN.len());
+    let op = &DECLARED[pick.min(DECLARED.len() - 1)];
     let base_dtype = DTYPES[b.u8() as usize % DTYPES.len()];
     let rank = (b.u8() % 5) as usize;
     let base_shape = (0..rank).map(|_| (b.u8() % 5) as i64).collect();
@@ -333,6 +338,11 @@ fuzz_target!(|data: &[u8]| {
         tensor_lists: vec![],
         scalar_lists: vec![],
     };
+    if let Some(f) = PLAIN.get(pick.wrapping_sub(DECLARED.len())) {
+        let st = unsafe { (f.call)(&mut c) };
+        assert_not_internal(f.name, st);
+        return;
+    }
     let name = op.name;
     let mut ws = 0u64;
     let mut ex: *mut aclOpExecutor = null_mut();

@@ -26,6 +26,11 @@
 //! - `//!` lines describe the header; `use` lines are imports for the rule calls; `///`
 //!   lines document the next entry (they become the header's comment for it).
 //! - `@deprecated "message"` before an entry marks both of its functions as CANN does.
+//! - `@plain aclnnXxx(params) => rule(...);` declares a plain function, not a two-phase
+//!   pair (CANN's aclnnCalculateMatmulWeightSize): the prototype is the whole C one, and
+//!   its out-parameters (`uint64_t *name`: a pointer to a value type, non-const) are
+//!   written from the rule's `Result` value (a tuple when there are several), only on
+//!   success. The body runs inside the FFI guard with the pairs' argument parsing.
 //!
 //! This file is plain `std` Rust: build.rs includes it with `#[path]`.
 
@@ -50,6 +55,8 @@ pub enum Kind {
     DType,
     /// const char * (a NUL-terminated string).
     Str,
+    /// A value the function writes (`uint64_t *`): only in `@plain` functions.
+    Out,
 }
 
 /// Each kind's variant name and the snake-case name of its parser (`args::<name>`) and
@@ -67,6 +74,7 @@ const KIND_NAMES: &[(Kind, &str, &str)] = &[
     (Kind::Bool, "Bool", "bool"),
     (Kind::DType, "DType", "dtype"),
     (Kind::Str, "Str", "string"),
+    (Kind::Out, "Out", "out"),
 ];
 
 impl Kind {
@@ -124,6 +132,11 @@ fn lookup(c_type: &str) -> Option<(String, Kind)> {
         if base == "char" {
             return Some((format!("{mutability} ::std::ffi::c_char"), Kind::Str));
         }
+        if mutability == "*mut" {
+            if let Some(v) = VALUES.iter().find(|v| v.0 == base) {
+                return Some((format!("*mut {}", v.1), Kind::Out));
+            }
+        }
         return HANDLES
             .iter()
             .find(|h| h.0 == base)
@@ -161,6 +174,10 @@ impl Param {
     fn rust_type(&self) -> String {
         lookup(&self.c_type).unwrap().0
     }
+    /// The Rust type an out-parameter points to ("u64" for `uint64_t *`).
+    fn out_type(&self) -> String {
+        self.rust_type().trim_start_matches("*mut ").to_string()
+    }
     /// The C declaration of the parameter ("const aclTensor *self").
     pub fn c_decl(&self) -> String {
         if self.c_type.ends_with('*') {
@@ -194,11 +211,18 @@ pub struct Entry {
     pub phase2: [String; 4],
     /// 1-based line of the entry in its file.
     pub line: usize,
+    /// Declared with `@plain`: one C function with the prototype as written, no phases.
+    pub plain: bool,
 }
 
 impl Entry {
-    /// The phase-1 prototype as the header declares it (without `ACLNN_API` and `;`).
+    /// The phase-1 prototype as the header declares it (without `ACLNN_API` and `;`); for a
+    /// plain function, its one prototype.
     pub fn c_phase1(&self) -> String {
+        if self.plain {
+            let ps: Vec<String> = self.params.iter().map(Param::c_decl).collect();
+            return format!("aclnnStatus {}({})", self.name, ps.join(", "));
+        }
         let mut ps: Vec<String> = self.params.iter().map(Param::c_decl).collect();
         ps.extend(self.tail.iter().cloned());
         format!(
@@ -397,12 +421,14 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
     };
     let mut doc: Vec<String> = vec![];
     let mut deprecated = None;
+    let mut plain = false;
     let mut phase2 = DEFAULT_PHASE2.map(String::from);
     let mut pending = String::new();
     let mut pending_line = 0;
     for (i, raw) in text.lines().enumerate() {
         let line_no = i + 1;
         let line = raw.trim();
+        let mut raw = raw.to_string();
         if pending.is_empty() {
             if line.is_empty() {
                 continue;
@@ -430,10 +456,15 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
                 deprecated = Some(quoted(stem, line_no, "@deprecated", m)?);
                 continue;
             }
+            if let Some(rest) = line.strip_prefix("@plain ") {
+                // The entry follows the directive on the same line.
+                plain = true;
+                raw = rest.to_string();
+            }
             pending_line = line_no;
         }
         // Comments after code are not allowed inside an entry: keep the text as written.
-        pending.push_str(raw);
+        pending.push_str(&raw);
         pending.push('\n');
         let parts = split_top(&pending, ';');
         if parts.len() < 2 {
@@ -446,89 +477,20 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
                 "one entry per statement: text after `;`",
             ));
         }
-        let stmt = parts[0].trim();
-        // The prototype has no `=`: the first one starts the `=>`.
-        let (proto, call) = match stmt.split_once("=>") {
-            Some((proto, call)) if !proto.contains('=') => (proto.trim(), call.trim().to_string()),
-            _ => {
-                return Err(err(
-                    stem,
-                    pending_line,
-                    "expected `aclnnXxx(params) => rule(...);`",
-                ))
-            }
-        };
-        let open = proto
-            .find('(')
-            .ok_or_else(|| err(stem, pending_line, "the prototype has no parameter list"))?;
-        if !proto.ends_with(')') {
-            return Err(err(stem, pending_line, "the prototype must end with `)`"));
-        }
-        let name = proto[..open].trim().to_string();
-        if !name.starts_with("aclnn") || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        let entry = parse_entry(stem, pending_line, parts[0].trim(), plain, &phase2)?;
+        if file.entries.iter().any(|e| e.name == entry.name) {
             return Err(err(
                 stem,
                 pending_line,
-                format!("`{name}` is not an aclnn entry name"),
+                format!("{} is declared twice", entry.name),
             ));
-        }
-        if name.ends_with("GetWorkspaceSize") {
-            return Err(err(
-                stem,
-                pending_line,
-                "declare the entry by its phase-2 name (aclnnXxx): GetWorkspaceSize is added",
-            ));
-        }
-        let inner = &proto[open + 1..proto.len() - 1];
-        let mut texts: Vec<String> = if inner.trim().is_empty() {
-            vec![]
-        } else {
-            split_top(inner, ',').iter().map(|p| normalise(p)).collect()
-        };
-        // CANN's own tail, where a header spells it differently from the usual one.
-        let mut tail = DEFAULT_TAIL.map(String::from);
-        if texts.len() >= 2 {
-            let n = texts.len();
-            if type_of(&texts[n - 2]) == "uint64_t *"
-                && type_of(&texts[n - 1]) == "aclOpExecutor **"
-            {
-                tail = [texts[n - 2].clone(), texts[n - 1].clone()];
-                texts.truncate(n - 2);
-            }
-        }
-        let mut params = vec![];
-        for p in &texts {
-            params.push(parse_param(stem, pending_line, p)?);
-        }
-        for (k, p) in params.iter().enumerate() {
-            if params[..k].iter().any(|q| q.name == p.name) {
-                return Err(err(
-                    stem,
-                    pending_line,
-                    format!("parameter `{}` twice", p.name),
-                ));
-            }
-            if p.name == "workspaceSize" || p.name == "executor" {
-                return Err(err(
-                    stem,
-                    pending_line,
-                    "leave out workspaceSize and executor: every phase 1 ends with them",
-                ));
-            }
-        }
-        if file.entries.iter().any(|e| e.name == name) {
-            return Err(err(stem, pending_line, format!("{name} is declared twice")));
         }
         file.entries.push(Entry {
-            name,
-            params,
-            call,
             doc: std::mem::take(&mut doc),
             deprecated: deprecated.take(),
-            tail,
-            phase2: phase2.clone(),
-            line: pending_line,
+            ..entry
         });
+        plain = false;
         pending.clear();
     }
     if !pending.trim().is_empty() {
@@ -538,6 +500,116 @@ pub fn parse(stem: &str, text: &str) -> Result<File, String> {
         return Err(err(stem, 1, "no entries"));
     }
     Ok(file)
+}
+
+/// One entry statement `aclnnXxx(params) => rule(...)` (without its `;`), starting at
+/// `line`; `plain` when it follows `@plain`.
+fn parse_entry(
+    stem: &str,
+    line: usize,
+    stmt: &str,
+    plain: bool,
+    phase2: &[String; 4],
+) -> Result<Entry, String> {
+    // The prototype has no `=`: the first one starts the `=>`.
+    let (proto, call) = match stmt.split_once("=>") {
+        Some((proto, call)) if !proto.contains('=') => (proto.trim(), call.trim().to_string()),
+        _ => {
+            return Err(err(
+                stem,
+                line,
+                "expected `aclnnXxx(params) => rule(...);`",
+            ))
+        }
+    };
+    let open = proto
+        .find('(')
+        .ok_or_else(|| err(stem, line, "the prototype has no parameter list"))?;
+    if !proto.ends_with(')') {
+        return Err(err(stem, line, "the prototype must end with `)`"));
+    }
+    let name = proto[..open].trim().to_string();
+    if !name.starts_with("aclnn") || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
+        return Err(err(
+            stem,
+            line,
+            format!("`{name}` is not an aclnn entry name"),
+        ));
+    }
+    if name.ends_with("GetWorkspaceSize") {
+        return Err(err(
+            stem,
+            line,
+            "declare the entry by its phase-2 name (aclnnXxx): GetWorkspaceSize is added",
+        ));
+    }
+    let inner = &proto[open + 1..proto.len() - 1];
+    let mut texts: Vec<String> = if inner.trim().is_empty() {
+        vec![]
+    } else {
+        split_top(inner, ',').iter().map(|p| normalise(p)).collect()
+    };
+    // CANN's own tail, where a header spells it differently from the usual one.
+    let mut tail = DEFAULT_TAIL.map(String::from);
+    if texts.len() >= 2 && !plain {
+        let n = texts.len();
+        if type_of(&texts[n - 2]) == "uint64_t *" && type_of(&texts[n - 1]) == "aclOpExecutor **"
+        {
+            tail = [texts[n - 2].clone(), texts[n - 1].clone()];
+            texts.truncate(n - 2);
+        }
+    }
+    let mut params = vec![];
+    for p in &texts {
+        params.push(parse_param(stem, line, p)?);
+    }
+    for (k, p) in params.iter().enumerate() {
+        if params[..k].iter().any(|q| q.name == p.name) {
+            return Err(err(stem, line, format!("parameter `{}` twice", p.name)));
+        }
+        if !plain && (p.name == "workspaceSize" || p.name == "executor") {
+            return Err(err(
+                stem,
+                line,
+                "leave out workspaceSize and executor: every phase 1 ends with them",
+            ));
+        }
+        if !plain && p.kind == Kind::Out {
+            return Err(err(
+                stem,
+                line,
+                format!(
+                    "parameter `{}`: out-parameters (`{}`) are for @plain functions; a pair's results are tensors",
+                    p.name, p.c_type
+                ),
+            ));
+        }
+        if p.kind == Kind::Out && p.optional {
+            return Err(err(
+                stem,
+                line,
+                format!("out-parameter `{}` cannot be optional", p.name),
+            ));
+        }
+    }
+    if plain && !params.iter().any(|p| p.kind == Kind::Out) {
+        return Err(err(
+            stem,
+            line,
+            "a @plain function returns its results through out-parameters: it declares none",
+        ));
+    }
+    Ok(Entry {
+        name,
+        params,
+        call,
+        doc: vec![],
+        deprecated: None,
+        tail,
+        phase2: phase2.clone(),
+        line,
+        plain,
+    })
 }
 
 /// Replaces whole-word uses of C parameter names that are Rust keywords (`self`).
@@ -586,7 +658,7 @@ fn rename_keywords(call: &str, params: &[Param]) -> String {
 }
 
 fn conversion(p: &Param) -> String {
-    if p.kind.is_value() {
+    if p.kind.is_value() || p.kind == Kind::Out {
         return String::new();
     }
     let f = p.kind.snake();
@@ -615,6 +687,9 @@ pub fn rust(files: &[File]) -> String {
     let mut registry = String::from(
         "/// Every declared entry, in header order.\npub static DECLARED: &[Declared] = &[\n",
     );
+    let mut plain_registry = String::from(
+        "/// Every declared plain function (`@plain`), in header order.\npub static PLAIN: &[Plain] = &[\n",
+    );
     for f in files {
         let _ = writeln!(
             s,
@@ -627,6 +702,10 @@ pub fn rust(files: &[File]) -> String {
             let _ = writeln!(s, "    {u}");
         }
         for e in &f.entries {
+            if e.plain {
+                plain_fn(&mut s, &mut plain_registry, f, e);
+                continue;
+            }
             let p1 = format!("{}GetWorkspaceSize", e.name);
             let mut sig = String::new();
             for p in &e.params {
@@ -647,17 +726,7 @@ pub fn rust(files: &[File]) -> String {
             );
             // The registry row: the prototype as data, and a caller that takes its
             // arguments from an ArgSource (fuzzing, generic tests).
-            let mut params = String::new();
-            for p in &e.params {
-                let _ = write!(
-                    params,
-                    "Param {{ c_type: {:?}, name: {:?}, kind: Kind::{}, optional: {} }}, ",
-                    p.c_type,
-                    p.name,
-                    p.kind.variant(),
-                    p.optional
-                );
-            }
+            let params = param_rows(&e.params);
             let mut args = String::new();
             for (i, p) in e.params.iter().enumerate() {
                 args.push_str(&source_method(p).replace("{i}", &i.to_string()));
@@ -677,7 +746,96 @@ pub fn rust(files: &[File]) -> String {
         s.push_str("}\n\n");
     }
     registry.push_str("];\n");
-    s + &registry
+    plain_registry.push_str("];\n");
+    s + &registry + &plain_registry
+}
+
+/// The registry row of a parameter list: `Param {..}` literals.
+fn param_rows(params: &[Param]) -> String {
+    let mut rows = String::new();
+    for p in params {
+        let _ = write!(
+            rows,
+            "Param {{ c_type: {:?}, name: {:?}, kind: Kind::{}, optional: {} }}, ",
+            p.c_type,
+            p.name,
+            p.kind.variant(),
+            p.optional
+        );
+    }
+    rows
+}
+
+/// A `@plain` entry: its `extern "C"` function into `s` (inside the FFI guard; the
+/// out-parameters are checked first, as CANN checks them, and written only on success) and
+/// its row into `registry`.
+fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
+    let mut sig = String::new();
+    let mut conv = String::new();
+    let mut checks = String::new();
+    let mut outs = vec![];
+    for p in &e.params {
+        let _ = write!(sig, "{}: {}, ", p.rust_name(), p.rust_type());
+        conv.push_str(&conversion(p));
+        if p.kind == Kind::Out {
+            let _ = writeln!(
+                checks,
+                "            arg::non_null({}, {:?})?;",
+                p.rust_name(),
+                p.name
+            );
+            outs.push(p);
+        }
+    }
+    let names: Vec<String> = outs.iter().map(|p| format!("{}_value", p.rust_name())).collect();
+    let pattern = if names.len() == 1 {
+        names[0].clone()
+    } else {
+        format!("({})", names.join(", "))
+    };
+    let mut writes = String::new();
+    for (p, v) in outs.iter().zip(&names) {
+        let _ = writeln!(
+            writes,
+            "            unsafe {{ arg::write({}, {:?}, {v})? }};",
+            p.rust_name(),
+            p.name
+        );
+    }
+    let call = rename_keywords(&e.call, &e.params);
+    let doc: String = e.doc.iter().map(|d| format!("    /// {d}\n")).collect();
+    let _ = write!(
+        s,
+        "\n    // src/capi/ops/{stem}.decl:{line}\n{doc}    #[unsafe(no_mangle)]\n    pub unsafe extern \"C\" fn {name}({sig}) -> aclnnStatus {{\n        guard::status({name:?}, || {{\n{conv}{checks}            let {pattern} = {call}?;\n{writes}            Ok(())\n        }})\n    }}\n",
+        stem = f.stem,
+        line = e.line,
+        name = e.name,
+    );
+    // The caller from an ArgSource: out-parameters point at locals unless the source asks
+    // for NULL.
+    let mut locals = String::new();
+    let mut args = String::new();
+    for (i, p) in e.params.iter().enumerate() {
+        if p.kind == Kind::Out {
+            let _ = write!(locals, "let mut o{i}: {} = Default::default(); ", p.out_type());
+            let _ = write!(
+                args,
+                "if a.out_is_null(&P[{i}]) {{ ::std::ptr::null_mut() }} else {{ &mut o{i} }}, "
+            );
+        } else {
+            args.push_str(&source_method(p).replace("{i}", &i.to_string()));
+            args.push_str(", ");
+        }
+    }
+    let _ = write!(
+        registry,
+        "    {{\n        const P: &[Param] = &[{params}];\n        Plain {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            c_proto: {c:?},\n            call: |a| unsafe {{ {locals}{stem}::{name}({args}) }},\n        }}\n    }},\n",
+        params = param_rows(&e.params),
+        header = f.header_name(),
+        name = e.name,
+        stem = f.stem,
+        c = e.c_phase1(),
+    );
 }
 
 fn c_comment(lines: &[String], indent: &str) -> String {
@@ -718,6 +876,10 @@ pub fn header(f: &File) -> String {
         };
         s += "\n";
         s += &c_comment(&e.doc, "");
+        if e.plain {
+            s += &format!("{dep}ACLNN_API {};\n", e.c_phase1());
+            continue;
+        }
         s += &format!("{dep}ACLNN_API {};\n\n", e.c_phase1());
         s += &c_comment(
             &[format!(

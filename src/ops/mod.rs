@@ -25,6 +25,7 @@ pub mod logical;
 pub mod loss;
 pub mod math;
 pub mod matmul;
+pub mod nz_weight;
 pub mod mul;
 pub mod norm;
 pub mod pool;

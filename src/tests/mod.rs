@@ -14,6 +14,7 @@ mod matmul_diff;
 mod miri;
 mod movement_diff;
 mod nn_diff;
+mod nz_weight_diff;
 mod narrow_diff;
 mod norm_diff;
 mod ops_capi_diff;

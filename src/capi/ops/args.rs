@@ -116,3 +116,23 @@ pub(crate) unsafe fn string<'a>(p: *const c_char, name: &'static str) -> Result<
     s.to_str()
         .map_err(|_| Error::Invalid(format!("argument '{name}' is not a UTF-8 string: {s:?}")))
 }
+
+/// Phase 1 of an operator whose output binding is another view of an argument's memory
+/// (aclnnTransMatmulWeight writes the FRACTAL_NZ blocks, padding included, over its ND
+/// `name`): each output must lie in device memory as a tensor argument must.
+pub(crate) fn outputs_in_memory(
+    exec: crate::executor::Executor,
+    name: &'static str,
+) -> Result<crate::executor::Executor> {
+    for &i in &exec.bindings.outputs {
+        let out = exec.bindings.view(i)?;
+        misuse::check_tensor(out, name).map_err(|e| {
+            let bytes = out.byte_span().map_or(0, |(lo, hi)| hi - lo + 1);
+            Error::Invalid(format!(
+                "{e} (its {} form takes {bytes} bytes from the view's first element)",
+                out.format
+            ))
+        })?;
+    }
+    Ok(exec)
+}

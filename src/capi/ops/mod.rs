@@ -38,6 +38,7 @@ mod prelude {
         aclTensor, aclTensorList, aclnnStatus,
     };
     pub(crate) use super::{args, phase1, phase2};
+    pub(crate) use crate::capi::{arg, guard};
     pub use std::ffi::c_void;
 }
 
@@ -72,6 +73,21 @@ pub struct Declared {
     pub phase2: extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, aclrtStream) -> aclnnStatus,
 }
 
+/// A declared plain function (`@plain`: one C function, not a two-phase pair, as
+/// aclnnCalculateMatmulWeightSize).
+pub struct Plain {
+    /// "aclnn_trans_matmul_weight.h".
+    pub header: &'static str,
+    pub name: &'static str,
+    /// Every parameter, out-parameters (`Kind::Out`) included.
+    pub params: &'static [Param],
+    /// The prototype as the header declares it (no `ACLNN_API`, no `;`).
+    pub c_proto: &'static str,
+    /// Calls the function with arguments taken from `src`; out-parameters point at locals
+    /// unless `src.out_is_null` asks for NULL.
+    pub call: unsafe fn(&mut dyn ArgSource) -> aclnnStatus,
+}
+
 /// Where a generic caller (the fuzz target, the registry tests) gets each argument of a
 /// declared entry. Pointers it returns must be NULL, live handles, or handles it knows to
 /// be stale; the entry point validates them.
@@ -89,11 +105,20 @@ pub trait ArgSource {
     fn bool(&mut self, p: &Param) -> bool;
     fn dtype(&mut self, p: &Param) -> i32;
     fn string(&mut self, p: &Param) -> *const c_char;
+    /// Whether an out-parameter of a plain function is passed as NULL.
+    fn out_is_null(&mut self, _p: &Param) -> bool {
+        false
+    }
 }
 
 /// The declared entry named `name` ("aclnnAdd").
 pub fn declared(name: &str) -> Option<&'static Declared> {
     DECLARED.iter().find(|d| d.name == name)
+}
+
+/// The declared plain function named `name` ("aclnnCalculateMatmulWeightSize").
+pub fn plain(name: &str) -> Option<&'static Plain> {
+    PLAIN.iter().find(|d| d.name == name)
 }
 
 /// Phase 1: checks the out-parameters first (as CANN does), builds the executor, and
