@@ -273,12 +273,13 @@ fn rank_is(name: &str, i: usize, t: &TensorDesc, want: usize) -> Result<()> {
 
 /// Every weight transposed alike.
 fn same_transpose(weight: &[&TensorDesc], tw: bool) -> Result<()> {
+    let state = |t: bool| if t { "transposed" } else { "not transposed" };
     for (i, w) in weight.iter().enumerate() {
         crate::ensure!(
             transposed(w) == tw,
-            "{API}: weight[{i}] is {}transposed but weight[0] is {}: every weight must be stored alike",
-            if tw { "not " } else { "" },
-            if tw { "" } else { "not " }
+            "{API}: weight[{i}] is {} but weight[0] is {}: every weight must be stored alike (a (1, 1) matrix counts as transposed, as on the device)",
+            state(!tw),
+            state(tw)
         );
     }
     Ok(())
