@@ -16,8 +16,8 @@
 //!
 //! groupList lives in device memory and is read at phase 2: its values must be
 //! non-decreasing, non-negative and at most the split dim (m or k), else the run fails with
-//! a message naming the entry; nothing is written then. Rows (split m) past the last value
-//! are not written, as on the device.
+//! a message naming the entry; nothing is written then. Rows of y (split m) past the last
+//! value belong to no group and are not written (CANN leaves them undefined).
 //!
 //! Numbers: each group's product accumulates in f32 on the GEMM (f16/bf16 widen exactly),
 //! the bias is added in f32 and the sum rounded once to y: within (k+1)·2^-24 of the f64
