@@ -82,6 +82,21 @@ static void test_moe_single_tensors(void)
     }
     CHECK(got[4 * N] == -7.0f && got[4 * N + 1] == -7.0f); /* the unrouted row is not written */
 
+    /* A repeatable executor re-pointed at another y through its output list. */
+    void *dy2 = NULL;
+    CHECK_OK(aclrtMalloc(&dy2, sizeof hy, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMemcpy(dy2, sizeof hy, hy, sizeof hy, ACL_MEMCPY_HOST_TO_DEVICE));
+    CHECK_OK(aclnnGroupedMatmulV3GetWorkspaceSize(xl, wl, NULL, NULL, NULL, NULL, NULL, g, 3, 0, yl, &ws, &ex));
+    CHECK_OK(aclSetAclOpExecutorRepeatable(ex));
+    CHECK_OK(aclSetDynamicOutputTensorAddr(ex, 0, 0, yl, dy2));
+    CHECK_OK(launch_gmm(ws, ex));
+    float got2[M * N];
+    CHECK_OK(aclrtMemcpy(got2, sizeof got2, dy2, sizeof got2, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(got, got2, sizeof got) == 0);
+    CHECK_OK(aclDestroyAclOpExecutor(ex));
+    CHECK_OK(aclSetRawTensorAddr(y, dy)); /* back to its own storage */
+    CHECK_OK(aclrtFree(dy2));
+
     /* groupList is read at run time: a decreasing one fails the run and writes nothing. */
     int64_t bad[E] = {3, 1, 5};
     CHECK_OK(aclrtMemcpy(dg, sizeof bad, bad, sizeof bad, ACL_MEMCPY_HOST_TO_DEVICE));

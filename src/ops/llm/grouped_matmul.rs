@@ -33,7 +33,7 @@ use super::dense::{bindings, load, load_view, store_view};
 use super::linalg::product_f32;
 use crate::dtype::DType;
 use crate::error::{Error, Result};
-use crate::executor::{Bindings, Executor, Work, Workspace};
+use crate::executor::{Bindings, Executor, ListParam, Work, Workspace};
 use crate::tensor::TensorDesc;
 
 use DType::*;
@@ -213,7 +213,7 @@ pub fn grouped_matmul_v3(
     inputs.push(group_list);
     let outputs: Vec<Option<&TensorDesc>> = y.iter().map(|t| Some(*t)).collect();
     let n_bias = bias.map_or(0, |b| b.len());
-    Ok(Executor::new(
+    let mut e = Executor::new(
         API,
         bindings(&inputs, &outputs),
         Grouped {
@@ -224,7 +224,23 @@ pub fn grouped_matmul_v3(
             n_bias,
             has_group_list: group_list.is_some(),
         },
-    ))
+    );
+    // The lists aclSetDynamic*TensorAddr re-points: x, weight, bias are inputs 0-2 of the
+    // prototype's 8 (groupList is the 8th), y output 0.
+    let list = |output: bool, ir_index: usize, any_index: usize, first: usize, len: usize| ListParam {
+        output,
+        ir_index,
+        any_index,
+        first,
+        len,
+    };
+    e.lists = vec![
+        list(false, 0, 0, 0, x.len()),
+        list(false, 1, 1, x.len(), weight.len()),
+        list(false, 2, 2, x.len() + weight.len(), n_bias),
+        list(true, 0, 8, x.len() + weight.len() + n_bias + 1, y.len()),
+    ];
+    Ok(e)
 }
 
 /// The non-quantized dtype rule: x, weight and y of one float dtype, bias F32 for BF16.
