@@ -99,7 +99,7 @@ fn list_transposed(list: &[&TensorDesc]) -> bool {
 
 /// An optional list CANN treats as absent: NULL, empty, or one 1-D empty tensor.
 fn present<'a>(list: Option<&'a [&'a TensorDesc]>) -> Option<&'a [&'a TensorDesc]> {
-    list.filter(|l| !l.is_empty() && !(l.len() == 1 && l[0].shape[..] == [0]))
+    list.filter(|l| !(l.is_empty() || l.len() == 1 && l[0].shape[..] == [0]))
 }
 
 /// aclnnGroupedMatmulV3.
@@ -118,7 +118,10 @@ pub fn grouped_matmul_v3(
     y: &[&TensorDesc],
 ) -> Result<Executor> {
     for (name, l) in [("x", x), ("weight", weight), ("y", y)] {
-        crate::ensure!(!l.is_empty(), "{API}: {name} must not be an empty tensor list");
+        crate::ensure!(
+            !l.is_empty(),
+            "{API}: {name} must not be an empty tensor list"
+        );
     }
     crate::ensure!(
         group_type != SPLIT_N,
@@ -178,10 +181,7 @@ pub fn grouped_matmul_v3(
     } else {
         (list_transposed(x), transposed(weight[0]))
     };
-    crate::ensure!(
-        !(tx && tw),
-        "{API}: x and weight cannot both be transposed"
-    );
+    crate::ensure!(!(tx && tw), "{API}: x and weight cannot both be transposed");
     let layout = match group_type {
         NO_SPLIT => check_no_split(x, weight, y, group_list, split_item, tx, tw)?,
         SPLIT_M => check_split_m(x, weight, y, group_list, split_item, tx, tw)?,
@@ -227,13 +227,14 @@ pub fn grouped_matmul_v3(
     );
     // The lists aclSetDynamic*TensorAddr re-points: x, weight, bias are inputs 0-2 of the
     // prototype's 8 (groupList is the 8th), y output 0.
-    let list = |output: bool, ir_index: usize, any_index: usize, first: usize, len: usize| ListParam {
-        output,
-        ir_index,
-        any_index,
-        first,
-        len,
-    };
+    let list =
+        |output: bool, ir_index: usize, any_index: usize, first: usize, len: usize| ListParam {
+            output,
+            ir_index,
+            any_index,
+            first,
+            len,
+        };
     e.lists = vec![
         list(false, 0, 0, 0, x.len()),
         list(false, 1, 1, x.len(), weight.len()),
@@ -418,7 +419,10 @@ fn check_split_m(
     tx: bool,
     tw: bool,
 ) -> Result<Layout> {
-    crate::ensure!(!tx, "{API}: with groupType 0 (split m), x cannot be transposed");
+    crate::ensure!(
+        !tx,
+        "{API}: with groupType 0 (split m), x cannot be transposed"
+    );
     let (nx, nw, ny) = (x.len(), weight.len(), y.len());
     crate::ensure!(
         ny == 1,
@@ -534,7 +538,12 @@ fn check_split_k(
 }
 
 /// bias: one (e, n) tensor for one weight (e, k, n), else one (n,) per weight.
-fn check_bias(b: &[&TensorDesc], weight: &[&TensorDesc], layout: Layout, groups: usize) -> Result<()> {
+fn check_bias(
+    b: &[&TensorDesc],
+    weight: &[&TensorDesc],
+    layout: Layout,
+    groups: usize,
+) -> Result<()> {
     crate::ensure!(
         b.len() == weight.len(),
         "{API}: biasOptional has {} tensors but weight has {}: they must be equal",
@@ -677,7 +686,9 @@ impl Grouped {
                 let (xb, xv) = view(self.x_binding(0))?;
                 let (wb, wv) = view(self.w_binding(0))?;
                 let (yb, yv) = view(self.y_binding(0))?;
-                let ends = self.ends(t, xv.shape[1], "k")?.expect("required at phase 1");
+                let ends = self
+                    .ends(t, xv.shape[1], "k")?
+                    .expect("required at phase 1");
                 let mut start = 0;
                 for (g, &end) in ends.iter().enumerate() {
                     jobs.push(Job {
