@@ -10,6 +10,7 @@ mod engine_views;
 mod llm_diff;
 mod forms_diff;
 mod gather_diff;
+mod gmm_diff;
 mod matmul_diff;
 mod miri;
 mod movement_diff;

@@ -6,12 +6,14 @@
 
 pub mod attention;
 pub mod dense;
+pub mod grouped_matmul;
 pub mod linalg;
 pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
 pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
+pub use grouped_matmul::grouped_matmul_v3;
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
 pub use quant_matmul::weight_quant_batch_matmul_v2;
@@ -76,6 +78,13 @@ pub const CATALOG: &[Entry] = &[
         b: quant_matmul::WEIGHT,
         out: quant_matmul::X,
         rule: "x @ ((weight + offset)·scale) + bias, scale per tensor/channel/group, f32 accumulation (int4, NZ and output quantization refused)",
+    },
+    Entry {
+        ops: "GroupedMatmulV3",
+        a: grouped_matmul::FLOATS,
+        b: grouped_matmul::FLOATS,
+        out: grouped_matmul::FLOATS,
+        rule: "per group x_i @ weight_i + bias_i, groupType -1/0/2 (split m or k by an int64 groupList read at run time), f32 accumulation (quantized modes refused)",
     },
     Entry {
         ops: "FusedInferAttentionScoreV2",
