@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Writes a tiny llama-architecture GGUF model with random weights, for the client check in
 .ci/llama: 2 layers, grouped-query attention (4 query heads, 2 KV heads), weights in f16, Q8_0
-and Q4_0 (the formats ggml's CANN back-end handles differently), and a byte-level SPM vocabulary
+and Q4_0 with --q4 (the formats ggml's CANN back-end handles differently), and a byte-level SPM vocabulary
 (every byte a token, so any prompt tokenizes).
 
-Usage: PYTHONPATH=<llama.cpp>/gguf-py llama_model.py OUT.gguf [SEED]
+Usage: PYTHONPATH=<llama.cpp>/gguf-py llama_model.py OUT.gguf [SEED] [--q4]
+  --q4: layer 1 in Q4_0 (ggml passes those weights as ACL_INT4, not a dtype of aclnn-cpu yet);
+        by default both layers are Q8_0.
 """
 import sys
 
@@ -13,7 +15,9 @@ import gguf
 from gguf import GGMLQuantizationType as Q
 
 out = sys.argv[1]
-seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
+args = [a for a in sys.argv[2:] if not a.startswith("--")]
+seed = int(args[0]) if args else 1
+q4 = "--q4" in sys.argv
 rng = np.random.default_rng(seed)
 
 n_embd, n_head, n_head_kv, n_layer, n_ff, n_ctx = 128, 4, 2, 2, 256, 256
@@ -62,8 +66,8 @@ def add(name, data, qtype):
 s_in = 1.0 / np.sqrt(n_embd)
 add("token_embd.weight", weight((n_vocab, n_embd), 1.0), Q.F16)
 for i in range(n_layer):
-    # layer 0 quantized to Q8_0, layer 1 to Q4_0; the feed-forward down projection in f16
-    qt = Q.Q8_0 if i == 0 else Q.Q4_0
+    # layer 0 quantized to Q8_0, layer 1 to Q4_0 with --q4 (else Q8_0); ffn_down in f16
+    qt = Q.Q4_0 if (q4 and i == 1) else Q.Q8_0
     add(f"blk.{i}.attn_norm.weight", 1.0 + 0.1 * weight((n_embd,), 1.0), Q.F32)
     add(f"blk.{i}.attn_q.weight", weight((n_embd, n_embd), s_in), qt)
     add(f"blk.{i}.attn_k.weight", weight((n_head_kv * head_dim, n_embd), s_in), qt)
