@@ -30,7 +30,10 @@ const ENUM_ARGS: &[(&str, &str)] = &[
     ("aclrtMemLocationTypeRaw", "aclrtMemLocationType"),
     ("aclrtMemAllocationTypeRaw", "aclrtMemAllocationType"),
     ("aclrtMemHandleTypeRaw", "aclrtMemHandleType"),
-    ("aclrtMemGranularityOptionsRaw", "aclrtMemGranularityOptions"),
+    (
+        "aclrtMemGranularityOptionsRaw",
+        "aclrtMemGranularityOptions",
+    ),
     ("aclmdlRICaptureModeRaw", "aclmdlRICaptureMode"),
     ("aclmdlRICaptureStatusRaw", "aclmdlRICaptureStatus"),
     ("aclprofAicoreMetricsRaw", "aclprofAicoreMetrics"),
@@ -122,7 +125,20 @@ const VISIBILITY: &str = r#"
 #endif
 "#;
 
-const PROF_SWITCHES: &[&str] = &["ACL_PROF_ACL_API", "ACL_PROF_TASK_TIME", "ACL_PROF_AICORE_METRICS", "ACL_PROF_AICPU", "ACL_PROF_L2CACHE", "ACL_PROF_HCCL_TRACE", "ACL_PROF_TRAINING_TRACE", "ACL_PROF_MSPROFTX", "ACL_PROF_RUNTIME_API", "ACL_PROF_TASK_TIME_L0", "ACL_PROF_TASK_MEMORY", "ACL_PROF_OP_ATTR"];
+const PROF_SWITCHES: &[&str] = &[
+    "ACL_PROF_ACL_API",
+    "ACL_PROF_TASK_TIME",
+    "ACL_PROF_AICORE_METRICS",
+    "ACL_PROF_AICPU",
+    "ACL_PROF_L2CACHE",
+    "ACL_PROF_HCCL_TRACE",
+    "ACL_PROF_TRAINING_TRACE",
+    "ACL_PROF_MSPROFTX",
+    "ACL_PROF_RUNTIME_API",
+    "ACL_PROF_TASK_TIME_L0",
+    "ACL_PROF_TASK_MEMORY",
+    "ACL_PROF_OP_ATTR",
+];
 
 /// acl_prof.h's export macro, as CANN's header defines it.
 const PROF_VISIBILITY: &str = r#"

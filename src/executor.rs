@@ -95,7 +95,9 @@ impl Bindings {
             let len = hi - lo + 1;
             let mut buf = vec![0u64; len.div_ceil(8)];
             // SAFETY: phase 2 checked [lo, hi] lies in the tensor's device memory; buf holds len bytes.
-            unsafe { std::ptr::copy_nonoverlapping(lo as *const u8, buf.as_mut_ptr() as *mut u8, len) };
+            unsafe {
+                std::ptr::copy_nonoverlapping(lo as *const u8, buf.as_mut_ptr() as *mut u8, len)
+            };
             let mut c = t.clone();
             // The copy starts at the view's first element: address it there.
             c.addr = (buf.as_ptr() as usize).wrapping_sub(t.offset * t.dtype.size());
@@ -115,7 +117,9 @@ impl Bindings {
                     h - l + 1
                 };
                 // SAFETY: as above, in the other direction.
-                unsafe { std::ptr::copy_nonoverlapping(buf.as_ptr() as *const u8, *lo as *mut u8, len) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(buf.as_ptr() as *const u8, *lo as *mut u8, len)
+                };
             }
         }
         Ok(())

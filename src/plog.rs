@@ -84,14 +84,20 @@ impl Levels {
 
     /// The most verbose level any module may log at (what `log::max_level` is set to).
     pub fn max(&self) -> LevelFilter {
-        self.modules.iter().map(|(_, l)| *l).fold(self.global, Ord::max)
+        self.modules
+            .iter()
+            .map(|(_, l)| *l)
+            .fold(self.global, Ord::max)
     }
 }
 
 enum Out {
     Stdout,
     /// The log directory; the file is opened at the first line.
-    File { dir: PathBuf, file: Option<(PathBuf, std::fs::File, u64)> },
+    File {
+        dir: PathBuf,
+        file: Option<(PathBuf, std::fs::File, u64)>,
+    },
     /// Lines captured by a test.
     #[cfg(test)]
     Capture(Vec<String>),
@@ -248,13 +254,24 @@ impl Sink {
 }
 
 /// Opens (creates) this process's plog file in `dir` (or `path` again after a rotation).
-fn open_plog(dir: &std::path::Path, path: Option<PathBuf>) -> Option<(PathBuf, std::fs::File, u64)> {
+fn open_plog(
+    dir: &std::path::Path,
+    path: Option<PathBuf>,
+) -> Option<(PathBuf, std::fs::File, u64)> {
     let path = path.unwrap_or_else(|| {
-        let stamp: String = timestamp().chars().filter(char::is_ascii_digit).take(17).collect();
+        let stamp: String = timestamp()
+            .chars()
+            .filter(char::is_ascii_digit)
+            .take(17)
+            .collect();
         dir.join(format!("plog-{}_{stamp}.log", std::process::id()))
     });
     std::fs::create_dir_all(dir).ok()?;
-    let f = std::fs::OpenOptions::new().create(true).append(true).open(&path).ok()?;
+    let f = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .ok()?;
     Some((path, f, 0))
 }
 
@@ -286,7 +303,8 @@ fn process_name() -> String {
 pub fn log_root() -> PathBuf {
     match std::env::var_os(LOG_PATH_ENV).filter(|p| !p.is_empty()) {
         Some(p) => PathBuf::from(p),
-        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into())).join("ascend/log"),
+        None => PathBuf::from(std::env::var_os("HOME").unwrap_or_else(|| "/tmp".into()))
+            .join("ascend/log"),
     }
 }
 
@@ -297,11 +315,17 @@ static INIT: Once = Once::new();
 pub fn init() {
     INIT.call_once(|| {
         let env = |k| std::env::var(k).ok();
-        let levels = Levels::parse(env(GLOBAL_LEVEL_ENV).as_deref(), env(MODULE_LEVEL_ENV).as_deref());
+        let levels = Levels::parse(
+            env(GLOBAL_LEVEL_ENV).as_deref(),
+            env(MODULE_LEVEL_ENV).as_deref(),
+        );
         let out = if env(STDOUT_ENV).is_some_and(|v| v.trim() == "1") {
             Out::Stdout
         } else {
-            Out::File { dir: log_root().join("debug/plog"), file: None }
+            Out::File {
+                dir: log_root().join("debug/plog"),
+                file: None,
+            }
         };
         install(levels, out);
     });
@@ -309,7 +333,12 @@ pub fn init() {
 
 fn install(levels: Levels, out: Out) {
     let max = levels.max();
-    let sink = Box::new(Sink { levels, out: Mutex::new(out), pid: std::process::id(), process: process_name() });
+    let sink = Box::new(Sink {
+        levels,
+        out: Mutex::new(out),
+        pid: std::process::id(),
+        process: process_name(),
+    });
     if log::set_boxed_logger(sink).is_ok() {
         log::set_max_level(max);
     }
@@ -352,7 +381,11 @@ mod tests {
         assert_eq!(l.global, LevelFilter::Off);
         assert_eq!(l.for_module(OP), LevelFilter::Info);
         assert_eq!(l.for_module(ASCENDCL), LevelFilter::Warn);
-        assert_eq!(l.for_module(RUNTIME), LevelFilter::Off, "an undefined level is ignored");
+        assert_eq!(
+            l.for_module(RUNTIME),
+            LevelFilter::Off,
+            "an undefined level is ignored"
+        );
         assert_eq!(l.max(), LevelFilter::Info);
         assert_eq!(Levels::parse(Some("7"), None).global, LevelFilter::Error);
     }
@@ -374,10 +407,16 @@ mod tests {
             .line(Some(70))
             .build();
         sink.log(&rec);
-        let debug = Record::builder().args(format_args!("x")).level(Level::Debug).target(OP).build();
+        let debug = Record::builder()
+            .args(format_args!("x"))
+            .level(Level::Debug)
+            .target(OP)
+            .build();
         sink.log(&debug);
         let out = sink.out.lock().unwrap();
-        let Out::Capture(lines) = &*out else { unreachable!() };
+        let Out::Capture(lines) = &*out else {
+            unreachable!()
+        };
         assert_eq!(lines.len(), 1, "debug is below info: {lines:?}");
         let l = &lines[0];
         assert!(l.starts_with("[ERROR] OP(42,prog):"), "{l}");

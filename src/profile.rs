@@ -56,7 +56,12 @@ pub enum Track {
 pub enum Detail {
     None,
     /// An operator's execution: its tensors (inputs first), workspace, and when it was queued.
-    Op { views: Views, n_inputs: usize, workspace: u64, queued: u64 },
+    Op {
+        views: Views,
+        n_inputs: usize,
+        workspace: u64,
+        queued: u64,
+    },
     /// A copy or memset of `bytes` bytes.
     Bytes(usize),
     /// An event record or wait, by the event's address.
@@ -161,7 +166,10 @@ pub fn stop() -> std::io::Result<Option<(PathBuf, PathBuf)>> {
 
 /// `trace.json` -> `trace.op_summary.csv`.
 pub fn summary_path(json: &Path) -> PathBuf {
-    let stem = json.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = json
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     json.with_file_name(format!("{stem}.op_summary.csv"))
 }
 
@@ -207,7 +215,10 @@ pub fn push(rec: Record) {
             // Host records are pushed by the thread they belong to: name its track.
             Track::Host(tid) => {
                 if !r.threads.iter().any(|t| t.0 == tid) {
-                    let name = std::thread::current().name().unwrap_or("thread").to_string();
+                    let name = std::thread::current()
+                        .name()
+                        .unwrap_or("thread")
+                        .to_string();
                     r.threads.push((tid, name));
                 }
             }
@@ -222,7 +233,11 @@ pub fn stream_seen(s: &Stream) {
         let key = stream_key(s);
         if !r.streams.iter().any(|t| t.key == key) {
             r.next_stream += 1;
-            r.streams.push(StreamTrack { key, device: s.device, index: r.next_stream });
+            r.streams.push(StreamTrack {
+                key,
+                device: s.device,
+                index: r.next_stream,
+            });
         }
     }
 }
@@ -240,16 +255,28 @@ pub fn forget_stream(s: &Stream) {
                     rec.track = Track::Stream(retired_key);
                 }
             }
-            r.retired.push(StreamTrack { key: retired_key, ..t });
+            r.retired.push(StreamTrack {
+                key: retired_key,
+                ..t
+            });
         }
     }
 }
 
 impl Recording {
     fn stream_seen(&mut self, key: usize) {
-        if !self.streams.iter().chain(&self.retired).any(|t| t.key == key) {
+        if !self
+            .streams
+            .iter()
+            .chain(&self.retired)
+            .any(|t| t.key == key)
+        {
             self.next_stream += 1;
-            self.streams.push(StreamTrack { key, device: 0, index: self.next_stream });
+            self.streams.push(StreamTrack {
+                key,
+                device: 0,
+                index: self.next_stream,
+            });
         }
     }
 
@@ -274,8 +301,17 @@ pub struct HostSpan {
 impl HostSpan {
     /// None while not recording: the guard then costs nothing at drop.
     #[inline]
-    pub fn begin(name: &'static str, cat: &'static str, detail: impl FnOnce() -> Detail) -> Option<HostSpan> {
-        on().then(|| HostSpan { name, cat, start: now(), detail: detail() })
+    pub fn begin(
+        name: &'static str,
+        cat: &'static str,
+        detail: impl FnOnce() -> Detail,
+    ) -> Option<HostSpan> {
+        on().then(|| HostSpan {
+            name,
+            cat,
+            start: now(),
+            detail: detail(),
+        })
     }
 }
 
@@ -288,7 +324,14 @@ impl Drop for HostSpan {
 
 /// A span on the calling host thread from `start` to now.
 pub fn host_span(name: &'static str, cat: &'static str, start: u64, detail: Detail) {
-    push(Record { track: host(), name, cat, start, end: Some(now()), detail });
+    push(Record {
+        track: host(),
+        name,
+        cat,
+        start,
+        end: Some(now()),
+        detail,
+    });
 }
 
 /// Wraps a stream task so its execution is recorded on `stream`'s track (and, for an op,
@@ -308,7 +351,14 @@ where
     move || {
         let start = now();
         let r = task();
-        push(Record { track: Track::Stream(key), name, cat, start, end: Some(now()), detail });
+        push(Record {
+            track: Track::Stream(key),
+            name,
+            cat,
+            start,
+            end: Some(now()),
+            detail,
+        });
         r
     }
 }
@@ -316,17 +366,38 @@ where
 /// An instant on a stream's track (an event record reached), from a task running on it.
 pub fn stream_instant(key: usize, name: &'static str, detail: Detail) {
     let t = now();
-    push(Record { track: Track::Stream(key), name, cat: "event", start: t, end: None, detail });
+    push(Record {
+        track: Track::Stream(key),
+        name,
+        cat: "event",
+        start: t,
+        end: None,
+        detail,
+    });
 }
 
 /// A span on a stream's track, from a task running on it (an event wait).
 pub fn stream_span(key: usize, name: &'static str, start: u64, detail: Detail) {
-    push(Record { track: Track::Stream(key), name, cat: "event", start, end: Some(now()), detail });
+    push(Record {
+        track: Track::Stream(key),
+        name,
+        cat: "event",
+        start,
+        end: Some(now()),
+        detail,
+    });
 }
 
 /// An instant on the calling host thread (aclprofMarkEx).
 pub fn host_instant(name: &'static str, detail: Detail) {
-    push(Record { track: host(), name, cat: "mark", start: now(), end: None, detail });
+    push(Record {
+        track: host(),
+        name,
+        cat: "mark",
+        start: now(),
+        end: None,
+        detail,
+    });
 }
 
 fn json_str(out: &mut String, s: &str) {
@@ -368,15 +439,30 @@ fn dims<T: std::fmt::Display>(d: &[T]) -> String {
 
 /// Bytes an op reads and writes: each bound view's elements times their size.
 fn op_bytes(views: &Views) -> u64 {
-    views.iter().flatten().map(|v| (v.numel() * v.dtype.size()) as u64).sum()
+    views
+        .iter()
+        .flatten()
+        .map(|v| (v.numel() * v.dtype.size()) as u64)
+        .sum()
 }
 
-fn op_args(out: &mut String, views: &Views, n_inputs: usize, workspace: u64, queued: u64, start: u64) {
+fn op_args(
+    out: &mut String,
+    views: &Views,
+    n_inputs: usize,
+    workspace: u64,
+    queued: u64,
+    start: u64,
+) {
     let mut shapes = Vec::new();
     let mut dtypes = Vec::new();
     let mut strides = Vec::new();
     for (i, v) in views.iter().enumerate() {
-        let role = if i < n_inputs { format!("in{i}") } else { format!("out{}", i - n_inputs) };
+        let role = if i < n_inputs {
+            format!("in{i}")
+        } else {
+            format!("out{}", i - n_inputs)
+        };
         match v {
             Some(v) => {
                 shapes.push(format!("{role}:{}", dims(&v.shape)));
@@ -426,7 +512,12 @@ fn trace_json(rec: &Recording) -> String {
         json_str(&mut n, &format!("{name} ({tid})"));
         ev(&mut out, &format!("\"ph\":\"M\",\"pid\":{HOST_PID},\"tid\":{tid},\"name\":\"thread_name\",\"args\":{{\"name\":{n}}}"));
     }
-    let mut devices: Vec<i32> = rec.streams.iter().chain(&rec.retired).map(|t| t.device).collect();
+    let mut devices: Vec<i32> = rec
+        .streams
+        .iter()
+        .chain(&rec.retired)
+        .map(|t| t.device)
+        .collect();
     devices.sort_unstable();
     devices.dedup();
     for d in devices {
@@ -450,19 +541,31 @@ fn trace_json(rec: &Recording) -> String {
         let mut body = String::new();
         body.push_str("\"name\":");
         json_str(&mut body, r.name);
-        let _ = write!(body, ",\"cat\":\"{}\",\"pid\":{pid},\"tid\":{tid},\"ts\":{}", r.cat, us(r.start));
+        let _ = write!(
+            body,
+            ",\"cat\":\"{}\",\"pid\":{pid},\"tid\":{tid},\"ts\":{}",
+            r.cat,
+            us(r.start)
+        );
         match r.end {
             Some(end) => {
-                let _ = write!(body, ",\"ph\":\"X\",\"dur\":{}", us(end.saturating_sub(r.start)));
+                let _ = write!(
+                    body,
+                    ",\"ph\":\"X\",\"dur\":{}",
+                    us(end.saturating_sub(r.start))
+                );
             }
             None => body.push_str(",\"ph\":\"i\",\"s\":\"t\""),
         }
         body.push_str(",\"args\":{");
         match &r.detail {
             Detail::None => {}
-            Detail::Op { views, n_inputs, workspace, queued } => {
-                op_args(&mut body, views, *n_inputs, *workspace, *queued, r.start)
-            }
+            Detail::Op {
+                views,
+                n_inputs,
+                workspace,
+                queued,
+            } => op_args(&mut body, views, *n_inputs, *workspace, *queued, r.start),
             Detail::Bytes(b) => {
                 let _ = write!(body, "\"bytes\":{b}");
             }
@@ -504,12 +607,22 @@ fn op_summary_csv(rec: &Recording) -> String {
     }
     let mut rows: Vec<Row> = Vec::new();
     for r in &rec.records {
-        let (Detail::Op { views, queued, .. }, Some(end)) = (&r.detail, r.end) else { continue };
+        let (Detail::Op { views, queued, .. }, Some(end)) = (&r.detail, r.end) else {
+            continue;
+        };
         let dur = end.saturating_sub(r.start);
         let i = match rows.iter().position(|x| x.name == r.name) {
             Some(i) => i,
             None => {
-                rows.push(Row { name: r.name, count: 0, total: 0, max: 0, min: u64::MAX, bytes: 0, wait: 0 });
+                rows.push(Row {
+                    name: r.name,
+                    count: 0,
+                    total: 0,
+                    max: 0,
+                    min: u64::MAX,
+                    bytes: 0,
+                    wait: 0,
+                });
                 rows.len() - 1
             }
         };
@@ -526,7 +639,11 @@ fn op_summary_csv(rec: &Recording) -> String {
         "Op Name,Count,Total Time(us),Avg Time(us),Min Time(us),Max Time(us),Avg Queue Wait(us),Total Bytes,Achieved GB/s\n",
     );
     for r in rows {
-        let gbs = if r.total > 0 { r.bytes as f64 / r.total as f64 } else { 0.0 };
+        let gbs = if r.total > 0 {
+            r.bytes as f64 / r.total as f64
+        } else {
+            0.0
+        };
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{gbs:.3}",
@@ -561,7 +678,11 @@ mod tests {
         let views: Views = Arc::new(vec![view(&[2, 3]), view(&[2, 3]), view(&[2, 3])]);
         let stream = 0xabc0;
         let mut rec = Recording::default();
-        rec.streams.push(StreamTrack { key: stream, device: 0, index: 1 });
+        rec.streams.push(StreamTrack {
+            key: stream,
+            device: 0,
+            index: 1,
+        });
         rec.threads.push((77, "main".into()));
         let op = |start, end, queued| Record {
             track: Track::Stream(stream),
@@ -569,25 +690,84 @@ mod tests {
             cat: "op",
             start,
             end: Some(end),
-            detail: Detail::Op { views: views.clone(), n_inputs: 2, workspace: 64, queued },
+            detail: Detail::Op {
+                views: views.clone(),
+                n_inputs: 2,
+                workspace: 64,
+                queued,
+            },
         };
-        rec.records.push(Record { track: Track::Host(77), name: "aclnnAdd", cat: "launch", start: 500, end: Some(900), detail: Detail::None });
+        rec.records.push(Record {
+            track: Track::Host(77),
+            name: "aclnnAdd",
+            cat: "launch",
+            start: 500,
+            end: Some(900),
+            detail: Detail::None,
+        });
         rec.records.push(op(1_000, 3_500, 600));
         rec.records.push(op(4_000, 5_000, 1_200));
-        rec.records.push(Record { track: Track::Stream(stream), name: "aclrtRecordEvent", cat: "event", start: 5_100, end: None, detail: Detail::Event(0x55) });
-        rec.records.push(Record { track: Track::Host(77), name: "aclrtMemcpy", cat: "memcpy", start: 6_000, end: Some(6_250), detail: Detail::Bytes(24) });
-        rec.records.push(Record { track: Track::Host(77), name: "aclprofMarkEx", cat: "mark", start: 6_300, end: None, detail: Detail::Message("a \"quoted\"\nmark".into()) });
+        rec.records.push(Record {
+            track: Track::Stream(stream),
+            name: "aclrtRecordEvent",
+            cat: "event",
+            start: 5_100,
+            end: None,
+            detail: Detail::Event(0x55),
+        });
+        rec.records.push(Record {
+            track: Track::Host(77),
+            name: "aclrtMemcpy",
+            cat: "memcpy",
+            start: 6_000,
+            end: Some(6_250),
+            detail: Detail::Bytes(24),
+        });
+        rec.records.push(Record {
+            track: Track::Host(77),
+            name: "aclprofMarkEx",
+            cat: "mark",
+            start: 6_300,
+            end: None,
+            detail: Detail::Message("a \"quoted\"\nmark".into()),
+        });
 
-        let doc: serde_json::Value = serde_json::from_str(&trace_json(&rec)).expect("the trace is JSON");
+        let doc: serde_json::Value =
+            serde_json::from_str(&trace_json(&rec)).expect("the trace is JSON");
         let events = doc["traceEvents"].as_array().unwrap();
-        let named = |n: &str| events.iter().filter(|e| e["name"] == n).cloned().collect::<Vec<_>>();
-        let thread_names: Vec<_> = named("thread_name").iter().map(|e| e["args"]["name"].as_str().unwrap().to_string()).collect();
-        assert!(thread_names.contains(&"stream 1".to_string()), "{thread_names:?}");
-        assert!(thread_names.contains(&"main (77)".to_string()), "{thread_names:?}");
-        let procs: Vec<_> = named("process_name").iter().map(|e| e["args"]["name"].as_str().unwrap().to_string()).collect();
-        assert!(procs.iter().any(|p| p.starts_with("host (pid")) && procs.contains(&"device 0".to_string()), "{procs:?}");
+        let named = |n: &str| {
+            events
+                .iter()
+                .filter(|e| e["name"] == n)
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let thread_names: Vec<_> = named("thread_name")
+            .iter()
+            .map(|e| e["args"]["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            thread_names.contains(&"stream 1".to_string()),
+            "{thread_names:?}"
+        );
+        assert!(
+            thread_names.contains(&"main (77)".to_string()),
+            "{thread_names:?}"
+        );
+        let procs: Vec<_> = named("process_name")
+            .iter()
+            .map(|e| e["args"]["name"].as_str().unwrap().to_string())
+            .collect();
+        assert!(
+            procs.iter().any(|p| p.starts_with("host (pid"))
+                && procs.contains(&"device 0".to_string()),
+            "{procs:?}"
+        );
 
-        let adds: Vec<_> = named("aclnnAdd").into_iter().filter(|e| e["cat"] == "op").collect();
+        let adds: Vec<_> = named("aclnnAdd")
+            .into_iter()
+            .filter(|e| e["cat"] == "op")
+            .collect();
         assert_eq!(adds.len(), 2);
         let a = &adds[0];
         assert_eq!(a["ph"], "X");
@@ -596,7 +776,10 @@ mod tests {
         assert_eq!(a["pid"], 100);
         assert_eq!(a["tid"], 1);
         assert_eq!(a["args"]["shapes"], "in0:[2,3] in1:[2,3] out0:[2,3]");
-        assert_eq!(a["args"]["dtypes"], "in0:ACL_FLOAT in1:ACL_FLOAT out0:ACL_FLOAT");
+        assert_eq!(
+            a["args"]["dtypes"],
+            "in0:ACL_FLOAT in1:ACL_FLOAT out0:ACL_FLOAT"
+        );
         assert_eq!(a["args"]["bytes"], 72);
         assert_eq!(a["args"]["workspace"], 64);
         assert_eq!(a["args"]["queue_wait_us"].as_f64().unwrap(), 0.4);
@@ -611,7 +794,10 @@ mod tests {
         assert_eq!(rec_ev["ph"], "i");
         assert_eq!(rec_ev["args"]["event"], "0x55");
         assert_eq!(named("aclrtMemcpy")[0]["args"]["bytes"], 24);
-        assert_eq!(named("aclprofMarkEx")[0]["args"]["message"], "a \"quoted\"\nmark");
+        assert_eq!(
+            named("aclprofMarkEx")[0]["args"]["message"],
+            "a \"quoted\"\nmark"
+        );
     }
 
     #[test]
@@ -625,14 +811,25 @@ mod tests {
                 cat: "op",
                 start: s,
                 end: Some(e),
-                detail: Detail::Op { views: views.clone(), n_inputs: 2, workspace: 0, queued: s },
+                detail: Detail::Op {
+                    views: views.clone(),
+                    n_inputs: 2,
+                    workspace: 0,
+                    queued: s,
+                },
             });
         }
         let csv = op_summary_csv(&rec);
         let lines: Vec<_> = csv.lines().collect();
         assert_eq!(lines[0], "Op Name,Count,Total Time(us),Avg Time(us),Min Time(us),Max Time(us),Avg Queue Wait(us),Total Bytes,Achieved GB/s");
         // 2 runs, 4 us total, 3000 bytes each: 6000 bytes / 4000 ns = 1.5 GB/s.
-        assert_eq!(lines[1], "aclnnMul,2,4.000,2.000,1.000,3.000,0.000,6000,1.500");
-        assert_eq!(summary_path(Path::new("/x/run.json")), Path::new("/x/run.op_summary.csv"));
+        assert_eq!(
+            lines[1],
+            "aclnnMul,2,4.000,2.000,1.000,3.000,0.000,6000,1.500"
+        );
+        assert_eq!(
+            summary_path(Path::new("/x/run.json")),
+            Path::new("/x/run.op_summary.csv")
+        );
     }
 }

@@ -273,7 +273,10 @@ impl TensorDesc {
         let (a, b) = (self.shape[r - 2], self.shape[r - 1]);
         let transposed = a > 1 && b > 1 && self.strides[r - 2] < self.strides[r - 1];
         let (rows, cols) = if transposed { (b, a) } else { (a, b) };
-        Some((crate::format::Nz::new(rows, cols, self.dtype.size()), transposed))
+        Some((
+            crate::format::Nz::new(rows, cols, self.dtype.size()),
+            transposed,
+        ))
     }
 
     /// The byte range [first, last] the view's elements touch, or None if it has none. An

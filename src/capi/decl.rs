@@ -514,13 +514,7 @@ fn parse_entry(
     // The prototype has no `=`: the first one starts the `=>`.
     let (proto, call) = match stmt.split_once("=>") {
         Some((proto, call)) if !proto.contains('=') => (proto.trim(), call.trim().to_string()),
-        _ => {
-            return Err(err(
-                stem,
-                line,
-                "expected `aclnnXxx(params) => rule(...);`",
-            ))
-        }
+        _ => return Err(err(stem, line, "expected `aclnnXxx(params) => rule(...);`")),
     };
     let open = proto
         .find('(')
@@ -553,8 +547,7 @@ fn parse_entry(
     let mut tail = DEFAULT_TAIL.map(String::from);
     if texts.len() >= 2 && !plain {
         let n = texts.len();
-        if type_of(&texts[n - 2]) == "uint64_t *" && type_of(&texts[n - 1]) == "aclOpExecutor **"
-        {
+        if type_of(&texts[n - 2]) == "uint64_t *" && type_of(&texts[n - 1]) == "aclOpExecutor **" {
             tail = [texts[n - 2].clone(), texts[n - 1].clone()];
             texts.truncate(n - 2);
         }
@@ -787,7 +780,10 @@ fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
             outs.push(p);
         }
     }
-    let names: Vec<String> = outs.iter().map(|p| format!("{}_value", p.rust_name())).collect();
+    let names: Vec<String> = outs
+        .iter()
+        .map(|p| format!("{}_value", p.rust_name()))
+        .collect();
     let pattern = if names.len() == 1 {
         names[0].clone()
     } else {
@@ -817,7 +813,11 @@ fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
     let mut args = String::new();
     for (i, p) in e.params.iter().enumerate() {
         if p.kind == Kind::Out {
-            let _ = write!(locals, "let mut o{i}: {} = Default::default(); ", p.out_type());
+            let _ = write!(
+                locals,
+                "let mut o{i}: {} = Default::default(); ",
+                p.out_type()
+            );
             let _ = write!(
                 args,
                 "if a.out_is_null(&P[{i}]) {{ ::std::ptr::null_mut() }} else {{ &mut o{i} }}, "

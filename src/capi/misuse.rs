@@ -196,7 +196,11 @@ pub fn phase2(
             if env_on(STRICT_ENV) {
                 return Err(Error::Invalid(msg));
             }
-            warn_or_fail(api, acl::ACL_ERROR_INVALID_PARAM, format!("{msg} (the work uses scratch memory of its own)"))?;
+            warn_or_fail(
+                api,
+                acl::ACL_ERROR_INVALID_PARAM,
+                format!("{msg} (the work uses scratch memory of its own)"),
+            )?;
             return Ok((Ticket::new(api, uses, frees), true));
         }
     }

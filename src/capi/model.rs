@@ -72,7 +72,10 @@ fn check_mode(mode: i32) -> crate::error::Result<()> {
 /// Starts capturing `stream` (not the default stream): work launched on it is recorded
 /// until aclmdlRICaptureEnd.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclmdlRICaptureBegin(stream: aclrtStream, mode: aclmdlRICaptureModeRaw) -> aclError {
+pub extern "C" fn aclmdlRICaptureBegin(
+    stream: aclrtStream,
+    mode: aclmdlRICaptureModeRaw,
+) -> aclError {
     guard::acl("aclmdlRICaptureBegin", || {
         check_mode(mode)?;
         crate::ensure!(
@@ -109,7 +112,10 @@ pub unsafe extern "C" fn aclmdlRICaptureGetInfo(
 
 /// Ends the capture of `stream` and returns the recorded graph.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclmdlRICaptureEnd(stream: aclrtStream, modelRI: *mut aclmdlRI) -> aclError {
+pub unsafe extern "C" fn aclmdlRICaptureEnd(
+    stream: aclrtStream,
+    modelRI: *mut aclmdlRI,
+) -> aclError {
     guard::acl("aclmdlRICaptureEnd", || unsafe {
         arg::non_null(modelRI, "modelRI")?;
         let work = stream_arg(stream, "stream")?.end_capture()?;
@@ -125,7 +131,8 @@ pub extern "C" fn aclmdlRIExecuteAsync(modelRI: aclmdlRI, stream: aclrtStream) -
     guard::acl("aclmdlRIExecuteAsync", || {
         arg::non_null(modelRI, "modelRI")?;
         // SAFETY: validated as a live handle by the registry.
-        let m = unsafe { handle::borrow(modelRI as *const ModelHandle, "modelRI") }.map_err(bad_handle)?;
+        let m = unsafe { handle::borrow(modelRI as *const ModelHandle, "modelRI") }
+            .map_err(bad_handle)?;
         let s = stream_arg(stream, "stream")?;
         // Every launch is checked before any is queued: a refused replay runs nothing.
         for r in &m.0 {
@@ -153,7 +160,8 @@ pub extern "C" fn aclmdlRIDebugPrint(modelRI: aclmdlRI) -> aclError {
     guard::acl("aclmdlRIDebugPrint", || {
         arg::non_null(modelRI, "modelRI")?;
         // SAFETY: validated as a live handle by the registry.
-        let m = unsafe { handle::borrow(modelRI as *const ModelHandle, "modelRI") }.map_err(bad_handle)?;
+        let m = unsafe { handle::borrow(modelRI as *const ModelHandle, "modelRI") }
+            .map_err(bad_handle)?;
         eprintln!("aclmdlRI {modelRI:?}: {} captured launches", m.0.len());
         Ok(())
     })
@@ -161,7 +169,9 @@ pub extern "C" fn aclmdlRIDebugPrint(modelRI: aclmdlRI) -> aclError {
 
 /// Swaps this thread's capture mode with `*mode`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(mode: *mut aclmdlRICaptureModeRaw) -> aclError {
+pub unsafe extern "C" fn aclmdlRICaptureThreadExchangeMode(
+    mode: *mut aclmdlRICaptureModeRaw,
+) -> aclError {
     guard::acl("aclmdlRICaptureThreadExchangeMode", || unsafe {
         arg::non_null(mode, "mode")?;
         let new = *mode;

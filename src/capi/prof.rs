@@ -219,10 +219,16 @@ pub unsafe extern "C" fn aclprofInit(profilerResultPath: *const c_char, length: 
         }
         let mut st = state();
         if st.dir.is_some() {
-            return Err(Error::runtime(ACL_ERROR_REPEAT_INITIALIZE, "aclprofInit was already called (call aclprofFinalize first)"));
+            return Err(Error::runtime(
+                ACL_ERROR_REPEAT_INITIALIZE,
+                "aclprofInit was already called (call aclprofFinalize first)",
+            ));
         }
-        std::fs::create_dir_all(&path)
-            .map_err(|e| invalid(format!("profilerResultPath '{path}' cannot be created as a directory: {e}")))?;
+        std::fs::create_dir_all(&path).map_err(|e| {
+            invalid(format!(
+                "profilerResultPath '{path}' cannot be created as a directory: {e}"
+            ))
+        })?;
         log::info!(target: crate::plog::PROFILING, "aclprofInit: profiles go to {path}");
         st.dir = Some(PathBuf::from(path));
         Ok(())
@@ -240,7 +246,9 @@ pub unsafe extern "C" fn aclprofSetConfig(
     guard::acl("aclprofSetConfig", || {
         let max = aclprofConfigType::ACL_PROF_ARGS_MAX as i32;
         if configType <= 0 || configType >= max {
-            return Err(invalid(format!("configType {configType} is not an aclprofConfigType value in (0, {max})")));
+            return Err(invalid(format!(
+                "configType {configType} is not an aclprofConfigType value in (0, {max})"
+            )));
         }
         let value = unsafe { bounded_str(config, configLength, "config") }?;
         log::info!(target: crate::plog::PROFILING, "aclprofSetConfig: type {configType} = '{value}' (accepted, not used by the CPU device)");
@@ -254,9 +262,16 @@ pub extern "C" fn aclprofFinalize() -> aclError {
     guard::acl("aclprofFinalize", || {
         let mut st = state();
         if st.dir.is_none() {
-            return Err(Error::runtime(acl::ACL_ERROR_UNINITIALIZE, "aclprofFinalize without aclprofInit"));
+            return Err(Error::runtime(
+                acl::ACL_ERROR_UNINITIALIZE,
+                "aclprofFinalize without aclprofInit",
+            ));
         }
-        let r = if st.running.take().is_some() { write_profile() } else { Ok(()) };
+        let r = if st.running.take().is_some() {
+            write_profile()
+        } else {
+            Ok(())
+        };
         st.dir = None;
         st.ranges.clear();
         r
@@ -266,7 +281,10 @@ pub extern "C" fn aclprofFinalize() -> aclError {
 fn write_profile() -> Result<()> {
     match profile::stop() {
         Ok(_) => Ok(()),
-        Err(e) => Err(Error::runtime(acl::ACL_ERROR_INTERNAL_ERROR, format!("the profile cannot be written: {e}"))),
+        Err(e) => Err(Error::runtime(
+            acl::ACL_ERROR_INTERNAL_ERROR,
+            format!("the profile cannot be written: {e}"),
+        )),
     }
 }
 
@@ -282,19 +300,28 @@ pub unsafe extern "C" fn aclprofCreateConfig(
 ) -> *mut aclprofConfig {
     let _ = aicoreEvents;
     guard::ptr("aclprofCreateConfig", || {
-        let devices = unsafe { arg::slice(deviceIdList, deviceNums as u64, "deviceIdList") }?.to_vec();
+        let devices =
+            unsafe { arg::slice(deviceIdList, deviceNums as u64, "deviceIdList") }?.to_vec();
         let count = crate::runtime::device::count();
         if let Some(d) = devices.iter().find(|&&d| d >= count) {
-            return Err(invalid(format!("deviceIdList holds device {d}, but there are {count} device(s)")));
+            return Err(invalid(format!(
+                "deviceIdList holds device {d}, but there are {count} device(s)"
+            )));
         }
         if !((0..=8).contains(&aicoreMetrics) || aicoreMetrics == 0xFF) {
-            return Err(invalid(format!("aicoreMetrics {aicoreMetrics} is not an aclprofAicoreMetrics value")));
+            return Err(invalid(format!(
+                "aicoreMetrics {aicoreMetrics} is not an aclprofAicoreMetrics value"
+            )));
         }
         let unknown = dataTypeConfig & !KNOWN_DATA_TYPES;
         if unknown != 0 {
             return Err(invalid(format!("dataTypeConfig {dataTypeConfig:#x} has switches acl_prof.h does not define: {unknown:#x}")));
         }
-        Ok(handle::into_raw(aclprofConfig { devices, metrics: aicoreMetrics, data_types: dataTypeConfig }))
+        Ok(handle::into_raw(aclprofConfig {
+            devices,
+            metrics: aicoreMetrics,
+            data_types: dataTypeConfig,
+        }))
     })
 }
 
@@ -304,7 +331,9 @@ pub extern "C" fn aclprofDestroyConfig(profilerConfig: *const aclprofConfig) -> 
     guard::acl("aclprofDestroyConfig", || {
         arg::non_null(profilerConfig, "profilerConfig")?;
         if state().running == Some(profilerConfig as usize) {
-            return Err(invalid("profilerConfig is the config of the profile running: call aclprofStop first"));
+            return Err(invalid(
+                "profilerConfig is the config of the profile running: call aclprofStop first",
+            ));
         }
         handle::destroy(profilerConfig as *mut aclprofConfig, "profilerConfig")
     })
@@ -323,14 +352,24 @@ pub extern "C" fn aclprofStart(profilerConfig: *const aclprofConfig) -> aclError
         let cfg = config_arg(profilerConfig)?;
         let mut st = state();
         let Some(dir) = st.dir.clone() else {
-            return Err(Error::runtime(acl::ACL_ERROR_UNINITIALIZE, "aclprofStart before aclprofInit"));
+            return Err(Error::runtime(
+                acl::ACL_ERROR_UNINITIALIZE,
+                "aclprofStart before aclprofInit",
+            ));
         };
         if st.running.is_some() {
-            return Err(Error::runtime(ACL_ERROR_PROF_ALREADY_RUN, "a profile is already running (aclprofStart twice without aclprofStop)"));
+            return Err(Error::runtime(
+                ACL_ERROR_PROF_ALREADY_RUN,
+                "a profile is already running (aclprofStart twice without aclprofStop)",
+            ));
         }
         st.runs += 1;
         st.running = Some(profilerConfig as usize);
-        let out = dir.join(format!("aclnn_cpu_trace_{}_{}.json", std::process::id(), st.runs));
+        let out = dir.join(format!(
+            "aclnn_cpu_trace_{}_{}.json",
+            std::process::id(),
+            st.runs
+        ));
         log::info!(target: crate::plog::PROFILING,
             "aclprofStart: devices {:?}, aicoreMetrics {}, dataTypeConfig {:#x}; writing {} at aclprofStop",
             cfg.devices, cfg.metrics, cfg.data_types, out.display());
@@ -346,9 +385,16 @@ pub extern "C" fn aclprofStop(profilerConfig: *const aclprofConfig) -> aclError 
         config_arg(profilerConfig)?;
         let mut st = state();
         match st.running {
-            None => return Err(Error::runtime(ACL_ERROR_PROF_NOT_RUN, "no profile is running (aclprofStop without aclprofStart)")),
+            None => {
+                return Err(Error::runtime(
+                    ACL_ERROR_PROF_NOT_RUN,
+                    "no profile is running (aclprofStop without aclprofStart)",
+                ))
+            }
             Some(c) if c != profilerConfig as usize => {
-                return Err(invalid("profilerConfig is not the config the running profile was started with"))
+                return Err(invalid(
+                    "profilerConfig is not the config the running profile was started with",
+                ))
             }
             Some(_) => {}
         }
@@ -360,10 +406,16 @@ pub extern "C" fn aclprofStop(profilerConfig: *const aclprofConfig) -> aclError 
 /// Marks a point in the timeline with `msg` (`msgLen` bytes at most), on the calling
 /// thread's track and, when the stream reaches it, on `stream`'s.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclprofMarkEx(msg: *const c_char, msgLen: usize, stream: aclrtStream) -> aclError {
+pub unsafe extern "C" fn aclprofMarkEx(
+    msg: *const c_char,
+    msgLen: usize,
+    stream: aclrtStream,
+) -> aclError {
     guard::acl("aclprofMarkEx", || {
         if msgLen == 0 || msgLen > MAX_MESSAGE_LEN {
-            return Err(invalid(format!("msgLen {msgLen} must be in [1, {MAX_MESSAGE_LEN}]")));
+            return Err(invalid(format!(
+                "msgLen {msgLen} must be in [1, {MAX_MESSAGE_LEN}]"
+            )));
         }
         let text = unsafe { bounded_str(msg, msgLen, "msg") }?;
         let stream = stream_arg(stream, "stream")?;
@@ -383,23 +435,33 @@ pub unsafe extern "C" fn aclprofMarkEx(msg: *const c_char, msgLen: usize, stream
 /// Makes a msproftx stamp (a message holder). NULL on error.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclprofCreateStamp() -> *mut std::ffi::c_void {
-    guard::ptr("aclprofCreateStamp", || Ok(handle::into_raw(Stamp { message: String::new() }) as *mut std::ffi::c_void))
+    guard::ptr("aclprofCreateStamp", || {
+        Ok(handle::into_raw(Stamp {
+            message: String::new(),
+        }) as *mut std::ffi::c_void)
+    })
 }
 
 /// Destroys a stamp from aclprofCreateStamp (NULL or a stale stamp: nothing happens, as the
 /// function returns nothing; the message says why).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclprofDestroyStamp(stamp: *mut std::ffi::c_void) {
-    guard::guard("aclprofDestroyStamp", |_| (), || {
-        arg::non_null(stamp, "stamp")?;
-        handle::destroy(stamp as *mut Stamp, "stamp")
-    })
+    guard::guard(
+        "aclprofDestroyStamp",
+        |_| (),
+        || {
+            arg::non_null(stamp, "stamp")?;
+            handle::destroy(stamp as *mut Stamp, "stamp")
+        },
+    )
 }
 
 fn stamp_message(stamp: *mut std::ffi::c_void) -> Result<String> {
     arg::non_null(stamp, "stamp")?;
     // SAFETY: validated as a live stamp by the handle registry.
-    Ok(unsafe { handle::borrow(stamp as *const Stamp, "stamp") }?.message.clone())
+    Ok(unsafe { handle::borrow(stamp as *const Stamp, "stamp") }?
+        .message
+        .clone())
 }
 
 /// Sets the stamp's message (`msgLen` bytes at most, up to 128).
@@ -412,7 +474,9 @@ pub unsafe extern "C" fn aclprofSetStampTraceMessage(
     guard::acl("aclprofSetStampTraceMessage", || {
         arg::non_null(stamp, "stamp")?;
         if msgLen == 0 || msgLen as usize > MAX_MESSAGE_LEN {
-            return Err(invalid(format!("msgLen {msgLen} must be in [1, {MAX_MESSAGE_LEN}]")));
+            return Err(invalid(format!(
+                "msgLen {msgLen} must be in [1, {MAX_MESSAGE_LEN}]"
+            )));
         }
         let text = unsafe { bounded_str(msg, msgLen as usize, "msg") }?;
         // SAFETY: validated as a live stamp by the handle registry.
@@ -459,7 +523,10 @@ pub extern "C" fn aclprofPop() -> aclError {
 
 /// Opens a range (any thread may close it) with the stamp's message; writes its id.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aclprofRangeStart(stamp: *mut std::ffi::c_void, rangeId: *mut u32) -> aclError {
+pub unsafe extern "C" fn aclprofRangeStart(
+    stamp: *mut std::ffi::c_void,
+    rangeId: *mut u32,
+) -> aclError {
     guard::acl("aclprofRangeStart", || {
         let m = stamp_message(stamp)?;
         arg::non_null(rangeId, "rangeId")?;
@@ -480,7 +547,11 @@ pub extern "C" fn aclprofRangeStop(rangeId: u32) -> aclError {
             .ranges
             .iter()
             .position(|r| r.0 == rangeId)
-            .ok_or_else(|| invalid(format!("rangeId {rangeId} is not an open range (from aclprofRangeStart)")))?;
+            .ok_or_else(|| {
+                invalid(format!(
+                    "rangeId {rangeId} is not an open range (from aclprofRangeStart)"
+                ))
+            })?;
         let (_, m, start) = st.ranges.remove(i);
         drop(st);
         if profile::on() {
@@ -507,16 +578,23 @@ fn unsupported(what: &str) -> Result<()> {
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofModelSubscribe(modelId: u32, profSubscribeConfig: *const aclprofSubscribeConfig) -> aclError {
+pub extern "C" fn aclprofModelSubscribe(
+    modelId: u32,
+    profSubscribeConfig: *const aclprofSubscribeConfig,
+) -> aclError {
     let _ = (modelId, profSubscribeConfig);
-    guard::acl("aclprofModelSubscribe", || unsupported("model subscription"))
+    guard::acl("aclprofModelSubscribe", || {
+        unsupported("model subscription")
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclprofModelUnSubscribe(modelId: u32) -> aclError {
     let _ = modelId;
-    guard::acl("aclprofModelUnSubscribe", || unsupported("model subscription"))
+    guard::acl("aclprofModelUnSubscribe", || {
+        unsupported("model subscription")
+    })
 }
 
 /// Not provided: NULL (the message: aclGetRecentErrMsg).
@@ -527,26 +605,38 @@ pub extern "C" fn aclprofCreateSubscribeConfig(
     fd: *mut std::ffi::c_void,
 ) -> *mut aclprofSubscribeConfig {
     let _ = (timeInfoSwitch, aicoreMetrics, fd);
-    guard::ptr("aclprofCreateSubscribeConfig", || unsupported("model subscription").map(|()| std::ptr::null_mut()))
+    guard::ptr("aclprofCreateSubscribeConfig", || {
+        unsupported("model subscription").map(|()| std::ptr::null_mut())
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofDestroySubscribeConfig(profSubscribeConfig: *const aclprofSubscribeConfig) -> aclError {
+pub extern "C" fn aclprofDestroySubscribeConfig(
+    profSubscribeConfig: *const aclprofSubscribeConfig,
+) -> aclError {
     let _ = profSubscribeConfig;
-    guard::acl("aclprofDestroySubscribeConfig", || unsupported("model subscription"))
+    guard::acl("aclprofDestroySubscribeConfig", || {
+        unsupported("model subscription")
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclprofGetOpDescSize(opDescSize: *mut usize) -> aclError {
     let _ = opDescSize;
-    guard::acl("aclprofGetOpDescSize", || unsupported("subscription op info"))
+    guard::acl("aclprofGetOpDescSize", || {
+        unsupported("subscription op info")
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofGetOpNum(opInfo: *const std::ffi::c_void, opInfoLen: usize, opNumber: *mut u32) -> aclError {
+pub extern "C" fn aclprofGetOpNum(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    opNumber: *mut u32,
+) -> aclError {
     let _ = (opInfo, opInfoLen, opNumber);
     guard::acl("aclprofGetOpNum", || unsupported("subscription op info"))
 }
@@ -560,7 +650,9 @@ pub extern "C" fn aclprofGetOpTypeLen(
     opTypeLen: *mut usize,
 ) -> aclError {
     let _ = (opInfo, opInfoLen, index, opTypeLen);
-    guard::acl("aclprofGetOpTypeLen", || unsupported("subscription op info"))
+    guard::acl("aclprofGetOpTypeLen", || {
+        unsupported("subscription op info")
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
@@ -585,7 +677,9 @@ pub extern "C" fn aclprofGetOpNameLen(
     opNameLen: *mut usize,
 ) -> aclError {
     let _ = (opInfo, opInfoLen, index, opNameLen);
-    guard::acl("aclprofGetOpNameLen", || unsupported("subscription op info"))
+    guard::acl("aclprofGetOpNameLen", || {
+        unsupported("subscription op info")
+    })
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
@@ -603,30 +697,62 @@ pub extern "C" fn aclprofGetOpName(
 
 /// Not provided: 0 (the message: aclGetRecentErrMsg).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofGetOpStart(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+pub extern "C" fn aclprofGetOpStart(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+) -> u64 {
     let _ = (opInfo, opInfoLen, index);
-    guard::guard("aclprofGetOpStart", |_| 0, || unsupported("subscription op info").map(|()| 0))
+    guard::guard(
+        "aclprofGetOpStart",
+        |_| 0,
+        || unsupported("subscription op info").map(|()| 0),
+    )
 }
 
 /// Not provided: 0 (the message: aclGetRecentErrMsg).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofGetOpEnd(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+pub extern "C" fn aclprofGetOpEnd(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+) -> u64 {
     let _ = (opInfo, opInfoLen, index);
-    guard::guard("aclprofGetOpEnd", |_| 0, || unsupported("subscription op info").map(|()| 0))
+    guard::guard(
+        "aclprofGetOpEnd",
+        |_| 0,
+        || unsupported("subscription op info").map(|()| 0),
+    )
 }
 
 /// Not provided: 0 (the message: aclGetRecentErrMsg).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofGetOpDuration(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> u64 {
+pub extern "C" fn aclprofGetOpDuration(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+) -> u64 {
     let _ = (opInfo, opInfoLen, index);
-    guard::guard("aclprofGetOpDuration", |_| 0, || unsupported("subscription op info").map(|()| 0))
+    guard::guard(
+        "aclprofGetOpDuration",
+        |_| 0,
+        || unsupported("subscription op info").map(|()| 0),
+    )
 }
 
 /// Not provided: 0 (the message: aclGetRecentErrMsg).
 #[unsafe(no_mangle)]
-pub extern "C" fn aclprofGetModelId(opInfo: *const std::ffi::c_void, opInfoLen: usize, index: u32) -> usize {
+pub extern "C" fn aclprofGetModelId(
+    opInfo: *const std::ffi::c_void,
+    opInfoLen: usize,
+    index: u32,
+) -> usize {
     let _ = (opInfo, opInfoLen, index);
-    guard::guard("aclprofGetModelId", |_| 0, || unsupported("subscription op info").map(|()| 0))
+    guard::guard(
+        "aclprofGetModelId",
+        |_| 0,
+        || unsupported("subscription op info").map(|()| 0),
+    )
 }
 
 /// Not provided: ACL_ERROR_FEATURE_UNSUPPORTED.
@@ -643,7 +769,9 @@ pub extern "C" fn aclprofGetStepTimestamp(
 /// Not provided: NULL (the message: aclGetRecentErrMsg).
 #[unsafe(no_mangle)]
 pub extern "C" fn aclprofCreateStepInfo() -> *mut aclprofStepInfo {
-    guard::ptr("aclprofCreateStepInfo", || unsupported("step info").map(|()| std::ptr::null_mut()))
+    guard::ptr("aclprofCreateStepInfo", || {
+        unsupported("step info").map(|()| std::ptr::null_mut())
+    })
 }
 
 /// Not provided: does nothing (no step info can exist).

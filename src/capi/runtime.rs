@@ -7,10 +7,10 @@ use super::guard;
 use super::handle::{self, Handle};
 use super::misuse;
 use crate::error::{acl, Error, Result};
+use crate::profile::{self, Detail};
 use crate::runtime::event::Event;
 use crate::runtime::memory::{self, Pages, Space};
 use crate::runtime::stream::{self, Stream};
-use crate::profile::{self, Detail};
 use crate::runtime::usage;
 use crate::runtime::{self as rt};
 use std::ffi::{c_char, c_void};
@@ -506,7 +506,9 @@ pub extern "C" fn aclrtResetEvent(event: aclrtEvent, stream: aclrtStream) -> acl
 /// Blocks until the event's latest record has completed.
 #[unsafe(no_mangle)]
 pub extern "C" fn aclrtSynchronizeEvent(event: aclrtEvent) -> aclError {
-    let _span = profile::HostSpan::begin("aclrtSynchronizeEvent", "sync", || Detail::Event(event as usize));
+    let _span = profile::HostSpan::begin("aclrtSynchronizeEvent", "sync", || {
+        Detail::Event(event as usize)
+    });
     guard::acl("aclrtSynchronizeEvent", || {
         event_arg(event, "event")?.synchronize()
     })
@@ -688,7 +690,13 @@ pub unsafe extern "C" fn aclrtMemcpyAsync(
                 Ok(())
             };
             if profile::on() {
-                let copy = profile::on_stream(stream, "aclrtMemcpyAsync", "memcpy", Detail::Bytes(count), copy);
+                let copy = profile::on_stream(
+                    stream,
+                    "aclrtMemcpyAsync",
+                    "memcpy",
+                    Detail::Bytes(count),
+                    copy,
+                );
                 return stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", copy)));
             }
             stream.enqueue(Box::new(ticket.wrap("aclrtMemcpyAsync", copy)))
@@ -761,7 +769,13 @@ pub unsafe extern "C" fn aclrtMemsetAsync(
                 Ok(())
             };
             if profile::on() {
-                let set = profile::on_stream(stream, "aclrtMemsetAsync", "memcpy", Detail::Bytes(count), set);
+                let set = profile::on_stream(
+                    stream,
+                    "aclrtMemsetAsync",
+                    "memcpy",
+                    Detail::Bytes(count),
+                    set,
+                );
                 return stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", set)));
             }
             stream.enqueue(Box::new(ticket.wrap("aclrtMemsetAsync", set)))

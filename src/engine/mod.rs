@@ -35,10 +35,10 @@ macro_rules! with_avx2 {
 }
 
 pub mod convert;
-pub mod remap;
 pub mod kernel;
 pub mod narrow;
 pub mod reduce;
+pub mod remap;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -1067,9 +1067,17 @@ impl Work for Plan {
             "elementwise: merged shape {:?}, {} operands, {}{}{}{} task(s), {} staging copies",
             &self.shape[..self.rank],
             self.ops.len(),
-            if self.flat { "short rows gathered across rows, " } else { "" },
+            if self.flat {
+                "short rows gathered across rows, "
+            } else {
+                ""
+            },
             if self.tiled { "tiled rows, " } else { "" },
-            if self.stream_out { "non-temporal output, " } else { "" },
+            if self.stream_out {
+                "non-temporal output, "
+            } else {
+                ""
+            },
             self.tasks,
             self.copies.len()
         )

@@ -388,6 +388,14 @@ mod tests {
         assert_eq!(r.len(), 2);
         assert_eq!((r[0].step, r[0].len), (0, 2));
         let r = runs_of(&[5]);
-        assert_eq!(r, vec![Run { at: 0, len: 1, src: 5, step: 0 }]);
+        assert_eq!(
+            r,
+            vec![Run {
+                at: 0,
+                len: 1,
+                src: 5,
+                step: 0
+            }]
+        );
     }
 }

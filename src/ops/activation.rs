@@ -280,18 +280,11 @@ fn pointwise<const F: u8>(
         scalars: attributes.iter().map(attr).collect(),
         ints: Default::default(),
     };
-    unary::build(
-        api,
-        rule,
-        self_name,
-        self_,
-        out,
-        move |d| {
-            let mut c = Compute::same(d, pointwise_kernel::<F>(d));
-            c.params = params;
-            Ok(c)
-        },
-    )
+    unary::build(api, rule, self_name, self_, out, move |d| {
+        let mut c = Compute::same(d, pointwise_kernel::<F>(d));
+        c.params = params;
+        Ok(c)
+    })
 }
 
 const ELU_RULE: Rule = Rule {
@@ -344,7 +337,15 @@ pub fn elu(
     input_scale: &Scalar,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    elu_common("aclnnElu", "self", self_, alpha, scale, input_scale, Some(out))
+    elu_common(
+        "aclnnElu",
+        "self",
+        self_,
+        alpha,
+        scale,
+        input_scale,
+        Some(out),
+    )
 }
 
 /// aclnnInplaceElu.
@@ -354,7 +355,15 @@ pub fn inplace_elu(
     scale: &Scalar,
     input_scale: &Scalar,
 ) -> Result<Executor> {
-    elu_common("aclnnInplaceElu", "selfRef", self_ref, alpha, scale, input_scale, None)
+    elu_common(
+        "aclnnInplaceElu",
+        "selfRef",
+        self_ref,
+        alpha,
+        scale,
+        input_scale,
+        None,
+    )
 }
 
 /// aclnnLeakyRelu: x > 0 ? x : negativeSlope·x (NaN stays NaN).
@@ -420,7 +429,11 @@ impl UnaryOp for HardsigmoidInt {
     }
 }
 
-fn hardsigmoid_common(self_: &TensorDesc, out: Option<&TensorDesc>, api: &'static str) -> Result<Executor> {
+fn hardsigmoid_common(
+    self_: &TensorDesc,
+    out: Option<&TensorDesc>,
+    api: &'static str,
+) -> Result<Executor> {
     const RULE: Rule = Rule {
         a: HARDSIGMOID,
         out: HARDSIGMOID,
@@ -465,7 +478,14 @@ pub fn hardswish(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
 
 /// aclnnInplaceHardswish (its parameter is named `self`).
 pub fn inplace_hardswish(self_: &TensorDesc) -> Result<Executor> {
-    pointwise::<{ f::HARDSWISH }>("aclnnInplaceHardswish", &HARDSWISH_RULE, "self", self_, None, &[])
+    pointwise::<{ f::HARDSWISH }>(
+        "aclnnInplaceHardswish",
+        &HARDSWISH_RULE,
+        "self",
+        self_,
+        None,
+        &[],
+    )
 }
 
 /// `x <= threshold ? value : x` in the compute type (torch.threshold: NaN stays NaN).
@@ -538,8 +558,19 @@ pub fn threshold(
 }
 
 /// aclnnInplaceThreshold.
-pub fn inplace_threshold(self_ref: &TensorDesc, threshold: &Scalar, value: &Scalar) -> Result<Executor> {
-    threshold_common("aclnnInplaceThreshold", "selfRef", self_ref, threshold, value, None)
+pub fn inplace_threshold(
+    self_ref: &TensorDesc,
+    threshold: &Scalar,
+    value: &Scalar,
+) -> Result<Executor> {
+    threshold_common(
+        "aclnnInplaceThreshold",
+        "selfRef",
+        self_ref,
+        threshold,
+        value,
+        None,
+    )
 }
 
 /// aclnnGeluV2: GELU with `approximate` 0 (exact, erf) or 1 (tanh); y has x's dtype. Like
@@ -619,7 +650,13 @@ fn halves(x_name: &str, x: &TensorDesc, axis: usize, activate_left: bool) -> Res
 }
 
 /// An output of a gated activation: x's dtype and the halved shape.
-fn check_gated_out(name: &str, out: &TensorDesc, x_name: &str, x: &TensorDesc, h: &Halves) -> Result<()> {
+fn check_gated_out(
+    name: &str,
+    out: &TensorDesc,
+    x_name: &str,
+    x: &TensorDesc,
+    h: &Halves,
+) -> Result<()> {
     crate::ensure!(
         out.dtype == x.dtype,
         "{name} has dtype {} but must have {x_name}'s dtype {}",
@@ -652,7 +689,10 @@ fn gated(
     // the other (the device computes into buffers of its own and copies).
     let step = ew::executor(
         api,
-        &[Arg::Tensor(x_name, &h.activated), Arg::Tensor(x_name, &h.gate)],
+        &[
+            Arg::Tensor(x_name, &h.activated),
+            Arg::Tensor(x_name, &h.gate),
+        ],
         &[v, v],
         out_name,
         out,
@@ -663,7 +703,11 @@ fn gated(
     )?;
     seq.push(step, &[0, 0, 1]);
     if let Some((name, oa)) = out_act {
-        for (a, an, b, bn) in [(out, out_name, x, x_name), (oa, name, x, x_name), (out, out_name, oa, name)] {
+        for (a, an, b, bn) in [
+            (out, out_name, x, x_name),
+            (oa, name, x, x_name),
+            (out, out_name, oa, name),
+        ] {
             crate::ensure!(
                 !super::pool::overlap(a, b),
                 "{an} overlaps {bn} in memory: {api} does not support outputs that overlap self or each other"
@@ -751,7 +795,16 @@ pub fn swi_glu(x: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
     let axis = ew::axis("dim", dim, x.rank(), "x")?;
     let h = halves("x", x, axis, true)?;
     check_gated_out("out", out, "x", x, &h)?;
-    gated(API, "x", x, &h, gated_kernels::<{ f::SILU }>(x.dtype), "out", out, None)
+    gated(
+        API,
+        "x",
+        x,
+        &h,
+        gated_kernels::<{ f::SILU }>(x.dtype),
+        "out",
+        out,
+        None,
+    )
 }
 
 fn geglu_common(
@@ -779,7 +832,16 @@ fn geglu_common(
         1 => gated_kernels::<{ f::GELU_TANH }>(self_.dtype),
         _ => crate::bail!("approximate is {approximate}: it must be 0 (none) or 1 (tanh)"),
     };
-    gated(api, "self", self_, &h, g, "out", out, Some(("outGelu", out_gelu)))
+    gated(
+        api,
+        "self",
+        self_,
+        &h,
+        g,
+        "out",
+        out,
+        Some(("outGelu", out_gelu)),
+    )
 }
 
 /// aclnnGeGlu: `outGelu = gelu(B)`, `out = A·gelu(B)` with A, B the halves of self along
@@ -803,7 +865,15 @@ pub fn geglu_v3(
     out: &TensorDesc,
     out_gelu: &TensorDesc,
 ) -> Result<Executor> {
-    geglu_common("aclnnGeGluV3", self_, dim, approximate, activate_left, out, out_gelu)
+    geglu_common(
+        "aclnnGeGluV3",
+        self_,
+        dim,
+        approximate,
+        activate_left,
+        out,
+        out_gelu,
+    )
 }
 
 /// aclnnGlu: `out = A·sigmoid(B)`, A and B the halves of self along `dim` (even);
@@ -817,7 +887,16 @@ pub fn glu(self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<Executor> {
     let axis = ew::axis("dim", dim, self_.rank(), "self")?;
     let h = halves("self", self_, axis, false)?;
     ew::check_result_shape("out", out, &h.shape)?;
-    gated(API, "self", self_, &h, gated_kernels::<{ f::SIGMOID }>(self_.dtype), "out", out, None)
+    gated(
+        API,
+        "self",
+        self_,
+        &h,
+        gated_kernels::<{ f::SIGMOID }>(self_.dtype),
+        "out",
+        out,
+        None,
+    )
 }
 
 const HALFS_CASTABLE: Rule = Rule {
@@ -831,12 +910,28 @@ const HALFS_EQUAL: Rule = Rule {
     out_rule: OutRule::Equal,
 };
 
-fn celu_common(api: &'static str, name: &'static str, x: &TensorDesc, alpha: &Scalar, out: Option<&TensorDesc>) -> Result<Executor> {
+fn celu_common(
+    api: &'static str,
+    name: &'static str,
+    x: &TensorDesc,
+    alpha: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
     ew::check_tensor(name, x, HALFS)?;
     check_attr("alpha", alpha, F32)?;
     let a = attr(alpha).get::<f64>();
-    crate::ensure!(a != 0.0 && !a.is_nan(), "alpha is {a}: {api} needs a non-zero alpha");
-    pointwise::<{ f::CELU }>(api, &HALFS_CASTABLE, name, x, out.map(|o| ("out", o)), &[*alpha])
+    crate::ensure!(
+        a != 0.0 && !a.is_nan(),
+        "alpha is {a}: {api} needs a non-zero alpha"
+    );
+    pointwise::<{ f::CELU }>(
+        api,
+        &HALFS_CASTABLE,
+        name,
+        x,
+        out.map(|o| ("out", o)),
+        &[*alpha],
+    )
 }
 
 /// aclnnCelu: x > 0 ? x : alpha·(e^(x/alpha) − 1); alpha non-zero.
@@ -851,12 +946,26 @@ pub fn inplace_celu(self_ref: &TensorDesc, alpha: &Scalar) -> Result<Executor> {
 
 /// aclnnMish: x·tanh(ln(1 + e^x)); out has self's dtype.
 pub fn mish(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
-    pointwise::<{ f::MISH }>("aclnnMish", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
+    pointwise::<{ f::MISH }>(
+        "aclnnMish",
+        &HALFS_EQUAL,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[],
+    )
 }
 
 /// aclnnInplaceMish.
 pub fn inplace_mish(self_ref: &TensorDesc) -> Result<Executor> {
-    pointwise::<{ f::MISH }>("aclnnInplaceMish", &HALFS_EQUAL, "selfRef", self_ref, None, &[])
+    pointwise::<{ f::MISH }>(
+        "aclnnInplaceMish",
+        &HALFS_EQUAL,
+        "selfRef",
+        self_ref,
+        None,
+        &[],
+    )
 }
 
 /// aclnnSoftshrink: x > lambd ? x − lambd : x < −lambd ? x + lambd : 0; lambd ≥ 0.
@@ -864,14 +973,28 @@ pub fn softshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Resul
     ew::check_tensor("self", self_, HALFS)?;
     let l = attr(lambd).get::<f64>();
     crate::ensure!(l >= 0.0, "lambd is {l}: it must be >= 0");
-    pointwise::<{ f::SOFTSHRINK }>("aclnnSoftshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[*lambd])
+    pointwise::<{ f::SOFTSHRINK }>(
+        "aclnnSoftshrink",
+        &HALFS_CASTABLE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[*lambd],
+    )
 }
 
 /// aclnnHardshrink: −lambd ≤ x ≤ lambd ? 0 : x (a negative lambd counts as 0, as on the device).
 pub fn hardshrink(self_: &TensorDesc, lambd: &Scalar, out: &TensorDesc) -> Result<Executor> {
     let l = attr(lambd).get::<f64>();
     let l = Scalar::from_value(if l < 0.0 { 0.0f32 } else { l as f32 });
-    pointwise::<{ f::HARDSHRINK }>("aclnnHardshrink", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[l])
+    pointwise::<{ f::HARDSHRINK }>(
+        "aclnnHardshrink",
+        &HALFS_CASTABLE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[l],
+    )
 }
 
 /// aclnnSwish: x·sigmoid(beta·x), beta 1 when NULL.
@@ -883,12 +1006,26 @@ pub fn swish(self_: &TensorDesc, beta: Option<&Scalar>, out: &TensorDesc) -> Res
         }
         None => Scalar::from_value(1.0f32),
     };
-    pointwise::<{ f::SWISH }>("aclnnSwish", &HALFS_CASTABLE, "self", self_, Some(("out", out)), &[beta])
+    pointwise::<{ f::SWISH }>(
+        "aclnnSwish",
+        &HALFS_CASTABLE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[beta],
+    )
 }
 
 /// aclnnFastGelu: x·sigmoid(1.702·x); out has self's dtype.
 pub fn fast_gelu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
-    pointwise::<{ f::FAST_GELU }>("aclnnFastGelu", &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
+    pointwise::<{ f::FAST_GELU }>(
+        "aclnnFastGelu",
+        &HALFS_EQUAL,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[],
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

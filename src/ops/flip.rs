@@ -40,7 +40,13 @@ pub fn flip(self_: &TensorDesc, dims: &[i64], out: &TensorDesc) -> Result<Execut
             (0..n).map(|i| if f { n - 1 - i } else { i }).collect()
         })
         .collect();
-    Ok(remap::executor(API, self_, out, maps, remap::zero(self_.dtype)))
+    Ok(remap::executor(
+        API,
+        self_,
+        out,
+        maps,
+        remap::zero(self_.dtype),
+    ))
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

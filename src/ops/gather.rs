@@ -160,7 +160,11 @@ type CombineFn = unsafe fn(*mut u8, *const u8, *const u8);
 ///
 /// # Safety
 /// Both pointers address an element of type S (any alignment).
-unsafe fn combine<S: Element, C: Arith, const MUL: bool>(dst: *mut u8, src: *const u8, _: *const u8) {
+unsafe fn combine<S: Element, C: Arith, const MUL: bool>(
+    dst: *mut u8,
+    src: *const u8,
+    _: *const u8,
+) {
     // SAFETY: the caller's contract.
     unsafe {
         let a: C = convert((dst as *const S).read_unaligned());
@@ -213,9 +217,15 @@ fn element_fn(dtype: DType, reduce: Reduce) -> CombineFn {
             8 => move_bytes::<8>,
             _ => move_bytes::<16>,
         },
-        Reduce::Add => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, false> as CombineFn)),
-        Reduce::Mul => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, true> as CombineFn)),
-        Reduce::AddScaled(_) => crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => add_scaled::<S, C> as CombineFn)),
+        Reduce::Add => {
+            crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, false> as CombineFn))
+        }
+        Reduce::Mul => {
+            crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => combine::<S, C, true> as CombineFn))
+        }
+        Reduce::AddScaled(_) => {
+            crate::with_dtype!(dtype, S => crate::with_compute_dtype!(dtype.compute(), C => add_scaled::<S, C> as CombineFn))
+        }
     }
 }
 
@@ -322,7 +332,9 @@ impl Plan {
                 *dtype,
                 &walk.strides,
             ),
-            IndexSource::Host { values, strides } => (values.as_ptr() as usize, DType::S64, strides),
+            IndexSource::Host { values, strides } => {
+                (values.as_ptr() as usize, DType::S64, strides)
+            }
         };
         let rank = self.shape.len();
         // Whole rows (the last dim) per task: the row is the unit the fast paths copy.
@@ -346,10 +358,15 @@ impl Plan {
         let (ss, ds, is) = if rank == 0 {
             (0, 0, 0)
         } else {
-            (stride(src_strides, last), self.dst.strides[last], idx_strides[last])
+            (
+                stride(src_strides, last),
+                self.dst.strides[last],
+                idx_strides[last],
+            )
         };
         // A row of plain copies between unit-stride rows is one memcpy.
-        let memcpy_rows = self.reduce == Reduce::Copy && self.dtype != DType::Bool && ds == 1 && ss == 1;
+        let memcpy_rows =
+            self.reduce == Reduce::Copy && self.dtype != DType::Bool && ds == 1 && ss == 1;
         let alpha = alpha as usize;
         run_tasks(tasks, |t| {
             let alpha = alpha as *const u8;
@@ -374,7 +391,9 @@ impl Plan {
                     // SAFETY: an element of the index view (checked at phase 1 and 2) or of the
                     // host array, whose values were checked, as the tensor's were by `check`.
                     let v = unsafe { read_index(idx_base, idx_dtype, io) };
-                    self.index.axis.offset(self.index.resolve(v, size).unwrap_or(0))
+                    self.index
+                        .axis
+                        .offset(self.index.resolve(v, size).unwrap_or(0))
                 };
                 if is == 0 {
                     // One index value for the whole row: a strided run.
@@ -382,7 +401,10 @@ impl Plan {
                         Side::Source => so += at(io),
                         Side::Destination => dof += at(io),
                     }
-                    let (dst, src) = ((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8);
+                    let (dst, src) = (
+                        (dst_base + dof * es) as *mut u8,
+                        (src_base + so * es) as *const u8,
+                    );
                     // SAFETY: the row's elements lie inside their views (the index is in range);
                     // a scatter's rows never overlap its source (checked at phase 1).
                     unsafe {
@@ -402,7 +424,13 @@ impl Plan {
                             Side::Destination => dof += at(io + j * is),
                         }
                         // SAFETY: both elements lie inside their views (the index is in range).
-                        unsafe { f((dst_base + dof * es) as *mut u8, (src_base + so * es) as *const u8, alpha) };
+                        unsafe {
+                            f(
+                                (dst_base + dof * es) as *mut u8,
+                                (src_base + so * es) as *const u8,
+                                alpha,
+                            )
+                        };
                     }
                 }
                 let mut d = last;
@@ -511,4 +539,3 @@ pub fn may_overlap(a: &TensorDesc, b: &TensorDesc) -> bool {
         _ => false,
     }
 }
-

@@ -42,7 +42,9 @@ const INDEX_FILL: &[DType] = &[S32, F16, F32, S64, Bool, BF16];
 /// aclnnIndexAdd.md.
 const INDEX_ADD: &[DType] = &[F32, F16, S32, S16, S8, U8, F64, S64, Bool, BF16];
 /// aclnnGather.md and aclnnTake.md.
-const GATHER: &[DType] = &[F64, F16, BF16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool];
+const GATHER: &[DType] = &[
+    F64, F16, BF16, F32, S32, U32, S64, U64, S16, U16, S8, U8, Bool,
+];
 const TAKE: &[DType] = &[
     U64, S64, U32, F32, S32, U16, S16, F16, BF16, S8, U8, F64, C64, C128, Bool,
 ];
@@ -76,7 +78,13 @@ pub(crate) fn bindings(inputs: &[&TensorDesc], out: Option<&TensorDesc>) -> Bind
 }
 
 /// `name` and `out` share no memory (the engine reads inputs while it writes).
-pub(crate) fn apart(api: &str, name: &str, t: &TensorDesc, out_name: &str, out: &TensorDesc) -> Result<()> {
+pub(crate) fn apart(
+    api: &str,
+    name: &str,
+    t: &TensorDesc,
+    out_name: &str,
+    out: &TensorDesc,
+) -> Result<()> {
     crate::ensure!(
         !may_overlap(t, out),
         "{name} ({}) overlaps {out_name} ({}): {api} needs them in separate memory",
@@ -147,7 +155,12 @@ fn gather_plan(
 }
 
 /// Checks out's shape equals `of`'s.
-pub(crate) fn same_shape(out_name: &str, out: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
+pub(crate) fn same_shape(
+    out_name: &str,
+    out: &TensorDesc,
+    of_name: &str,
+    of: &TensorDesc,
+) -> Result<()> {
     crate::ensure!(
         out.shape == of.shape,
         "{out_name} has shape {:?} but must have {of_name}'s shape {:?}",
@@ -174,7 +187,12 @@ pub(crate) fn planned(
 }
 
 /// Checks out's dtype equals `of`'s.
-pub(crate) fn same_dtype(out_name: &str, out: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
+pub(crate) fn same_dtype(
+    out_name: &str,
+    out: &TensorDesc,
+    of_name: &str,
+    of: &TensorDesc,
+) -> Result<()> {
     crate::ensure!(
         out.dtype == of.dtype,
         "{out_name} has dtype {} but must have {of_name}'s dtype {}",
@@ -185,7 +203,12 @@ pub(crate) fn same_dtype(out_name: &str, out: &TensorDesc, of_name: &str, of: &T
 }
 
 /// aclnnIndexSelect.
-pub fn index_select(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn index_select(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     const API: &str = "aclnnIndexSelect";
     ew::check_tensor("self", self_, INDEX_SELECT)?;
     same_dtype("out", out, "self", self_)?;
@@ -219,11 +242,26 @@ pub fn index_select(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &Tens
     }
     let r = rank.max(1);
     let all: Vec<usize> = (0..r).collect();
-    gather_plan(API, self_, ax, index, &all, &[ax], out, false, ("index", "self"))
+    gather_plan(
+        API,
+        self_,
+        ax,
+        index,
+        &all,
+        &[ax],
+        out,
+        false,
+        ("index", "self"),
+    )
 }
 
 /// aclnnGatherV2.
-pub fn gather_v2(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn gather_v2(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     const API: &str = "aclnnGatherV2";
     same_dtype("out", out, "self", self_)?;
     ew::check_tensor("self", self_, GATHER_V2)?;
@@ -256,11 +294,33 @@ pub fn gather_v2(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorD
     ew::check_result_shape("out", out, &want)?;
     if rank == 0 {
         // One element: out (0-d) takes self's element if index's first value is 0 or -1.
-        return gather_plan(API, self_, 0, index, &[0], &[], out, true, ("index", "self"));
+        return gather_plan(
+            API,
+            self_,
+            0,
+            index,
+            &[0],
+            &[],
+            out,
+            true,
+            ("index", "self"),
+        );
     }
-    let src_at: Vec<usize> = (0..rank).map(|d| if d < ax { d } else { d + q - 1 }).collect();
+    let src_at: Vec<usize> = (0..rank)
+        .map(|d| if d < ax { d } else { d + q - 1 })
+        .collect();
     let idx_at: Vec<usize> = (ax..ax + q).collect();
-    gather_plan(API, self_, ax, index, &src_at, &idx_at, out, true, ("index", "self"))
+    gather_plan(
+        API,
+        self_,
+        ax,
+        index,
+        &src_at,
+        &idx_at,
+        out,
+        true,
+        ("index", "self"),
+    )
 }
 
 /// aclnnEmbedding.
@@ -276,7 +336,12 @@ pub fn embedding(weight: &TensorDesc, indices: &TensorDesc, out: &TensorDesc) ->
         weight.rank()
     );
     let q = indices.rank();
-    let want: Dims = indices.shape.iter().chain(&weight.shape[1..]).copied().collect();
+    let want: Dims = indices
+        .shape
+        .iter()
+        .chain(&weight.shape[1..])
+        .copied()
+        .collect();
     crate::ensure!(
         out.rank() == q + 1,
         "out has {} dims but must have one more than indices ({q})",
@@ -286,14 +351,39 @@ pub fn embedding(weight: &TensorDesc, indices: &TensorDesc, out: &TensorDesc) ->
     let idx_at: Vec<usize> = (0..q).collect();
     if q == 0 {
         // A 0-d index: out is the row itself.
-        return gather_plan(API, weight, 0, indices, &[0, 0], &[], out, false, ("indices", "weight"));
+        return gather_plan(
+            API,
+            weight,
+            0,
+            indices,
+            &[0, 0],
+            &[],
+            out,
+            false,
+            ("indices", "weight"),
+        );
     }
-    gather_plan(API, weight, 0, indices, &[0, q], &idx_at, out, false, ("indices", "weight"))
+    gather_plan(
+        API,
+        weight,
+        0,
+        indices,
+        &[0, q],
+        &idx_at,
+        out,
+        false,
+        ("indices", "weight"),
+    )
 }
 
 /// aclnnGather (ONNX GatherElements, torch.gather): `out[p] = self[p with p[dim] = index[p]]`;
 /// index values in [-n, n) (negatives wrap, aclnnGather.md).
-pub fn gather(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn gather(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     const API: &str = "aclnnGather";
     ew::check_tensor("self", self_, GATHER)?;
     ew::check_tensor("index", index, INDEX)?;
@@ -316,7 +406,17 @@ pub fn gather(self_: &TensorDesc, dim: i64, index: &TensorDesc, out: &TensorDesc
         );
     }
     let all: Vec<usize> = (0..r.max(1)).collect();
-    gather_plan(API, self_, ax, index, &all, &all, out, true, ("index", "self"))
+    gather_plan(
+        API,
+        self_,
+        ax,
+        index,
+        &all,
+        &all,
+        out,
+        true,
+        ("index", "self"),
+    )
 }
 
 /// aclnnTake (torch.take): `out[p] = self.flatten()[index[p]]`, index values in
@@ -445,7 +545,10 @@ pub(crate) fn copy_then(
     // The index is checked before the copy: a failing run writes nothing.
     let index = plan.index.clone();
     let all: Vec<usize> = (0..b.tensors.len()).collect();
-    steps.push(Executor::new(api, b.clone(), GatherWork { api, plan }), &all);
+    steps.push(
+        Executor::new(api, b.clone(), GatherWork { api, plan }),
+        &all,
+    );
     Ok(Executor::new(api, b, CheckedFirst { api, index, steps }))
 }
 
@@ -569,7 +672,10 @@ fn along_dim_rule(
             },
             Some(idx),
             reduce,
-            ("index", format!("dim {ax} of {self_name} (size {})", s1.shape[ax])),
+            (
+                "index",
+                format!("dim {ax} of {self_name} (size {})", s1.shape[ax]),
+            ),
         )
     });
     planned(api, b, self_ref, out, plan)
@@ -583,7 +689,14 @@ pub fn index_copy(
     source: &TensorDesc,
     out_ref: &TensorDesc,
 ) -> Result<Executor> {
-    along_dim_rule(copy_kind("aclnnIndexCopy"), self_ref, dim, index, source, Some(out_ref))
+    along_dim_rule(
+        copy_kind("aclnnIndexCopy"),
+        self_ref,
+        dim,
+        index,
+        source,
+        Some(out_ref),
+    )
 }
 
 /// aclnnInplaceIndexCopy.
@@ -593,7 +706,14 @@ pub fn inplace_index_copy(
     index: &TensorDesc,
     source: &TensorDesc,
 ) -> Result<Executor> {
-    along_dim_rule(copy_kind("aclnnInplaceIndexCopy"), self_ref, dim, index, source, None)
+    along_dim_rule(
+        copy_kind("aclnnInplaceIndexCopy"),
+        self_ref,
+        dim,
+        index,
+        source,
+        None,
+    )
 }
 
 fn copy_kind(api: &'static str) -> AlongDim {
@@ -739,7 +859,14 @@ pub fn inplace_index_fill_tensor(
     index: &[i64],
     value: &Scalar,
 ) -> Result<Executor> {
-    index_fill_rule("aclnnInplaceIndexFillTensor", self_ref, dim, index, value, None)
+    index_fill_rule(
+        "aclnnInplaceIndexFillTensor",
+        self_ref,
+        dim,
+        index,
+        value,
+        None,
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

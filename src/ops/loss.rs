@@ -20,11 +20,11 @@
 use super::activation::Real;
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
-use crate::engine::kernel::{binary, BinaryOp};
-use crate::engine::{KernelFn, Params, Via};
 use super::pool::{load, overlap, store};
 use crate::dtype::DType;
 use crate::element::Element;
+use crate::engine::kernel::{binary, BinaryOp};
+use crate::engine::{KernelFn, Params, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
 use crate::tensor::TensorDesc;
@@ -48,15 +48,26 @@ struct Plan {
 impl Plan {
     fn run_typed<T: Element>(&self, a: [usize; 4]) {
         let [xa, ya, la, ba] = a;
-        let at = |v: (usize, isize, isize), n: usize, j: usize| v.0 as isize + n as isize * v.1 + j as isize * v.2;
+        let at = |v: (usize, isize, isize), n: usize, j: usize| {
+            v.0 as isize + n as isize * v.1 + j as isize * v.2
+        };
         // Rows in blocks, one task per block.
-        let per = self.rows.div_ceil(crate::engine::pool().current_num_threads().max(1) * 4).max(1);
+        let per = self
+            .rows
+            .div_ceil(crate::engine::pool().current_num_threads().max(1) * 4)
+            .max(1);
         crate::engine::run_tasks(self.rows.div_ceil(per), |t| {
             for n in t * per..((t + 1) * per).min(self.rows) {
                 // SAFETY (every load/store): indexes inside views checked against their storage.
                 let x = |j| unsafe { load::<T>(xa, at(self.x, n, j)) };
                 let y = |j| unsafe { load::<T>(ya, at(self.y, n, j)) };
-                let m = (0..self.cols).map(x).fold(f64::NEG_INFINITY, |m, v| if v > m || v.is_nan() { v } else { m });
+                let m = (0..self.cols).map(x).fold(f64::NEG_INFINITY, |m, v| {
+                    if v > m || v.is_nan() {
+                        v
+                    } else {
+                        m
+                    }
+                });
                 let lse = m + (0..self.cols).map(|j| (x(j) - m).exp()).sum::<f64>().ln();
                 let loss = -(0..self.cols).map(|j| y(j) * (x(j) - lse)).sum::<f64>();
                 // backprop last, element by element: a backprop that is features' or labels'
@@ -97,7 +108,12 @@ pub fn softmax_cross_entropy_with_logits(
     backprop: &TensorDesc,
 ) -> Result<Executor> {
     const API: &str = "aclnnSoftmaxCrossEntropyWithLogits";
-    for (name, t) in [("features", features), ("labels", labels), ("loss", loss), ("backprop", backprop)] {
+    for (name, t) in [
+        ("features", features),
+        ("labels", labels),
+        ("loss", loss),
+        ("backprop", backprop),
+    ] {
         ew::check_tensor(name, t, LIST)?;
     }
     for (name, t) in [("loss", loss), ("backprop", backprop), ("labels", labels)] {
@@ -123,7 +139,9 @@ pub fn softmax_cross_entropy_with_logits(
     let (rows, cols) = (features.shape[0], features.shape[1]);
     ew::check_result_shape("loss", loss, &[rows])?;
     ew::check_result_shape("backprop", backprop, &features.shape)?;
-    let same = |a: &TensorDesc, b: &TensorDesc| a.addr == b.addr && a.offset == b.offset && a.strides == b.strides;
+    let same = |a: &TensorDesc, b: &TensorDesc| {
+        a.addr == b.addr && a.offset == b.offset && a.strides == b.strides
+    };
     for (an, a) in [("loss", loss), ("backprop", backprop)] {
         for (bn, b) in [("features", features), ("labels", labels)] {
             crate::ensure!(
@@ -132,10 +150,16 @@ pub fn softmax_cross_entropy_with_logits(
             );
         }
     }
-    crate::ensure!(!overlap(loss, backprop), "loss and backprop overlap in memory");
+    crate::ensure!(
+        !overlap(loss, backprop),
+        "loss and backprop overlap in memory"
+    );
     let bindings = Bindings {
         tensors: std::sync::Arc::new(
-            [features, labels, loss, backprop].iter().map(|t| Some((*t).clone())).collect(),
+            [features, labels, loss, backprop]
+                .iter()
+                .map(|t| Some((*t).clone()))
+                .collect(),
         ),
         n_inputs: 2,
         outputs: smallvec::smallvec![2, 3],
@@ -258,7 +282,12 @@ impl Reduced {
             rest /= self.shape[d];
         }
         let at = |k: usize, idx: &[usize]| -> isize {
-            self.offsets[k] as isize + idx.iter().zip(&self.strides[k]).map(|(&i, &s)| i as isize * s).sum::<isize>()
+            self.offsets[k] as isize
+                + idx
+                    .iter()
+                    .zip(&self.strides[k])
+                    .map(|(&i, &s)| i as isize * s)
+                    .sum::<isize>()
         };
         let mut s = 0.0;
         for _ in from..to {
@@ -300,7 +329,9 @@ impl Work for Reduced {
         // SAFETY: the blocks wrote every slot; run_tasks returned after all of them.
         let sum: f64 = (0..blocks).map(|b| unsafe { *partial.add(b) }).sum();
         let v = if self.mean { sum / n as f64 } else { sum };
-        let v = crate::scalar::Scalar::from_value(v).cast(self.promoted).cast(self.out_dtype);
+        let v = crate::scalar::Scalar::from_value(v)
+            .cast(self.promoted)
+            .cast(self.out_dtype);
         // SAFETY: out's one element.
         unsafe {
             std::ptr::copy_nonoverlapping(
@@ -337,9 +368,15 @@ fn pointwise_loss(
         (0..=2).contains(&reduction),
         "reduction is {reduction}: it must be 0 (none), 1 (mean) or 2 (sum)"
     );
-    let shape = crate::broadcast::broadcast_shapes(&[("self", &self_.shape), ("target", &target.shape)])?;
+    let shape =
+        crate::broadcast::broadcast_shapes(&[("self", &self_.shape), ("target", &target.shape)])?;
     if reduction == 0 {
-        ew::check_out_shape(p, &[("self", &self_.shape), ("target", &target.shape)], out_name, out)?;
+        ew::check_out_shape(
+            p,
+            &[("self", &self_.shape), ("target", &target.shape)],
+            out_name,
+            out,
+        )?;
         out.check_output(out_name)?;
         let v = Via::of(p);
         let (k, params) = match (f, p.compute()) {
@@ -376,7 +413,11 @@ fn pointwise_loss(
         out.shape
     );
     let bindings = Bindings {
-        tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(target.clone()), Some(out.clone())]),
+        tensors: std::sync::Arc::new(vec![
+            Some(self_.clone()),
+            Some(target.clone()),
+            Some(out.clone()),
+        ]),
         n_inputs: 2,
         outputs: smallvec::smallvec![2],
     };
@@ -399,8 +440,21 @@ fn pointwise_loss(
 }
 
 /// aclnnMseLoss: (self − target)², reduced by `reduction` (0 none, 1 mean, 2 sum).
-pub fn mse_loss(self_: &TensorDesc, target: &TensorDesc, reduction: i64, out: &TensorDesc) -> Result<Executor> {
-    pointwise_loss("aclnnMseLoss", Pointwise::Mse, self_, target, reduction, "out", out)
+pub fn mse_loss(
+    self_: &TensorDesc,
+    target: &TensorDesc,
+    reduction: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    pointwise_loss(
+        "aclnnMseLoss",
+        Pointwise::Mse,
+        self_,
+        target,
+        reduction,
+        "out",
+        out,
+    )
 }
 
 /// aclnnSmoothL1Loss: the Huber-like loss with threshold beta (≥ 0), reduced by `reduction`.

@@ -206,7 +206,14 @@ impl Plan {
 /// Unpacks a (batch of) FRACTAL_NZ matrices into a contiguous row-major block of `dtype`:
 /// each stored row of a column block is a run of up to c0 elements, which lands in a row of
 /// the logical matrix, or in a column of it when the view is transposed.
-unsafe fn gather_nz(src: usize, m: &Matrix, nz: crate::format::Nz, transposed: bool, dst: usize, dtype: DType) {
+unsafe fn gather_nz(
+    src: usize,
+    m: &Matrix,
+    nz: crate::format::Nz,
+    transposed: bool,
+    dst: usize,
+    dtype: DType,
+) {
     let batches: usize = m.own_batches.iter().product();
     let (size, dsize) = (m.dtype.size(), dtype.size());
     let block = nz.elements();

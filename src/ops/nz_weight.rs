@@ -81,7 +81,11 @@ pub fn trans_matmul_weight(weight: &TensorDesc) -> Result<Executor> {
 /// over a storage holding exactly its padded blocks.
 fn nz_view(weight: &TensorDesc) -> Result<TensorDesc> {
     let r = weight.rank();
-    let nz = Nz::new(weight.shape[r - 2], weight.shape[r - 1], weight.dtype.size());
+    let nz = Nz::new(
+        weight.shape[r - 2],
+        weight.shape[r - 1],
+        weight.dtype.size(),
+    );
     let batches: usize = weight.shape[..r - 2].iter().product();
     let elements = batches
         .checked_mul(nz.elements())
@@ -120,7 +124,10 @@ impl Work for ToNz {
 
 /// Runs `task(0..n)` on the pool in a few contiguous ranges (one task per range).
 fn par_for(n: usize, task: impl Fn(usize) + Sync) {
-    let ranges = crate::engine::pool().current_num_threads().min(n.div_ceil(64)).max(1);
+    let ranges = crate::engine::pool()
+        .current_num_threads()
+        .min(n.div_ceil(64))
+        .max(1);
     let per = n.div_ceil(ranges);
     crate::engine::run_tasks(ranges, |t| {
         for i in t * per..((t + 1) * per).min(n) {
@@ -188,7 +195,9 @@ unsafe fn to_nz(nd: &TensorDesc, out: &TensorDesc, staging: usize) {
             if row < rows {
                 let src = staging + ((b * rows + row) * cols + c) * size;
                 // SAFETY: staging row segment and the fractal row are in bounds (Nz::index).
-                unsafe { std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len * size) };
+                unsafe {
+                    std::ptr::copy_nonoverlapping(src as *const u8, dst as *mut u8, len * size)
+                };
                 filled = len;
             }
             // SAFETY: the rest of the fractal row (columns padding, or a padding row).
@@ -227,9 +236,11 @@ pub fn weight_size(api: &str, shape: &[i64], dtype: Option<i32>) -> Result<u64> 
             _ if i == n - 1 => d.div_ceil(col_align) * col_align,
             _ => d,
         };
-        total = total
-            .checked_mul(d)
-            .ok_or_else(|| Error::Invalid(format!("tensorShape {shape:?}: the element count overflows")))?;
+        total = total.checked_mul(d).ok_or_else(|| {
+            Error::Invalid(format!(
+                "tensorShape {shape:?}: the element count overflows"
+            ))
+        })?;
     }
     Ok(total)
 }

@@ -34,7 +34,11 @@ const CHUNK: usize = 1024;
 pub fn eye(n: i64, m: i64, out: &TensorDesc) -> Result<Executor> {
     const API: &str = "aclnnEye";
     ew::check_tensor("out", out, EYE)?;
-    crate::ensure!(out.rank() == 2, "out has {} dims but {API} writes a 2-d (n, m) tensor", out.rank());
+    crate::ensure!(
+        out.rank() == 2,
+        "out has {} dims but {API} writes a 2-d (n, m) tensor",
+        out.rank()
+    );
     crate::ensure!(n >= 0 && m >= 0, "n {n} and m {m} must be non-negative");
     ew::check_result_shape("out", out, &[n as usize, m as usize])?;
     let bindings = Bindings {
@@ -86,7 +90,11 @@ impl Work for Spaced {
         let base = b.addr(0)? + out.offset * out.dtype.size();
         // Rows along the last axis (a 0-d out: one row of one element).
         let k = out.rank();
-        let (last, ls) = if k == 0 { (1, 0) } else { (out.shape[k - 1], out.strides[k - 1]) };
+        let (last, ls) = if k == 0 {
+            (1, 0)
+        } else {
+            (out.shape[k - 1], out.strides[k - 1])
+        };
         let rows = self.steps / last.max(1);
         let pieces = last.div_ceil(CHUNK);
         let jobs = rows * pieces;
@@ -157,8 +165,15 @@ pub fn linspace(start: &Scalar, end: &Scalar, steps: i64, out: &TensorDesc) -> R
         return Ok(Executor::new(API, bindings, Nothing));
     }
     let (s, e) = (as_f64(start), as_f64(end));
-    crate::ensure!(s.is_finite() && e.is_finite(), "start {start} and end {end} must be finite");
-    let plan = Spaced { start: s, end: e, steps: steps as usize };
+    crate::ensure!(
+        s.is_finite() && e.is_finite(),
+        "start {start} and end {end} must be finite"
+    );
+    let plan = Spaced {
+        start: s,
+        end: e,
+        steps: steps as usize,
+    };
     Ok(Executor::new(API, bindings, plan))
 }
 

@@ -57,7 +57,14 @@ struct Axis {
 impl Axis {
     /// PyTorch's pooling output size (`pooling_output_shape_pad_lr`, dilation 1); None if
     /// it is not positive.
-    fn new(input: usize, k: usize, s: usize, before: usize, after: usize, ceil: bool) -> Option<Axis> {
+    fn new(
+        input: usize,
+        k: usize,
+        s: usize,
+        before: usize,
+        after: usize,
+        ceil: bool,
+    ) -> Option<Axis> {
         let (i, k_, s_, b) = (input as i64, k as i64, s as i64, before as i64);
         let num = i + b + after as i64 - k_ + if ceil { s_ - 1 } else { 0 };
         let mut out = num.div_euclid(s_) + 1;
@@ -346,7 +353,11 @@ pub fn avg_pool2d(
     out: &TensorDesc,
 ) -> Result<Executor> {
     check_tensors(self_, out, AVG)?;
-    let want = if self_.rank() == 4 { Format::NCHW } else { Format::NCL };
+    let want = if self_.rank() == 4 {
+        Format::NCHW
+    } else {
+        Format::NCL
+    };
     for (name, t) in [("self", self_), ("out", out)] {
         crate::ensure!(
             t.format == want,
@@ -358,9 +369,15 @@ pub fn avg_pool2d(
     let k = pair("kernelSize", kernel, None)?;
     let s = pair("strides", strides, Some(k))?;
     let p = pair("paddings", paddings, None)?;
-    crate::ensure!(k.iter().all(|&v| v > 0), "kernelSize {kernel:?} must be > 0");
+    crate::ensure!(
+        k.iter().all(|&v| v > 0),
+        "kernelSize {kernel:?} must be > 0"
+    );
     crate::ensure!(s.iter().all(|&v| v > 0), "strides {strides:?} must be > 0");
-    crate::ensure!(p.iter().all(|&v| v >= 0), "paddings {paddings:?} must be >= 0");
+    crate::ensure!(
+        p.iter().all(|&v| v >= 0),
+        "paddings {paddings:?} must be >= 0"
+    );
     crate::ensure!(
         2 * p[0] <= k[0] && 2 * p[1] <= k[1],
         "paddings {p:?} must be at most half of kernelSize {k:?}"
@@ -424,7 +441,10 @@ pub fn max_pool(
         [a] => [*a; 4],
         [a, b] => [*a, *b, *a, *b],
         [a, b, c, d] => [*a, *b, *c, *d],
-        _ => crate::bail!("pads has {} values {pads:?}; it takes 0, 1, 2 or 4", pads.len()),
+        _ => crate::bail!(
+            "pads has {} values {pads:?}; it takes 0, 1, 2 or 4",
+            pads.len()
+        ),
     };
     crate::ensure!(
         matches!(dilations.len(), 0 | 1 | 2 | 4),
@@ -439,7 +459,10 @@ pub fn max_pool(
         dilations.iter().all(|&d| d == 1),
         "dilations {dilations:?}: only dilation 1 is supported along each spatial axis"
     );
-    crate::ensure!(k.iter().all(|&v| v > 0), "kernelShape {kernel:?} must be > 0");
+    crate::ensure!(
+        k.iter().all(|&v| v > 0),
+        "kernelShape {kernel:?} must be > 0"
+    );
     crate::ensure!(s.iter().all(|&v| v > 0), "strides {strides:?} must be > 0");
     crate::ensure!(
         [top, left, bottom, right].iter().all(|&v| v >= 0),

@@ -11,7 +11,10 @@
 
 use super::catalog::Entry;
 use super::elementwise as ew;
-use super::gather::{read_all, Axis, ComputedIndexWork, GatherWork, Index, IndexSource, Plan, Reduce, Side, Values, Walk};
+use super::gather::{
+    read_all, Axis, ComputedIndexWork, GatherWork, Index, IndexSource, Plan, Reduce, Side, Values,
+    Walk,
+};
 use super::index::{apart, as_1d, bindings, same_dtype, INDEX};
 use crate::dtype::DType;
 use crate::error::{Error, Result};
@@ -48,7 +51,11 @@ fn expand(counts: &[i64], n: usize, output: usize) -> std::result::Result<Vec<i6
     }
     let mut idx = Vec::with_capacity(output);
     for i in 0..n {
-        let c = if counts.len() == 1 { counts[0] } else { counts[i] };
+        let c = if counts.len() == 1 {
+            counts[0]
+        } else {
+            counts[i]
+        };
         idx.extend(std::iter::repeat_n(i as i64, c as usize));
     }
     Ok(idx)
@@ -93,7 +100,11 @@ fn rule(
         crate::ensure!(
             r.rank() == 0 || k == 1 || k == n,
             "repeats has {k} values but must have 1 or {n} ({})",
-            if ax.is_some() { "the size of self along dim" } else { "the number of elements of self" }
+            if ax.is_some() {
+                "the size of self along dim"
+            } else {
+                "the number of elements of self"
+            }
         );
         if ax.is_none() && self_.is_empty() {
             crate::ensure!(
@@ -188,7 +199,14 @@ fn rule(
     match repeats {
         Repeats::Int(r) => {
             let idx = expand(&[r], n, m).map_err(Error::Invalid)?;
-            Ok(Executor::new(api, b, GatherWork { api, plan: plan(idx) }))
+            Ok(Executor::new(
+                api,
+                b,
+                GatherWork {
+                    api,
+                    plan: plan(idx),
+                },
+            ))
         }
         Repeats::Tensor(_) => Ok(Executor::new(
             api,
@@ -212,7 +230,14 @@ pub fn repeat_interleave(
     output_size: i64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    rule("aclnnRepeatInterleave", self_, Repeats::Tensor(repeats), None, output_size, out)
+    rule(
+        "aclnnRepeatInterleave",
+        self_,
+        Repeats::Tensor(repeats),
+        None,
+        output_size,
+        out,
+    )
 }
 
 /// aclnnRepeatInterleaveWithDim.
@@ -240,7 +265,14 @@ pub fn repeat_interleave_int(
     output_size: i64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    rule("aclnnRepeatInterleaveInt", self_, Repeats::Int(repeats), None, output_size, out)
+    rule(
+        "aclnnRepeatInterleaveInt",
+        self_,
+        Repeats::Int(repeats),
+        None,
+        output_size,
+        out,
+    )
 }
 
 /// aclnnRepeatInterleaveIntWithDim.
@@ -295,7 +327,11 @@ impl Work for Positions {
 }
 
 /// aclnnRepeatInterleaveTensor.
-pub fn repeat_interleave_tensor(repeats: &TensorDesc, output_size: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn repeat_interleave_tensor(
+    repeats: &TensorDesc,
+    output_size: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     const API: &str = "aclnnRepeatInterleaveTensor";
     ew::check_tensor("repeats", repeats, INDEX)?;
     same_dtype("out", out, "repeats", repeats)?;

@@ -85,7 +85,13 @@ struct Nearest {
 
 impl Nearest {
     /// out = self resized to `output_size` over its `scales.len()` spatial dims.
-    fn plan(&self, self_: &TensorDesc, output_size: &[i64], scales: &[f64], out: &TensorDesc) -> Result<Executor> {
+    fn plan(
+        &self,
+        self_: &TensorDesc,
+        output_size: &[i64],
+        scales: &[f64],
+        out: &TensorDesc,
+    ) -> Result<Executor> {
         let api = self.api;
         let s = scales.len();
         ew::check_tensor("self", self_, self.list)?;
@@ -107,7 +113,10 @@ impl Nearest {
             output_size.iter().all(|&x| x > 0 && x < 1 << 31),
             "outputSize {output_size:?} must be positive"
         );
-        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s.min(3)..].iter().zip(scales) {
+        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s.min(3)..]
+            .iter()
+            .zip(scales)
+        {
             crate::ensure!(
                 x >= 0.0 && x.is_finite(),
                 "{name} {x} must be a finite non-negative scale"
@@ -117,7 +126,11 @@ impl Nearest {
             self.formats.contains(&self_.format),
             "self has format {}: {api} takes {}",
             self_.format,
-            self.formats.iter().map(|f| f.to_string()).collect::<Vec<_>>().join(", ")
+            self.formats
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
         );
         crate::ensure!(
             out.format == self_.format,
@@ -126,17 +139,26 @@ impl Nearest {
             self_.format
         );
         let channel_last = matches!(self_.format, Format::NHWC | Format::NDHWC);
-        let spatial: Vec<usize> = if channel_last { (1..=s).collect() } else { (2..2 + s).collect() };
+        let spatial: Vec<usize> = if channel_last {
+            (1..=s).collect()
+        } else {
+            (2..2 + s).collect()
+        };
         let c = if channel_last { s + 1 } else { 1 };
         if self.empty_ok {
             crate::ensure!(
-                spatial.iter().all(|&a| self_.shape[a] > 0) || self_.shape[0] == 0 || self_.shape[c] == 0,
+                spatial.iter().all(|&a| self_.shape[a] > 0)
+                    || self_.shape[0] == 0
+                    || self_.shape[c] == 0,
                 "self {:?} is empty in a spatial dim: {api} cannot resize it",
                 self_.shape
             );
         } else {
             crate::ensure!(
-                spatial.iter().chain(std::iter::once(&c)).all(|&a| self_.shape[a] > 0),
+                spatial
+                    .iter()
+                    .chain(std::iter::once(&c))
+                    .all(|&a| self_.shape[a] > 0),
                 "self {:?} is empty in its C or a spatial dim: {api} needs them non-empty",
                 self_.shape
             );
@@ -152,7 +174,13 @@ impl Nearest {
                 None => (0..want[a] as i64).collect(),
             })
             .collect();
-        Ok(remap::executor(api, self_, out, maps, remap::zero(self_.dtype)))
+        Ok(remap::executor(
+            api,
+            self_,
+            out,
+            maps,
+            remap::zero(self_.dtype),
+        ))
     }
 }
 
@@ -163,14 +191,34 @@ const NCDHW_NDHWC_ND: &[Format] = &[Format::NCDHW, Format::NDHWC, Format::ND];
 
 /// aclnnUpsampleNearest2d: (N, C, H, W) -> (N, C, outputSize[0], outputSize[1]) in NCHW,
 /// (N, H, W, C) -> (N, outputSize[0], outputSize[1], C) in NHWC.
-pub fn upsample_nearest_2d(self_: &TensorDesc, output_size: &[i64], out: &TensorDesc) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearest2d", list: NEAREST, formats: NCHW_NHWC, exact: false, empty_ok: false };
+pub fn upsample_nearest_2d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest2d",
+        list: NEAREST,
+        formats: NCHW_NHWC,
+        exact: false,
+        empty_ok: false,
+    };
     n.plan(self_, output_size, &[0.0, 0.0], out)
 }
 
 /// aclnnUpsampleNearest1d: (N, C, L) -> (N, C, outputSize[0]).
-pub fn upsample_nearest_1d(self_: &TensorDesc, output_size: &[i64], out: &TensorDesc) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearest1d", list: NEAREST, formats: NCL_ND, exact: false, empty_ok: false };
+pub fn upsample_nearest_1d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest1d",
+        list: NEAREST,
+        formats: NCL_ND,
+        exact: false,
+        empty_ok: false,
+    };
     n.plan(self_, output_size, &[0.0], out)
 }
 
@@ -183,13 +231,30 @@ pub fn upsample_nearest_3d(
     scales_w: f64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearest3d", list: NEAREST_3D, formats: NCDHW_NDHWC_ND, exact: false, empty_ok: false };
+    let n = Nearest {
+        api: "aclnnUpsampleNearest3d",
+        list: NEAREST_3D,
+        formats: NCDHW_NDHWC_ND,
+        exact: false,
+        empty_ok: false,
+    };
     n.plan(self_, output_size, &[scales_d, scales_h, scales_w], out)
 }
 
 /// aclnnUpsampleNearestExact1d: (N, C, L) resized, pixel centres aligned.
-pub fn upsample_nearest_exact_1d(self_: &TensorDesc, output_size: &[i64], scales: f64, out: &TensorDesc) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearestExact1d", list: EXACT, formats: NCL_ND, exact: true, empty_ok: false };
+pub fn upsample_nearest_exact_1d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scales: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearestExact1d",
+        list: EXACT,
+        formats: NCL_ND,
+        exact: true,
+        empty_ok: false,
+    };
     n.plan(self_, output_size, &[scales], out)
 }
 
@@ -201,7 +266,13 @@ pub fn upsample_nearest_exact_2d(
     scales_w: f64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearestExact2d", list: EXACT, formats: NCHW_NHWC_ND, exact: true, empty_ok: true };
+    let n = Nearest {
+        api: "aclnnUpsampleNearestExact2d",
+        list: EXACT,
+        formats: NCHW_NHWC_ND,
+        exact: true,
+        empty_ok: true,
+    };
     n.plan(self_, output_size, &[scales_h, scales_w], out)
 }
 
@@ -214,7 +285,13 @@ pub fn upsample_nearest_exact_3d(
     scales_w: f64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    let n = Nearest { api: "aclnnUpsampleNearestExact3d", list: EXACT_3D, formats: NCDHW_NDHWC_ND, exact: true, empty_ok: false };
+    let n = Nearest {
+        api: "aclnnUpsampleNearestExact3d",
+        list: EXACT_3D,
+        formats: NCDHW_NDHWC_ND,
+        exact: true,
+        empty_ok: false,
+    };
     n.plan(self_, output_size, &[scales_d, scales_h, scales_w], out)
 }
 
@@ -307,7 +384,12 @@ pub fn im2col(
         for kj in 0..kk[1] {
             let mut v = o.clone();
             v.shape = smallvec::smallvec![n, c, oh, ow];
-            v.strides = smallvec::smallvec![o.strides[0], os1 * (kk[0] * kk[1]) as isize, os2 * ow as isize, os2];
+            v.strides = smallvec::smallvec![
+                o.strides[0],
+                os1 * (kk[0] * kk[1]) as isize,
+                os2 * ow as isize,
+                os2
+            ];
             v.offset = o.offset + (ki * kk[1] + kj) * os1 as usize;
             let axis = |size: usize, a: usize, off: usize, count: usize| -> Vec<i64> {
                 (0..count as i64)
@@ -328,10 +410,7 @@ pub fn im2col(
                 axis(wi, 1, kj, ow),
             ];
             let plan = Remap::new(&src, 0, &v, 1, maps, None, remap::zero(src.dtype));
-            seq.push(
-                Executor::new(API, two_bindings(&src, &v), plan),
-                &[0, 1],
-            );
+            seq.push(Executor::new(API, two_bindings(&src, &v), plan), &[0, 1]);
         }
     }
     Ok(Executor::new(API, bindings, seq))

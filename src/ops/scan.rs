@@ -20,11 +20,11 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
+use crate::element::Wide;
 use crate::engine::remap::{at_least_1d, overlaps};
 use crate::engine::{convert, pool, run_tasks};
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
-use crate::element::Wide;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
@@ -93,7 +93,9 @@ unsafe fn mul(acc_dtype: DType, acc: *mut u8, x: *const u8, n: usize) {
                     std::slice::from_raw_parts_mut(acc as *mut i64, n),
                     std::slice::from_raw_parts(x as *const i64, n),
                 );
-                a.iter_mut().zip(b).for_each(|(a, b)| *a = a.wrapping_mul(*b));
+                a.iter_mut()
+                    .zip(b)
+                    .for_each(|(a, b)| *a = a.wrapping_mul(*b));
             }
         }
     }
@@ -104,7 +106,16 @@ unsafe fn mul(acc_dtype: DType, acc: *mut u8, x: *const u8, n: usize) {
 ///
 /// # Safety
 /// `acc` and `x` point to `n` f64 (floats) or i64 values, `idx` to `n` i64.
-unsafe fn extreme(op: Op, float: bool, acc: *mut u8, idx: *mut i64, x: *const u8, n: usize, k: i64, first: bool) {
+unsafe fn extreme(
+    op: Op,
+    float: bool,
+    acc: *mut u8,
+    idx: *mut i64,
+    x: *const u8,
+    n: usize,
+    k: i64,
+    first: bool,
+) {
     // SAFETY: as the caller guarantees.
     unsafe {
         let idx = std::slice::from_raw_parts_mut(idx, n);
@@ -129,7 +140,12 @@ unsafe fn extreme(op: Op, float: bool, acc: *mut u8, idx: *mut i64, x: *const u8
                 std::slice::from_raw_parts(x as *const i64, n),
             );
             for j in 0..n {
-                let take = first || if op == Op::Max { b[j] >= a[j] } else { b[j] <= a[j] };
+                let take = first
+                    || if op == Op::Max {
+                        b[j] >= a[j]
+                    } else {
+                        b[j] <= a[j]
+                    };
                 if take {
                     a[j] = b[j];
                     idx[j] = k;
@@ -168,7 +184,9 @@ unsafe fn add(acc_dtype: DType, acc: *mut u8, x: *const u8, n: usize) {
                     std::slice::from_raw_parts_mut(acc as *mut i64, n),
                     std::slice::from_raw_parts(x as *const i64, n),
                 );
-                a.iter_mut().zip(b).for_each(|(a, b)| *a = a.wrapping_add(*b));
+                a.iter_mut()
+                    .zip(b)
+                    .for_each(|(a, b)| *a = a.wrapping_add(*b));
             }
         }
     }
@@ -197,7 +215,13 @@ impl Scan {
     fn new(spec: &Spec, src: &TensorDesc, out: &TensorDesc, axis: usize) -> Scan {
         let (src, out) = (at_least_1d(src), at_least_1d(out));
         let indices = spec.indices.map(at_least_1d);
-        let Spec { op, exclusive, reverse, inplace, .. } = *spec;
+        let Spec {
+            op,
+            exclusive,
+            reverse,
+            inplace,
+            ..
+        } = *spec;
         let out_binding = if inplace { 0 } else { 1 };
         let lane = (0..out.rank())
             .filter(|&a| a != axis && out.shape[a] > 1)
@@ -294,7 +318,16 @@ impl Scan {
                 match self.op {
                     Op::Sum => add(ad, acc.0.as_mut_ptr(), x.0.as_ptr(), w),
                     Op::Prod => mul(ad, acc.0.as_mut_ptr(), x.0.as_ptr(), w),
-                    op => extreme(op, ad == F64, acc.0.as_mut_ptr(), idx.as_mut_ptr(), x.0.as_ptr(), w, k as i64, step == 0),
+                    op => extreme(
+                        op,
+                        ad == F64,
+                        acc.0.as_mut_ptr(),
+                        idx.as_mut_ptr(),
+                        x.0.as_ptr(),
+                        w,
+                        k as i64,
+                        step == 0,
+                    ),
                 }
                 if !self.exclusive {
                     convert::run(acc.0.as_ptr(), ad, 1, d, od, ol, w);
@@ -414,7 +447,11 @@ fn build(spec: Spec, self_: &TensorDesc, dim: i64, out: &TensorDesc) -> Result<E
     let bindings = Bindings {
         tensors: std::sync::Arc::new(views),
         n_inputs: 1,
-        outputs: if spec.inplace { smallvec::smallvec![0] } else { (1..n).collect() },
+        outputs: if spec.inplace {
+            smallvec::smallvec![0]
+        } else {
+            (1..n).collect()
+        },
     };
     if out.is_empty() {
         return Ok(Executor::new(spec.api, bindings, Nothing));
@@ -480,7 +517,8 @@ pub fn cumprod(input: &TensorDesc, dim: &Scalar, dtype: i32, out: &TensorDesc) -
     let d = if dtype == UNDEFINED {
         input.dtype
     } else {
-        let d = DType::from_raw(dtype).map_err(|e| Error::Invalid(format!("argument 'dtype': {e}")))?;
+        let d =
+            DType::from_raw(dtype).map_err(|e| Error::Invalid(format!("argument 'dtype': {e}")))?;
         crate::ensure!(
             CUMPROD.contains(&d),
             "dtype {d} is not a dtype aclnnCumprod computes in"

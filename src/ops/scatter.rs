@@ -107,7 +107,11 @@ fn scatter_rule(
         (lo..=hi).contains(&dim),
         "dim {dim} is out of range for {self_name} of {r} dims: it must be in [{lo}, {hi}]"
     );
-    let ax = if dim < 0 { (dim + r as i64).max(0) } else { dim } as usize;
+    let ax = if dim < 0 {
+        (dim + r as i64).max(0)
+    } else {
+        dim
+    } as usize;
     for d in 0..r {
         crate::ensure!(
             index.shape[d] <= src_shape[d],
@@ -150,7 +154,10 @@ fn scatter_rule(
         },
         None,
         reduce,
-        ("index", format!("dim {ax} of {self_name} (size {})", s1.shape[ax])),
+        (
+            "index",
+            format!("dim {ax} of {self_name} (size {})", s1.shape[ax]),
+        ),
     );
     planned(api, b, self_, out, Some(plan))
 }
@@ -164,7 +171,15 @@ pub fn scatter(
     reduce: i64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    scatter_rule("aclnnScatter", self_, dim, index, Src::Tensor(src), reduce, Some(out))
+    scatter_rule(
+        "aclnnScatter",
+        self_,
+        dim,
+        index,
+        Src::Tensor(src),
+        reduce,
+        Some(out),
+    )
 }
 
 /// aclnnScatterAdd (aclnnScatterAdd.md): aclnnScatter with reduce 1.
@@ -175,7 +190,15 @@ pub fn scatter_add(
     src: &TensorDesc,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    scatter_rule("aclnnScatterAdd", self_, dim, index, Src::Tensor(src), 1, Some(out))
+    scatter_rule(
+        "aclnnScatterAdd",
+        self_,
+        dim,
+        index,
+        Src::Tensor(src),
+        1,
+        Some(out),
+    )
 }
 
 /// aclnnScatterValue.
@@ -187,7 +210,15 @@ pub fn scatter_value(
     reduce: i64,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    scatter_rule("aclnnScatterValue", self_, dim, index, Src::Value(value), reduce, Some(out))
+    scatter_rule(
+        "aclnnScatterValue",
+        self_,
+        dim,
+        index,
+        Src::Value(value),
+        reduce,
+        Some(out),
+    )
 }
 
 /// aclnnInplaceScatter.
@@ -198,7 +229,15 @@ pub fn inplace_scatter(
     src: &TensorDesc,
     reduce: i64,
 ) -> Result<Executor> {
-    scatter_rule("aclnnInplaceScatter", self_ref, dim, index, Src::Tensor(src), reduce, None)
+    scatter_rule(
+        "aclnnInplaceScatter",
+        self_ref,
+        dim,
+        index,
+        Src::Tensor(src),
+        reduce,
+        None,
+    )
 }
 
 /// aclnnInplaceScatterValue.
@@ -209,7 +248,15 @@ pub fn inplace_scatter_value(
     value: &Scalar,
     reduce: i64,
 ) -> Result<Executor> {
-    scatter_rule("aclnnInplaceScatterValue", self_ref, dim, index, Src::Value(value), reduce, None)
+    scatter_rule(
+        "aclnnInplaceScatterValue",
+        self_ref,
+        dim,
+        index,
+        Src::Value(value),
+        reduce,
+        None,
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

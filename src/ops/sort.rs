@@ -78,7 +78,13 @@ impl Sort {
     /// the gathered values (16).
     fn task_bytes(&self) -> usize {
         let n = self.line_len();
-        align_up(n * 16) + align_up(n * 8) + if self.values.is_some() { align_up(n * 16) } else { 0 }
+        align_up(n * 16)
+            + align_up(n * 8)
+            + if self.values.is_some() {
+                align_up(n * 16)
+            } else {
+                0
+            }
     }
 
     /// Offsets of line `l`'s first element in self, the indices and the values output.
@@ -105,7 +111,14 @@ impl Sort {
     /// # Safety
     /// `src0` / `idx0` are the first elements of the bound views; `scratch` holds
     /// `task_bytes()` bytes, 16-byte aligned, used by no other task.
-    unsafe fn line(&self, l: usize, src0: usize, outs: (usize, usize), scratch: usize, parallel: bool) {
+    unsafe fn line(
+        &self,
+        l: usize,
+        src0: usize,
+        outs: (usize, usize),
+        scratch: usize,
+        parallel: bool,
+    ) {
         let (idx0, val0) = outs;
         let n = self.line_len();
         let k = self.k;
@@ -254,7 +267,11 @@ fn plan(
     }
     ew::check_tensor(indices.0, indices.1, INDEX)?;
     let axis = ew::axis("dim", dim, self_.rank().max(1), "self")?;
-    let n = if self_.rank() == 0 { 1 } else { self_.shape[axis] };
+    let n = if self_.rank() == 0 {
+        1
+    } else {
+        self_.shape[axis]
+    };
     crate::ensure!(
         n <= i32::MAX as usize,
         "dim {dim} of self has {n} elements: {api} sorts at most 2^31 − 1"
@@ -315,8 +332,22 @@ fn plan(
 }
 
 /// aclnnArgsort: `out = argsort(self, dim, descending)` (stable), s64 indices.
-pub fn argsort(self_: &TensorDesc, dim: i64, descending: bool, out: &TensorDesc) -> Result<Executor> {
-    plan("aclnnArgsort", ARGSORT, self_, dim, descending, None, None, ("out", out))
+pub fn argsort(
+    self_: &TensorDesc,
+    dim: i64,
+    descending: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    plan(
+        "aclnnArgsort",
+        ARGSORT,
+        self_,
+        dim,
+        descending,
+        None,
+        None,
+        ("out", out),
+    )
 }
 
 /// aclnnSort: `valuesOut, indicesOut = sort(self, dim, descending)` (stable in any case).

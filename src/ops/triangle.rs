@@ -51,7 +51,11 @@ fn build(
         "{self_name} has {} dims but {api} needs at least 2 (a matrix in the last two dims)",
         self_.rank()
     );
-    ew::check_result_shape(if out.is_some() { "out" } else { "selfRef" }, target, &self_.shape)?;
+    ew::check_result_shape(
+        if out.is_some() { "out" } else { "selfRef" },
+        target,
+        &self_.shape,
+    )?;
     let bindings = Bindings {
         tensors: std::sync::Arc::new(match out {
             Some(o) => vec![Some(self_.clone()), Some(o.clone())],
@@ -69,8 +73,14 @@ fn build(
     let reach = (self_.shape[k - 2] + self_.shape[k - 1]) as i64;
     let d = diagonal.clamp(-reach, reach);
     let band = match part {
-        Part::Lower => Band { lo: -reach - 1, hi: d },
-        Part::Upper => Band { lo: d, hi: reach + 1 },
+        Part::Lower => Band {
+            lo: -reach - 1,
+            hi: d,
+        },
+        Part::Upper => Band {
+            lo: d,
+            hi: reach + 1,
+        },
     };
     let maps = self_
         .shape

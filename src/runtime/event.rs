@@ -66,7 +66,11 @@ impl Event {
         stream.enqueue(Box::new(move || {
             if crate::profile::on() {
                 let id = Arc::as_ptr(&ev) as usize;
-                crate::profile::stream_instant(key, "aclrtRecordEvent", crate::profile::Detail::Event(id));
+                crate::profile::stream_instant(
+                    key,
+                    "aclrtRecordEvent",
+                    crate::profile::Detail::Event(id),
+                );
             }
             let mut st = lock(&ev);
             if n > st.completed {
@@ -125,7 +129,12 @@ impl Event {
             ev.wait_for(n);
             if crate::profile::on() {
                 let id = Arc::as_ptr(&ev) as usize;
-                crate::profile::stream_span(key, "aclrtStreamWaitEvent", start, crate::profile::Detail::Event(id));
+                crate::profile::stream_span(
+                    key,
+                    "aclrtStreamWaitEvent",
+                    start,
+                    crate::profile::Detail::Event(id),
+                );
             }
             Ok(())
         }))

@@ -94,14 +94,18 @@ pub fn require_device() -> Result<i32> {
         Some(d) if open(d) => Ok(d),
         Some(d) => Err(Error::runtime(
             acl::ACL_ERROR_RT_CONTEXT_NULL,
-            format!("device {d} was reset with aclrtResetDevice: call aclrtSetDevice({d}) again first"),
+            format!(
+                "device {d} was reset with aclrtResetDevice: call aclrtSetDevice({d}) again first"
+            ),
         )),
-        None => (0..s.device_refs.len() as i32).find(|&d| open(d)).ok_or_else(|| {
-            Error::runtime(
-                acl::ACL_ERROR_RT_CONTEXT_NULL,
-                "no device is set: call aclrtSetDevice(0) first",
-            )
-        }),
+        None => (0..s.device_refs.len() as i32)
+            .find(|&d| open(d))
+            .ok_or_else(|| {
+                Error::runtime(
+                    acl::ACL_ERROR_RT_CONTEXT_NULL,
+                    "no device is set: call aclrtSetDevice(0) first",
+                )
+            }),
     }
 }
 

@@ -78,7 +78,11 @@ pub fn reserve(size: usize, alignment: usize) -> Result<usize> {
         return Err(invalid("size is 0".into()));
     }
     check_granular("size", size)?;
-    let align = if alignment == 0 { GRANULARITY } else { alignment };
+    let align = if alignment == 0 {
+        GRANULARITY
+    } else {
+        alignment
+    };
     if !align.is_power_of_two() || align % GRANULARITY != 0 {
         return Err(invalid(format!(
             "alignment {alignment:#x} must be 0 or a power-of-two multiple of the granularity {GRANULARITY:#x}"

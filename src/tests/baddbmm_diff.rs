@@ -392,7 +392,10 @@ fn baddbmm_dtype_scalar_and_cube_errors() {
     // promotes it), and f16 batches into f32: accepted.
     assert_ok(run(&mut p, [BF16; 4], &f1, 0), "bf16");
     assert_ok(run(&mut p, [F32, BF16, F32, F32], &f1, 0), "bf16 with f32");
-    assert_ok(run(&mut p, [F16, BF16, BF16, F32], &f1, 0), "f16 self with bf16 batches");
+    assert_ok(
+        run(&mut p, [F16, BF16, BF16, F32], &f1, 0),
+        "f16 self with bf16 batches",
+    );
     assert_ok(run(&mut p, [F16, F16, F16, F32], &f1, 0), "f16 into f32");
 }
 

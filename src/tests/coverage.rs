@@ -88,7 +88,11 @@ fn plain_functions_have_canns_prototypes() {
 
 /// The names of every entry we implement: pairs and plain functions.
 fn implemented() -> BTreeSet<&'static str> {
-    DECLARED.iter().map(|d| d.name).chain(PLAIN.iter().map(|d| d.name)).collect()
+    DECLARED
+        .iter()
+        .map(|d| d.name)
+        .chain(PLAIN.iter().map(|d| d.name))
+        .collect()
 }
 
 /// Entries of shipped headers still to come: the matmul family's FRACTAL_NZ-weight forms,

@@ -12,8 +12,8 @@
 use super::add_diff::Rng;
 use crate::capi::meta::*;
 use crate::capi::ops::{
-    embedding, gather, gather_v2, index_add, index_add_v2, index_copy, index_fill_tensor, index_select, repeat_interleave, scatter,
-    scatter_add, take,
+    embedding, gather, gather_v2, index_add, index_add_v2, index_copy, index_fill_tensor,
+    index_select, repeat_interleave, scatter, scatter_add, take,
 };
 use crate::capi::runtime::{
     aclGetRecentErrMsg, aclInit, aclrtFree, aclrtMalloc, aclrtMemcpy, aclrtSetDevice,
@@ -63,8 +63,14 @@ fn esize(d: i32) -> usize {
 fn encode(d: i32, v: i64) -> Vec<u8> {
     match d {
         F32 => (v as f32).to_le_bytes().to_vec(),
-        F16 => half::f16::from_f64(v as f64).to_bits().to_le_bytes().to_vec(),
-        BF16 => half::bf16::from_f64(v as f64).to_bits().to_le_bytes().to_vec(),
+        F16 => half::f16::from_f64(v as f64)
+            .to_bits()
+            .to_le_bytes()
+            .to_vec(),
+        BF16 => half::bf16::from_f64(v as f64)
+            .to_bits()
+            .to_le_bytes()
+            .to_vec(),
         F64 => (v as f64).to_le_bytes().to_vec(),
         C64 => [(v as f32).to_le_bytes(), 0f32.to_le_bytes()].concat(),
         S8 | U8 => vec![v as u8],
@@ -81,7 +87,9 @@ fn decode(d: i32, b: &[u8]) -> i64 {
     match d {
         F32 | C64 => f32::from_le_bytes(b[..4].try_into().unwrap()) as i64,
         F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64() as i64,
-        BF16 => half::bf16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64() as i64,
+        BF16 => {
+            half::bf16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64() as i64
+        }
         F64 => f64::from_le_bytes(b[..8].try_into().unwrap()) as i64,
         S8 => b[0] as i8 as i64,
         U8 => b[0] as i64,
@@ -146,7 +154,12 @@ struct T {
 impl T {
     /// A view of `shape` with a random layout (axes permuted in memory, padded rows, an
     /// offset), its storage filled from `fill(storage index)`.
-    fn new(rng: &mut Rng, dtype: i32, shape: &[usize], fill: &mut dyn FnMut(usize) -> Vec<u8>) -> T {
+    fn new(
+        rng: &mut Rng,
+        dtype: i32,
+        shape: &[usize],
+        fill: &mut dyn FnMut(usize) -> Vec<u8>,
+    ) -> T {
         let r = shape.len();
         let mut order: Vec<usize> = (0..r).collect();
         if r > 1 && rng.pct(30) {
@@ -175,7 +188,12 @@ impl T {
         let reach = if shape.contains(&0) {
             0
         } else {
-            shape.iter().zip(strides).map(|(n, s)| (n - 1) * s).sum::<usize>() + 1
+            shape
+                .iter()
+                .zip(strides)
+                .map(|(n, s)| (n - 1) * s)
+                .sum::<usize>()
+                + 1
         };
         let storage = offset + reach + 1;
         let bytes: Vec<u8> = (0..storage).flat_map(&mut *fill).collect();
@@ -183,14 +201,32 @@ impl T {
         let mut dev = null_mut();
         assert_eq!(unsafe { aclrtMalloc(&mut dev, bytes.len(), 0) }, 0);
         assert_eq!(
-            unsafe { aclrtMemcpy(dev, bytes.len(), bytes.as_ptr() as *const c_void, bytes.len(), 1) },
+            unsafe {
+                aclrtMemcpy(
+                    dev,
+                    bytes.len(),
+                    bytes.as_ptr() as *const c_void,
+                    bytes.len(),
+                    1,
+                )
+            },
             0
         );
         let dims: Vec<i64> = shape.iter().map(|&d| d as i64).collect();
         let st: Vec<i64> = strides.iter().map(|&s| s as i64).collect();
         let sto = [storage as i64];
         let t = unsafe {
-            aclCreateTensor(dims.as_ptr(), dims.len() as u64, dtype, st.as_ptr(), offset as i64, ND, sto.as_ptr(), 1, dev)
+            aclCreateTensor(
+                dims.as_ptr(),
+                dims.len() as u64,
+                dtype,
+                st.as_ptr(),
+                offset as i64,
+                ND,
+                sto.as_ptr(),
+                1,
+                dev,
+            )
         };
         assert!(!t.is_null(), "{}", err());
         T {
@@ -219,7 +255,15 @@ impl T {
 
     fn upload(&mut self, bytes: &[u8]) {
         assert_eq!(
-            unsafe { aclrtMemcpy(self.dev, bytes.len(), bytes.as_ptr() as *const c_void, bytes.len(), 1) },
+            unsafe {
+                aclrtMemcpy(
+                    self.dev,
+                    bytes.len(),
+                    bytes.as_ptr() as *const c_void,
+                    bytes.len(),
+                    1,
+                )
+            },
             0
         );
     }
@@ -227,12 +271,20 @@ impl T {
     fn bytes(&self) -> Vec<u8> {
         let n = self.storage * esize(self.dtype);
         let mut b = vec![0u8; n];
-        assert_eq!(unsafe { aclrtMemcpy(b.as_mut_ptr() as *mut c_void, n, self.dev, n, 2) }, 0);
+        assert_eq!(
+            unsafe { aclrtMemcpy(b.as_mut_ptr() as *mut c_void, n, self.dev, n, 2) },
+            0
+        );
         b
     }
 
     fn pos(&self, idx: &[usize]) -> usize {
-        self.offset + idx.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<usize>()
+        self.offset
+            + idx
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>()
     }
 
     fn elem<'a>(&self, bytes: &'a [u8], idx: &[usize]) -> &'a [u8] {
@@ -294,7 +346,13 @@ const MOVE_DTYPES: &[i32] = &[F32, F16, BF16, S8, S32, S64, U8, BOOL, F64, C64];
 
 fn random_shape(rng: &mut Rng, rank: usize) -> Vec<usize> {
     (0..rank)
-        .map(|_| if rng.pct(8) { 0 } else { 1 + rng.below(4) as usize })
+        .map(|_| {
+            if rng.pct(8) {
+                0
+            } else {
+                1 + rng.below(4) as usize
+            }
+        })
         .collect()
 }
 
@@ -316,13 +374,21 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
         let d = rng.pick(MOVE_DTYPES);
         let rank = if op == 2 { 2 } else { rng.below(4) as usize };
         let shape = random_shape(&mut rng, rank);
-        let ax = if op == 2 || rank == 0 { 0 } else { rng.below(rank as u64) as usize };
+        let ax = if op == 2 || rank == 0 {
+            0
+        } else {
+            rng.below(rank as u64) as usize
+        };
         let n = if rank == 0 { 1 } else { shape[ax] };
         let idt = rng.pick(&[S32, S64]);
         let idx_shape: Vec<usize> = match op {
             0 if rank == 0 => vec![1],
             0 => {
-                if rng.pct(20) { vec![] } else { vec![rng.below(5) as usize] }
+                if rng.pct(20) {
+                    vec![]
+                } else {
+                    vec![rng.below(5) as usize]
+                }
             }
             _ => {
                 let q = rng.below(3) as usize;
@@ -334,13 +400,19 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
         let vals: Vec<i64> = (0..k)
             .map(|_| {
                 let v = rng.below(n.max(1) as u64) as i64;
-                if wrap && rng.pct(40) { v - n as i64 } else { v }
+                if wrap && rng.pct(40) {
+                    v - n as i64
+                } else {
+                    v
+                }
             })
             .collect();
         if n == 0 && k > 0 {
             continue; // no valid index exists
         }
-        let src = T::new(&mut rng, d, &shape, &mut |_| random_elem(&mut Rng::new(case as u64 * 7 + 1), d));
+        let src = T::new(&mut rng, d, &shape, &mut |_| {
+            random_elem(&mut Rng::new(case as u64 * 7 + 1), d)
+        });
         let src_bytes = src.bytes();
         let index = T::index(&mut rng, idt, &idx_shape, &vals);
         let iq = idx_shape.len().max(1);
@@ -354,7 +426,11 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
             }
             _ if rank == 0 => vec![],
             _ => {
-                let ishape = if idx_shape.is_empty() { vec![1] } else { idx_shape.clone() };
+                let ishape = if idx_shape.is_empty() {
+                    vec![1]
+                } else {
+                    idx_shape.clone()
+                };
                 [&shape[..ax], &ishape[..], &shape[ax + 1..]].concat()
             }
         };
@@ -369,9 +445,15 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
         let (mut ws, mut ex) = (0u64, null_mut());
         let st = unsafe {
             match op {
-                0 => index_select::aclnnIndexSelectGetWorkspaceSize(src.t, dim, index.t, out.t, &mut ws, &mut ex),
-                1 => gather_v2::aclnnGatherV2GetWorkspaceSize(src.t, dim, index.t, out.t, &mut ws, &mut ex),
-                _ => embedding::aclnnEmbeddingGetWorkspaceSize(src.t, index.t, out.t, &mut ws, &mut ex),
+                0 => index_select::aclnnIndexSelectGetWorkspaceSize(
+                    src.t, dim, index.t, out.t, &mut ws, &mut ex,
+                ),
+                1 => gather_v2::aclnnGatherV2GetWorkspaceSize(
+                    src.t, dim, index.t, out.t, &mut ws, &mut ex,
+                ),
+                _ => embedding::aclnnEmbeddingGetWorkspaceSize(
+                    src.t, index.t, out.t, &mut ws, &mut ex,
+                ),
             }
         };
         let p2: Phase2 = match op {
@@ -384,10 +466,23 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
             for oi in indices(&out_shape) {
                 // The index position and the source position of out element `oi`.
                 let (ipos, mut spos): (Vec<usize>, Vec<usize>) = match op {
-                    0 => (if idx_shape.is_empty() { vec![] } else if rank == 0 { vec![0] } else { vec![oi[ax]] }, oi.clone()),
+                    0 => (
+                        if idx_shape.is_empty() {
+                            vec![]
+                        } else if rank == 0 {
+                            vec![0]
+                        } else {
+                            vec![oi[ax]]
+                        },
+                        oi.clone(),
+                    ),
                     1 if rank == 0 => (vec![0; idx_shape.len()], vec![]),
                     1 => {
-                        let ip = if idx_shape.is_empty() { vec![] } else { oi[ax..ax + iq].to_vec() };
+                        let ip = if idx_shape.is_empty() {
+                            vec![]
+                        } else {
+                            oi[ax..ax + iq].to_vec()
+                        };
                         let sp = [&oi[..ax], &[0][..], &oi[ax + iq..]].concat();
                         (ip, sp)
                     }
@@ -401,7 +496,11 @@ fn index_select_gather_v2_and_embedding_match_a_loop() {
                 out.set(&mut want, &oi, &moved(d, src.elem(&src_bytes, &spos)));
             }
         }
-        assert_eq!(out.bytes(), want, "case {case} op {op} dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}");
+        assert_eq!(
+            out.bytes(),
+            want,
+            "case {case} op {op} dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}"
+        );
     }
 }
 
@@ -413,7 +512,11 @@ fn scatter_forms_match_a_loop() {
         let inplace = rng.pct(40);
         let value_form = rng.pct(30);
         let reduce = rng.below(3) as i64;
-        let d = if reduce == 0 { rng.pick(MOVE_DTYPES) } else { rng.pick(&[F32, F16, BF16, S8, S32, S64, U8, F64, C64, BOOL]) };
+        let d = if reduce == 0 {
+            rng.pick(MOVE_DTYPES)
+        } else {
+            rng.pick(&[F32, F16, BF16, S8, S32, S64, U8, F64, C64, BOOL])
+        };
         let rank = 1 + rng.below(3) as usize;
         let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4) as usize).collect();
         let ax = rng.below(rank as u64) as usize;
@@ -421,14 +524,35 @@ fn scatter_forms_match_a_loop() {
         let idt = rng.pick(&[S32, S64]);
         // index no larger than self except along dim, and no larger than src.
         let idx_shape: Vec<usize> = (0..rank)
-            .map(|j| if j == ax { rng.below(5) as usize } else { rng.below(shape[j] as u64 + 1) as usize })
+            .map(|j| {
+                if j == ax {
+                    rng.below(5) as usize
+                } else {
+                    rng.below(shape[j] as u64 + 1) as usize
+                }
+            })
             .collect();
-        let src_shape: Vec<usize> = idx_shape.iter().map(|&i| i + rng.below(2) as usize).collect();
+        let src_shape: Vec<usize> = idx_shape
+            .iter()
+            .map(|&i| i + rng.below(2) as usize)
+            .collect();
         let k: usize = idx_shape.iter().product();
         let vals: Vec<i64> = (0..k).map(|_| rng.below(n as u64) as i64).collect();
-        let small = |r: &mut Rng| if d == BOOL { r.below(2) as i64 } else { r.below(5) as i64 - 2 };
+        let small = |r: &mut Rng| {
+            if d == BOOL {
+                r.below(2) as i64
+            } else {
+                r.below(5) as i64 - 2
+            }
+        };
         let mut vrng = Rng::new(case as u64 + 99);
-        let elem = |r: &mut Rng| if reduce == 0 { random_elem(r, d) } else { encode(d, small(r)) };
+        let elem = |r: &mut Rng| {
+            if reduce == 0 {
+                random_elem(r, d)
+            } else {
+                encode(d, small(r))
+            }
+        };
         let self_t = T::new(&mut rng, d, &shape, &mut |_| elem(&mut vrng));
         let self_bytes = self_t.bytes();
         let src = T::new(&mut rng, d, &src_shape, &mut |_| elem(&mut vrng));
@@ -436,7 +560,8 @@ fn scatter_forms_match_a_loop() {
         let index = T::index(&mut rng, idt, &idx_shape, &vals);
         let scalar_bytes = encode(d, small(&mut rng));
         let scalar = unsafe { aclCreateScalar(scalar_bytes.as_ptr() as *mut c_void, d) };
-        let out = (!inplace).then(|| T::new(&mut rng, d, &shape, &mut |i| encode(d, (i % 3) as i64)));
+        let out =
+            (!inplace).then(|| T::new(&mut rng, d, &shape, &mut |i| encode(d, (i % 3) as i64)));
         let dst = out.as_ref().unwrap_or(&self_t);
         // Expected: dst = self, then the updates in order.
         let mut want = dst.bytes();
@@ -446,19 +571,30 @@ fn scatter_forms_match_a_loop() {
             }
         }
         for (flat, p) in indices(&idx_shape).into_iter().enumerate() {
-            let upd: Vec<u8> = if value_form { scalar_bytes.clone() } else { src.elem(&src_bytes, &p).to_vec() };
+            let upd: Vec<u8> = if value_form {
+                scalar_bytes.clone()
+            } else {
+                src.elem(&src_bytes, &p).to_vec()
+            };
             let mut target = p.clone();
             target[ax] = vals[flat] as usize;
             let cur = dst.elem(&want, &target).to_vec();
             let (a, b) = (decode_f(d, &cur), decode_f(d, &upd));
             let c = |b: &[u8]| {
-                (f32::from_le_bytes(b[..4].try_into().unwrap()), f32::from_le_bytes(b[4..8].try_into().unwrap()))
+                (
+                    f32::from_le_bytes(b[..4].try_into().unwrap()),
+                    f32::from_le_bytes(b[4..8].try_into().unwrap()),
+                )
             };
             let new = match reduce {
                 0 => moved(d, &upd),
                 2 if d == C64 => {
                     let ((ar, ai), (br, bi)) = (c(&cur), c(&upd));
-                    [(ar * br - ai * bi).to_le_bytes(), (ar * bi + ai * br).to_le_bytes()].concat()
+                    [
+                        (ar * br - ai * bi).to_le_bytes(),
+                        (ar * bi + ai * br).to_le_bytes(),
+                    ]
+                    .concat()
                 }
                 1 if d == C64 => {
                     let ((ar, ai), (br, bi)) = (c(&cur), c(&upd));
@@ -475,10 +611,30 @@ fn scatter_forms_match_a_loop() {
         let (mut ws, mut ex) = (0u64, null_mut());
         let (st, p2): (i32, Phase2) = unsafe {
             match (value_form, inplace) {
-                (false, false) => (scatter::aclnnScatterGetWorkspaceSize(self_t.t, dim, index.t, src.t, reduce, dst.t, &mut ws, &mut ex), scatter::aclnnScatter),
-                (true, false) => (scatter::aclnnScatterValueGetWorkspaceSize(self_t.t, dim, index.t, scalar, reduce, dst.t, &mut ws, &mut ex), scatter::aclnnScatterValue),
-                (false, true) => (scatter::aclnnInplaceScatterGetWorkspaceSize(self_t.t, dim, index.t, src.t, reduce, &mut ws, &mut ex), scatter::aclnnInplaceScatter),
-                (true, true) => (scatter::aclnnInplaceScatterValueGetWorkspaceSize(self_t.t, dim, index.t, scalar, reduce, &mut ws, &mut ex), scatter::aclnnInplaceScatterValue),
+                (false, false) => (
+                    scatter::aclnnScatterGetWorkspaceSize(
+                        self_t.t, dim, index.t, src.t, reduce, dst.t, &mut ws, &mut ex,
+                    ),
+                    scatter::aclnnScatter,
+                ),
+                (true, false) => (
+                    scatter::aclnnScatterValueGetWorkspaceSize(
+                        self_t.t, dim, index.t, scalar, reduce, dst.t, &mut ws, &mut ex,
+                    ),
+                    scatter::aclnnScatterValue,
+                ),
+                (false, true) => (
+                    scatter::aclnnInplaceScatterGetWorkspaceSize(
+                        self_t.t, dim, index.t, src.t, reduce, &mut ws, &mut ex,
+                    ),
+                    scatter::aclnnInplaceScatter,
+                ),
+                (true, true) => (
+                    scatter::aclnnInplaceScatterValueGetWorkspaceSize(
+                        self_t.t, dim, index.t, scalar, reduce, &mut ws, &mut ex,
+                    ),
+                    scatter::aclnnInplaceScatterValue,
+                ),
             }
         };
         ok(st, ws, ex, p2);
@@ -494,10 +650,18 @@ fn index_copy_and_index_fill_match_a_loop() {
     for case in 0..300 {
         let fill = case % 2 == 1;
         let inplace = rng.pct(50);
-        let d = if fill { rng.pick(&[F32, F16, BF16, S32, S64, BOOL]) } else { rng.pick(MOVE_DTYPES) };
+        let d = if fill {
+            rng.pick(&[F32, F16, BF16, S32, S64, BOOL])
+        } else {
+            rng.pick(MOVE_DTYPES)
+        };
         let rank = rng.below(4) as usize;
         let shape = random_shape(&mut rng, rank);
-        let ax = if rank == 0 { 0 } else { rng.below(rank as u64) as usize };
+        let ax = if rank == 0 {
+            0
+        } else {
+            rng.below(rank as u64) as usize
+        };
         let n = if rank == 0 { 1 } else { shape[ax] };
         let k = if rank == 0 { 1 } else { rng.below(5) as usize };
         if n == 0 && k > 0 {
@@ -507,13 +671,18 @@ fn index_copy_and_index_fill_match_a_loop() {
         let vals: Vec<i64> = (0..k)
             .map(|_| {
                 let v = rng.below(n as u64) as i64;
-                if fill && rng.pct(40) { v - n as i64 } else { v }
+                if fill && rng.pct(40) {
+                    v - n as i64
+                } else {
+                    v
+                }
             })
             .collect();
         let mut vrng = Rng::new(case as u64 + 5);
         let self_t = T::new(&mut rng, d, &shape, &mut |_| random_elem(&mut vrng, d));
         let self_bytes = self_t.bytes();
-        let out = (!inplace).then(|| T::new(&mut rng, d, &shape, &mut |i| encode(d, (i % 3) as i64)));
+        let out =
+            (!inplace).then(|| T::new(&mut rng, d, &shape, &mut |i| encode(d, (i % 3) as i64)));
         let dst = out.as_ref().unwrap_or(&self_t);
         let mut want = dst.bytes();
         if !inplace && !shape.contains(&0) {
@@ -543,9 +712,19 @@ fn index_copy_and_index_fill_match_a_loop() {
             }
             let (st, p2): (i32, Phase2) = unsafe {
                 if inplace {
-                    (index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(self_t.t, dim, arr, scalar, &mut ws, &mut ex), index_fill_tensor::aclnnInplaceIndexFillTensor)
+                    (
+                        index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(
+                            self_t.t, dim, arr, scalar, &mut ws, &mut ex,
+                        ),
+                        index_fill_tensor::aclnnInplaceIndexFillTensor,
+                    )
                 } else {
-                    (index_fill_tensor::aclnnIndexFillTensorGetWorkspaceSize(self_t.t, dim, arr, scalar, dst.t, &mut ws, &mut ex), index_fill_tensor::aclnnIndexFillTensor)
+                    (
+                        index_fill_tensor::aclnnIndexFillTensorGetWorkspaceSize(
+                            self_t.t, dim, arr, scalar, dst.t, &mut ws, &mut ex,
+                        ),
+                        index_fill_tensor::aclnnIndexFillTensor,
+                    )
                 }
             };
             ok(st, ws, ex, p2);
@@ -560,7 +739,11 @@ fn index_copy_and_index_fill_match_a_loop() {
             let source = T::new(&mut rng, d, &sshape, &mut |_| random_elem(&mut srng, d));
             let source_bytes = source.bytes();
             let idt = rng.pick(&[S32, S64]);
-            let ishape = if rank == 0 || rng.pct(10) && k == 1 { vec![] } else { vec![k] };
+            let ishape = if rank == 0 || rng.pct(10) && k == 1 {
+                vec![]
+            } else {
+                vec![k]
+            };
             let index = T::index(&mut rng, idt, &ishape, &vals);
             if !shape.contains(&0) {
                 for p in indices(&sshape) {
@@ -568,14 +751,28 @@ fn index_copy_and_index_fill_match_a_loop() {
                     if rank > 0 {
                         target[ax] = vals[p[ax]] as usize;
                     }
-                    dst.set(&mut want, &target, &moved(d, source.elem(&source_bytes, &p)));
+                    dst.set(
+                        &mut want,
+                        &target,
+                        &moved(d, source.elem(&source_bytes, &p)),
+                    );
                 }
             }
             let (st, p2): (i32, Phase2) = unsafe {
                 if inplace {
-                    (index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(self_t.t, dim, index.t, source.t, &mut ws, &mut ex), index_copy::aclnnInplaceIndexCopy)
+                    (
+                        index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(
+                            self_t.t, dim, index.t, source.t, &mut ws, &mut ex,
+                        ),
+                        index_copy::aclnnInplaceIndexCopy,
+                    )
                 } else {
-                    (index_copy::aclnnIndexCopyGetWorkspaceSize(self_t.t, dim, index.t, source.t, dst.t, &mut ws, &mut ex), index_copy::aclnnIndexCopy)
+                    (
+                        index_copy::aclnnIndexCopyGetWorkspaceSize(
+                            self_t.t, dim, index.t, source.t, dst.t, &mut ws, &mut ex,
+                        ),
+                        index_copy::aclnnIndexCopy,
+                    )
                 }
             };
             ok(st, ws, ex, p2);
@@ -591,11 +788,23 @@ fn repeat_interleave_forms_match_a_loop() {
     for case in 0..250 {
         let form = case % 5; // 0 tensor, 1 tensor+dim, 2 int, 3 int+dim, 4 Tensor (positions)
         let d = rng.pick(&[F32, F16, BF16, S8, S16, S32, S64, U8, BOOL]);
-        let rank = if form == 1 || form == 3 { 1 + rng.below(3) as usize } else { rng.below(4) as usize };
+        let rank = if form == 1 || form == 3 {
+            1 + rng.below(3) as usize
+        } else {
+            rng.below(4) as usize
+        };
         let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(3) as usize).collect();
         let with_dim = form == 1 || form == 3;
-        let ax = if with_dim { rng.below(rank as u64) as usize } else { 0 };
-        let n = if with_dim { shape[ax] } else { shape.iter().product() };
+        let ax = if with_dim {
+            rng.below(rank as u64) as usize
+        } else {
+            0
+        };
+        let n = if with_dim {
+            shape[ax]
+        } else {
+            shape.iter().product()
+        };
         let one = rng.pct(30);
         let counts: Vec<i64> = if form >= 2 && form != 4 || one {
             vec![rng.below(4) as i64]
@@ -617,7 +826,11 @@ fn repeat_interleave_forms_match_a_loop() {
                     j += 1;
                 }
             }
-            let st = unsafe { repeat_interleave::aclnnRepeatInterleaveTensorGetWorkspaceSize(reps.t, m as i64, out.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                repeat_interleave::aclnnRepeatInterleaveTensorGetWorkspaceSize(
+                    reps.t, m as i64, out.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, repeat_interleave::aclnnRepeatInterleaveTensor);
             assert_eq!(out.bytes(), want, "case {case} {counts:?}");
             continue;
@@ -634,7 +847,9 @@ fn repeat_interleave_forms_match_a_loop() {
         };
         let out = T::new(&mut rng, d, &out_shape, &mut |i| encode(d, (i % 3) as i64));
         let mut want = out.bytes();
-        let src_of: Vec<usize> = (0..n).flat_map(|i| std::iter::repeat_n(i, per(i))).collect();
+        let src_of: Vec<usize> = (0..n)
+            .flat_map(|i| std::iter::repeat_n(i, per(i)))
+            .collect();
         let flat_shape = shape.clone();
         for oi in indices(&out_shape) {
             let sp: Vec<usize> = if with_dim {
@@ -654,18 +869,46 @@ fn repeat_interleave_forms_match_a_loop() {
         }
         let dim = signed_dim(&mut rng, ax, rank);
         let idt = rng.pick(&[S32, S64]);
-        let rshape = if counts.len() == 1 && rng.pct(50) { vec![] } else { vec![counts.len()] };
+        let rshape = if counts.len() == 1 && rng.pct(50) {
+            vec![]
+        } else {
+            vec![counts.len()]
+        };
         let reps = T::index(&mut rng, idt, &rshape, &counts);
         let (st, p2): (i32, Phase2) = unsafe {
             match form {
-                0 => (repeat_interleave::aclnnRepeatInterleaveGetWorkspaceSize(self_t.t, reps.t, m as i64, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleave),
-                1 => (repeat_interleave::aclnnRepeatInterleaveWithDimGetWorkspaceSize(self_t.t, reps.t, dim, m as i64, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleaveWithDim),
-                2 => (repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(self_t.t, counts[0], m as i64, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleaveInt),
-                _ => (repeat_interleave::aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(self_t.t, counts[0], dim, m as i64, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleaveIntWithDim),
+                0 => (
+                    repeat_interleave::aclnnRepeatInterleaveGetWorkspaceSize(
+                        self_t.t, reps.t, m as i64, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleave,
+                ),
+                1 => (
+                    repeat_interleave::aclnnRepeatInterleaveWithDimGetWorkspaceSize(
+                        self_t.t, reps.t, dim, m as i64, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleaveWithDim,
+                ),
+                2 => (
+                    repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(
+                        self_t.t, counts[0], m as i64, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleaveInt,
+                ),
+                _ => (
+                    repeat_interleave::aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(
+                        self_t.t, counts[0], dim, m as i64, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleaveIntWithDim,
+                ),
             }
         };
         ok(st, ws, ex, p2);
-        assert_eq!(out.bytes(), want, "case {case} form {form} dtype {d} shape {shape:?} dim {dim} counts {counts:?}");
+        assert_eq!(
+            out.bytes(),
+            want,
+            "case {case} form {form} dtype {d} shape {shape:?} dim {dim} counts {counts:?}"
+        );
     }
 }
 
@@ -706,13 +949,48 @@ fn out_of_range_indices_fail_the_run_and_write_nothing() {
         let i2 = T::index(&mut rng, idt, &[k, 1], vals);
         let (st, p2): (i32, Phase2) = unsafe {
             match op {
-                "aclnnIndexSelect" => (index_select::aclnnIndexSelectGetWorkspaceSize(self_t.t, 0, index.t, out.t, &mut ws, &mut ex), index_select::aclnnIndexSelect),
-                "aclnnGatherV2" => (gather_v2::aclnnGatherV2GetWorkspaceSize(self_t.t, 0, index.t, out.t, &mut ws, &mut ex), gather_v2::aclnnGatherV2),
-                "aclnnEmbedding" => (embedding::aclnnEmbeddingGetWorkspaceSize(self_t.t, index.t, out.t, &mut ws, &mut ex), embedding::aclnnEmbedding),
-                "aclnnScatter" => (scatter::aclnnScatterGetWorkspaceSize(self_t.t, 0, i2.t, src.t, 0, out.t, &mut ws, &mut ex), scatter::aclnnScatter),
-                "aclnnInplaceIndexCopy" => (index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(self_t.t, 0, index.t, src.t, &mut ws, &mut ex), index_copy::aclnnInplaceIndexCopy),
-                "aclnnRepeatInterleave" => (repeat_interleave::aclnnRepeatInterleaveGetWorkspaceSize(self_t.t, index.t, 7, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleave),
-                _ => (repeat_interleave::aclnnRepeatInterleaveWithDimGetWorkspaceSize(self_t.t, index.t, 1, 2, out.t, &mut ws, &mut ex), repeat_interleave::aclnnRepeatInterleaveWithDim),
+                "aclnnIndexSelect" => (
+                    index_select::aclnnIndexSelectGetWorkspaceSize(
+                        self_t.t, 0, index.t, out.t, &mut ws, &mut ex,
+                    ),
+                    index_select::aclnnIndexSelect,
+                ),
+                "aclnnGatherV2" => (
+                    gather_v2::aclnnGatherV2GetWorkspaceSize(
+                        self_t.t, 0, index.t, out.t, &mut ws, &mut ex,
+                    ),
+                    gather_v2::aclnnGatherV2,
+                ),
+                "aclnnEmbedding" => (
+                    embedding::aclnnEmbeddingGetWorkspaceSize(
+                        self_t.t, index.t, out.t, &mut ws, &mut ex,
+                    ),
+                    embedding::aclnnEmbedding,
+                ),
+                "aclnnScatter" => (
+                    scatter::aclnnScatterGetWorkspaceSize(
+                        self_t.t, 0, i2.t, src.t, 0, out.t, &mut ws, &mut ex,
+                    ),
+                    scatter::aclnnScatter,
+                ),
+                "aclnnInplaceIndexCopy" => (
+                    index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(
+                        self_t.t, 0, index.t, src.t, &mut ws, &mut ex,
+                    ),
+                    index_copy::aclnnInplaceIndexCopy,
+                ),
+                "aclnnRepeatInterleave" => (
+                    repeat_interleave::aclnnRepeatInterleaveGetWorkspaceSize(
+                        self_t.t, index.t, 7, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleave,
+                ),
+                _ => (
+                    repeat_interleave::aclnnRepeatInterleaveWithDimGetWorkspaceSize(
+                        self_t.t, index.t, 1, 2, out.t, &mut ws, &mut ex,
+                    ),
+                    repeat_interleave::aclnnRepeatInterleaveWithDim,
+                ),
             }
         };
         let r = run(st, ws, ex, p2);
@@ -723,7 +1001,11 @@ fn out_of_range_indices_fail_the_run_and_write_nothing() {
             msg.contains("out of range") || msg.contains("negative") || msg.contains("add up"),
             "{op}: {msg}"
         );
-        assert_eq!((out.bytes(), self_t.bytes()), before, "{op}: nothing may be written");
+        assert_eq!(
+            (out.bytes(), self_t.bytes()),
+            before,
+            "{op}: nothing may be written"
+        );
     }
 }
 
@@ -746,33 +1028,147 @@ fn phase_one_rules_report_their_errors() {
         assert!(m.contains(needle), "wanted '{needle}' in: {m}");
     };
     unsafe {
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(null(), 0, i1.t, out.t, &mut ws, &mut ex), 161001, "self");
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 2, i1.t, out.t, &mut ws, &mut ex), 161002, "dim 2");
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i2.t, out.t, &mut ws, &mut ex), 161002, "index has 2 dims");
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, f_idx.t, out.t, &mut ws, &mut ex), 161002, "index");
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i1.t, out_s32.t, &mut ws, &mut ex), 161002, "dtype");
-        check(index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex), 161002, "shape");
-        check(gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, -3, i1.t, out.t, &mut ws, &mut ex), 161002, "dim -3");
-        check(gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex), 161002, "shape");
-        check(embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i2.t, out.t, &mut ws, &mut ex), 161002, "out has 2 dims");
-        check(embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i1.t, null(), &mut ws, &mut ex), 161001, "out");
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(
+                null(),
+                0,
+                i1.t,
+                out.t,
+                &mut ws,
+                &mut ex,
+            ),
+            161001,
+            "self",
+        );
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 2, i1.t, out.t, &mut ws, &mut ex),
+            161002,
+            "dim 2",
+        );
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(x.t, 0, i2.t, out.t, &mut ws, &mut ex),
+            161002,
+            "index has 2 dims",
+        );
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(
+                x.t, 0, f_idx.t, out.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "index",
+        );
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(
+                x.t, 0, i1.t, out_s32.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "dtype",
+        );
+        check(
+            index_select::aclnnIndexSelectGetWorkspaceSize(
+                x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "shape",
+        );
+        check(
+            gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, -3, i1.t, out.t, &mut ws, &mut ex),
+            161002,
+            "dim -3",
+        );
+        check(
+            gather_v2::aclnnGatherV2GetWorkspaceSize(x.t, 0, i1.t, bad_out.t, &mut ws, &mut ex),
+            161002,
+            "shape",
+        );
+        check(
+            embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i2.t, out.t, &mut ws, &mut ex),
+            161002,
+            "out has 2 dims",
+        );
+        check(
+            embedding::aclnnEmbeddingGetWorkspaceSize(x.t, i1.t, null(), &mut ws, &mut ex),
+            161001,
+            "out",
+        );
         let src = T::new(&mut rng, F32, &[2, 1], &mut |_| encode(F32, 1));
-        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 3, x.t, &mut ws, &mut ex), 161002, "reduce 3");
-        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 7, x.t, &mut ws, &mut ex), 161002, "reduce 7");
-        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i1.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "same number of dims");
-        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 2, i2.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "dim 2");
+        check(
+            scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 3, x.t, &mut ws, &mut ex),
+            161002,
+            "reduce 3",
+        );
+        check(
+            scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i2.t, src.t, 7, x.t, &mut ws, &mut ex),
+            161002,
+            "reduce 7",
+        );
+        check(
+            scatter::aclnnScatterGetWorkspaceSize(x.t, 0, i1.t, src.t, 0, x.t, &mut ws, &mut ex),
+            161002,
+            "same number of dims",
+        );
+        check(
+            scatter::aclnnScatterGetWorkspaceSize(x.t, 2, i2.t, src.t, 0, x.t, &mut ws, &mut ex),
+            161002,
+            "dim 2",
+        );
         let big = T::index(&mut rng, S64, &[3, 2], &[0; 6]);
-        check(scatter::aclnnScatterGetWorkspaceSize(x.t, 0, big.t, src.t, 0, x.t, &mut ws, &mut ex), 161002, "larger than src");
-        check(index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(x.t, 0, i1.t, src.t, &mut ws, &mut ex), 161002, "differ in dim 1");
+        check(
+            scatter::aclnnScatterGetWorkspaceSize(x.t, 0, big.t, src.t, 0, x.t, &mut ws, &mut ex),
+            161002,
+            "larger than src",
+        );
+        check(
+            index_copy::aclnnInplaceIndexCopyGetWorkspaceSize(
+                x.t, 0, i1.t, src.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "differ in dim 1",
+        );
         let arr = aclCreateIntArray([0i64, 3].as_ptr(), 2);
         let v = 1.0f32;
         let s = aclCreateScalar(&v as *const f32 as *mut c_void, F32);
-        check(index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(x.t, 0, arr, s, &mut ws, &mut ex), 161002, "index[1] = 3 is out of range");
-        check(index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(x.t, 0, arr, null(), &mut ws, &mut ex), 161001, "value");
-        check(repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(x.t, -1, 0, out.t, &mut ws, &mut ex), 161002, "negative");
+        check(
+            index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(
+                x.t, 0, arr, s, &mut ws, &mut ex,
+            ),
+            161002,
+            "index[1] = 3 is out of range",
+        );
+        check(
+            index_fill_tensor::aclnnInplaceIndexFillTensorGetWorkspaceSize(
+                x.t,
+                0,
+                arr,
+                null(),
+                &mut ws,
+                &mut ex,
+            ),
+            161001,
+            "value",
+        );
+        check(
+            repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(
+                x.t, -1, 0, out.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "negative",
+        );
         let o12 = T::new(&mut rng, F32, &[12], &mut |_| encode(F32, 0));
-        check(repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(x.t, 2, 11, o12.t, &mut ws, &mut ex), 161002, "shape");
-        check(repeat_interleave::aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(x.t, 2, 2, 6, out.t, &mut ws, &mut ex), 161002, "dim 2");
+        check(
+            repeat_interleave::aclnnRepeatInterleaveIntGetWorkspaceSize(
+                x.t, 2, 11, o12.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "shape",
+        );
+        check(
+            repeat_interleave::aclnnRepeatInterleaveIntWithDimGetWorkspaceSize(
+                x.t, 2, 2, 6, out.t, &mut ws, &mut ex,
+            ),
+            161002,
+            "dim 2",
+        );
         assert_eq!(aclDestroyIntArray(arr), 0);
         assert_eq!(aclDestroyScalar(s), 0);
     }
@@ -784,38 +1180,79 @@ fn gather_take_and_scatter_add_match_a_loop() {
     let mut rng = Rng::new(0x6a7);
     for case in 0..300 {
         let op = case % 3; // 0 Gather, 1 Take, 2 ScatterAdd
-        let d = if op == 2 { rng.pick(&[F32, F16, BF16, S8, S32, S64, U8, F64, C64]) } else { rng.pick(MOVE_DTYPES) };
+        let d = if op == 2 {
+            rng.pick(&[F32, F16, BF16, S8, S32, S64, U8, F64, C64])
+        } else {
+            rng.pick(MOVE_DTYPES)
+        };
         let d = if op == 0 && d == C64 { F32 } else { d };
-        let rank = if op == 2 { 1 + rng.below(3) as usize } else { rng.below(4) as usize };
+        let rank = if op == 2 {
+            1 + rng.below(3) as usize
+        } else {
+            rng.below(4) as usize
+        };
         let shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4) as usize).collect();
-        let ax = if rank == 0 { 0 } else { rng.below(rank as u64) as usize };
+        let ax = if rank == 0 {
+            0
+        } else {
+            rng.below(rank as u64) as usize
+        };
         let numel: usize = shape.iter().product();
         let idx_shape: Vec<usize> = match op {
-            1 => (0..rng.below(3) as usize).map(|_| rng.below(4) as usize).collect(),
+            1 => (0..rng.below(3) as usize)
+                .map(|_| rng.below(4) as usize)
+                .collect(),
             _ => (0..rank)
-                .map(|j| if j == ax { rng.below(5) as usize } else { rng.below(shape[j] as u64 + 1) as usize })
+                .map(|j| {
+                    if j == ax {
+                        rng.below(5) as usize
+                    } else {
+                        rng.below(shape[j] as u64 + 1) as usize
+                    }
+                })
                 .collect(),
         };
         let k: usize = idx_shape.iter().product();
-        let n = if op == 1 { numel } else if rank == 0 { 1 } else { shape[ax] };
+        let n = if op == 1 {
+            numel
+        } else if rank == 0 {
+            1
+        } else {
+            shape[ax]
+        };
         let vals: Vec<i64> = (0..k)
             .map(|_| {
                 let v = rng.below(n as u64) as i64;
-                if op == 0 && rng.pct(40) { v - n as i64 } else { v }
+                if op == 0 && rng.pct(40) {
+                    v - n as i64
+                } else {
+                    v
+                }
             })
             .collect();
         let mut vrng = Rng::new(case as u64 + 3);
         let small = |r: &mut Rng| r.below(5) as i64 - 2;
-        let self_t = T::new(&mut rng, d, &shape, &mut |_| if op == 2 { encode(d, small(&mut vrng)) } else { random_elem(&mut vrng, d) });
+        let self_t = T::new(&mut rng, d, &shape, &mut |_| {
+            if op == 2 {
+                encode(d, small(&mut vrng))
+            } else {
+                random_elem(&mut vrng, d)
+            }
+        });
         let sb = self_t.bytes();
         let idt = rng.pick(&[S32, S64]);
         let index = T::index(&mut rng, idt, &idx_shape, &vals);
         let (mut ws, mut ex) = (0u64, null_mut());
         let dim = signed_dim(&mut rng, ax, rank);
         if op == 2 {
-            let src_shape: Vec<usize> = idx_shape.iter().map(|&i| i + rng.below(2) as usize).collect();
+            let src_shape: Vec<usize> = idx_shape
+                .iter()
+                .map(|&i| i + rng.below(2) as usize)
+                .collect();
             let mut srng = Rng::new(case as u64 + 17);
-            let src = T::new(&mut rng, d, &src_shape, &mut |_| encode(d, small(&mut srng)));
+            let src = T::new(&mut rng, d, &src_shape, &mut |_| {
+                encode(d, small(&mut srng))
+            });
             let srcb = src.bytes();
             let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 7));
             let mut want = out.bytes();
@@ -827,14 +1264,23 @@ fn gather_take_and_scatter_add_match_a_loop() {
                 t[ax] = vals[flat] as usize;
                 let (a, b) = (out.elem(&want, &t).to_vec(), src.elem(&srcb, &p).to_vec());
                 let new = if d == C64 {
-                    let c = |b: &[u8], o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
-                    [(c(&a, 0) + c(&b, 0)).to_le_bytes(), (c(&a, 4) + c(&b, 4)).to_le_bytes()].concat()
+                    let c =
+                        |b: &[u8], o: usize| f32::from_le_bytes(b[o..o + 4].try_into().unwrap());
+                    [
+                        (c(&a, 0) + c(&b, 0)).to_le_bytes(),
+                        (c(&a, 4) + c(&b, 4)).to_le_bytes(),
+                    ]
+                    .concat()
                 } else {
                     encode_f(d, decode_f(d, &a) + decode_f(d, &b))
                 };
                 out.set(&mut want, &t, &new);
             }
-            let st = unsafe { scatter_add::aclnnScatterAddGetWorkspaceSize(self_t.t, dim, index.t, src.t, out.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                scatter_add::aclnnScatterAddGetWorkspaceSize(
+                    self_t.t, dim, index.t, src.t, out.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, scatter_add::aclnnScatterAdd);
             assert_eq!(out.bytes(), want, "case {case} scatter_add dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}");
             continue;
@@ -862,13 +1308,25 @@ fn gather_take_and_scatter_add_match_a_loop() {
         }
         let (st, p2): (i32, Phase2) = unsafe {
             if op == 0 {
-                (gather::aclnnGatherGetWorkspaceSize(self_t.t, dim, index.t, out.t, &mut ws, &mut ex), gather::aclnnGather)
+                (
+                    gather::aclnnGatherGetWorkspaceSize(
+                        self_t.t, dim, index.t, out.t, &mut ws, &mut ex,
+                    ),
+                    gather::aclnnGather,
+                )
             } else {
-                (take::aclnnTakeGetWorkspaceSize(self_t.t, index.t, out.t, &mut ws, &mut ex), take::aclnnTake)
+                (
+                    take::aclnnTakeGetWorkspaceSize(self_t.t, index.t, out.t, &mut ws, &mut ex),
+                    take::aclnnTake,
+                )
             }
         };
         ok(st, ws, ex, p2);
-        assert_eq!(out.bytes(), want, "case {case} op {op} dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}");
+        assert_eq!(
+            out.bytes(),
+            want,
+            "case {case} op {op} dtype {d} shape {shape:?} dim {dim} index {idx_shape:?} {vals:?}"
+        );
     }
 }
 
@@ -879,7 +1337,9 @@ fn large_gathers_and_scatters_split_across_tasks() {
     let mut rng = Rng::new(0x1a26e);
     let (rows, cols, k) = (300usize, 130usize, 700usize);
     let vals: Vec<i64> = (0..k).map(|_| rng.below(rows as u64) as i64).collect();
-    let src = T::new(&mut rng, F32, &[rows, cols], &mut |i| encode(F32, (i % 1000) as i64));
+    let src = T::new(&mut rng, F32, &[rows, cols], &mut |i| {
+        encode(F32, (i % 1000) as i64)
+    });
     let sb = src.bytes();
     let index = T::index(&mut rng, S64, &[k], &vals);
     let out = T::new(&mut rng, F32, &[k, cols], &mut |_| encode(F32, -1));
@@ -890,7 +1350,9 @@ fn large_gathers_and_scatters_split_across_tasks() {
         }
     }
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { index_select::aclnnIndexSelectGetWorkspaceSize(src.t, 0, index.t, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        index_select::aclnnIndexSelectGetWorkspaceSize(src.t, 0, index.t, out.t, &mut ws, &mut ex)
+    };
     ok(st, ws, ex, index_select::aclnnIndexSelect);
     assert_eq!(out.bytes(), want);
     // Scatter-add the gathered rows back along dim 0 (duplicates accumulate in order).
@@ -906,7 +1368,9 @@ fn large_gathers_and_scatters_split_across_tasks() {
             acc.set(&mut want2, &t, &encode_f(F32, v));
         }
     }
-    let st = unsafe { scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index2.t, out.t, 1, &mut ws, &mut ex) };
+    let st = unsafe {
+        scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index2.t, out.t, 1, &mut ws, &mut ex)
+    };
     ok(st, ws, ex, scatter::aclnnInplaceScatter);
     assert_eq!(acc.bytes(), want2);
 }
@@ -922,7 +1386,13 @@ fn index_add_matches_a_loop() {
         let ax = rng.below(rank as u64) as usize;
         let k = rng.below(6) as usize;
         let vals: Vec<i64> = (0..k).map(|_| rng.below(shape[ax] as u64) as i64).collect();
-        let small = |r: &mut Rng| if d == BOOL { r.below(2) as i64 } else { r.below(5) as i64 - 2 };
+        let small = |r: &mut Rng| {
+            if d == BOOL {
+                r.below(2) as i64
+            } else {
+                r.below(5) as i64 - 2
+            }
+        };
         let mut vrng = Rng::new(case as u64 + 1);
         let self_t = T::new(&mut rng, d, &shape, &mut |_| encode(d, small(&mut vrng)));
         let sb = self_t.bytes();
@@ -934,7 +1404,12 @@ fn index_add_matches_a_loop() {
         let index = T::index(&mut rng, idt, &[k], &vals);
         let alpha = small(&mut rng);
         let ab = encode(S64, alpha);
-        let alpha_s = unsafe { aclCreateScalar(ab.as_ptr() as *mut c_void, if d == BOOL { BOOL } else { S64 }) };
+        let alpha_s = unsafe {
+            aclCreateScalar(
+                ab.as_ptr() as *mut c_void,
+                if d == BOOL { BOOL } else { S64 },
+            )
+        };
         let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 5));
         let mut want = out.bytes();
         for i in indices(&shape) {
@@ -943,7 +1418,10 @@ fn index_add_matches_a_loop() {
         for p in indices(&sshape) {
             let mut t = p.clone();
             t[ax] = vals[p[ax]] as usize;
-            let (a, b) = (decode_f(d, out.elem(&want, &t)), decode_f(d, source.elem(&srcb, &p)));
+            let (a, b) = (
+                decode_f(d, out.elem(&want, &t)),
+                decode_f(d, source.elem(&srcb, &p)),
+            );
             let new = if d == BOOL {
                 encode(d, (a != 0.0 || (b != 0.0 && alpha != 0)) as i64)
             } else {
@@ -956,13 +1434,27 @@ fn index_add_matches_a_loop() {
         let (mut ws, mut ex) = (0u64, null_mut());
         let (st, p2): (i32, Phase2) = unsafe {
             if case % 2 == 0 {
-                (index_add::aclnnIndexAddGetWorkspaceSize(self_t.t, dim, index.t, source.t, alpha_s, out.t, &mut ws, &mut ex), index_add::aclnnIndexAdd)
+                (
+                    index_add::aclnnIndexAddGetWorkspaceSize(
+                        self_t.t, dim, index.t, source.t, alpha_s, out.t, &mut ws, &mut ex,
+                    ),
+                    index_add::aclnnIndexAdd,
+                )
             } else {
-                (index_add_v2::aclnnIndexAddV2GetWorkspaceSize(self_t.t, dim, index.t, source.t, alpha_s, 0, out.t, &mut ws, &mut ex), index_add_v2::aclnnIndexAddV2)
+                (
+                    index_add_v2::aclnnIndexAddV2GetWorkspaceSize(
+                        self_t.t, dim, index.t, source.t, alpha_s, 0, out.t, &mut ws, &mut ex,
+                    ),
+                    index_add_v2::aclnnIndexAddV2,
+                )
             }
         };
         ok(st, ws, ex, p2);
-        assert_eq!(out.bytes(), want, "case {case} dtype {d} shape {shape:?} dim {dim} {vals:?} alpha {alpha}");
+        assert_eq!(
+            out.bytes(),
+            want,
+            "case {case} dtype {d} shape {shape:?} dim {dim} {vals:?} alpha {alpha}"
+        );
         assert_eq!(aclDestroyScalar(alpha_s), 0);
     }
 }
@@ -976,12 +1468,20 @@ fn f16_reductions_round_each_step_like_torch() {
     device();
     let mut rng = Rng::new(1);
     let h = |v: f64| half::f16::from_f64(v).to_bits().to_le_bytes().to_vec();
-    let vals = [1.0, 2f64.powi(-11), 2f64.powi(-11), 2f64.powi(-11), 2f64.powi(-11)];
+    let vals = [
+        1.0,
+        2f64.powi(-11),
+        2f64.powi(-11),
+        2f64.powi(-11),
+        2f64.powi(-11),
+    ];
     let acc = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(0.0));
     let src = T::with_layout(F16, &[5], &[1], 0, &mut |i| h(vals[i.min(4)]));
     let index = T::index(&mut rng, S64, &[5], &[0; 5]);
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index.t, src.t, 1, &mut ws, &mut ex) };
+    let st = unsafe {
+        scatter::aclnnInplaceScatterGetWorkspaceSize(acc.t, 0, index.t, src.t, 1, &mut ws, &mut ex)
+    };
     ok(st, ws, ex, scatter::aclnnInplaceScatter);
     assert_eq!(acc.bytes()[..2], h(1.0)[..]);
     let zero = T::with_layout(F16, &[1], &[1], 0, &mut |_| h(0.0));
@@ -990,7 +1490,11 @@ fn f16_reductions_round_each_step_like_torch() {
     let i1 = T::index(&mut rng, S64, &[1], &[0]);
     let three = 3.0f32;
     let alpha = unsafe { aclCreateScalar(&three as *const f32 as *mut c_void, F32) };
-    let st = unsafe { index_add::aclnnIndexAddGetWorkspaceSize(zero.t, 0, i1.t, one.t, alpha, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        index_add::aclnnIndexAddGetWorkspaceSize(
+            zero.t, 0, i1.t, one.t, alpha, out.t, &mut ws, &mut ex,
+        )
+    };
     ok(st, ws, ex, index_add::aclnnIndexAdd);
     assert_eq!(out.bytes()[..2], h(3.00390625)[..]);
     assert_eq!(aclDestroyScalar(alpha), 0);

@@ -34,11 +34,23 @@ pub(super) struct T {
 
 impl T {
     /// A view of `shape` with given element strides and offset over fresh storage.
-    pub(super) fn with_strides(dtype: DType, shape: &[usize], strides: &[usize], offset: usize, format: i32) -> T {
+    pub(super) fn with_strides(
+        dtype: DType,
+        shape: &[usize],
+        strides: &[usize],
+        offset: usize,
+        format: i32,
+    ) -> T {
         let span = if shape.iter().any(|&d| d == 0) {
             0
         } else {
-            offset + shape.iter().zip(strides).map(|(d, s)| (d - 1) * s).sum::<usize>() + 1
+            offset
+                + shape
+                    .iter()
+                    .zip(strides)
+                    .map(|(d, s)| (d - 1) * s)
+                    .sum::<usize>()
+                + 1
         };
         let n = span.max(1);
         let mut store = vec![0u64; (n * dtype.size()).div_ceil(8) + 1];
@@ -85,7 +97,9 @@ impl T {
     }
     fn bytes(&self) -> &[u8] {
         // SAFETY: as above.
-        unsafe { std::slice::from_raw_parts(self.store.as_ptr() as *const u8, self.store.len() * 8) }
+        unsafe {
+            std::slice::from_raw_parts(self.store.as_ptr() as *const u8, self.store.len() * 8)
+        }
     }
     /// Sets row-major element `i` to `v` converted to the dtype.
     pub(super) fn set(&mut self, i: usize, v: f64) {
@@ -113,7 +127,10 @@ impl T {
             let at = self.index(i) * sz;
             inside[at..at + sz].iter_mut().for_each(|b| *b = true);
         }
-        self.bytes().iter().zip(&inside).all(|(&b, &ins)| ins || b == 0x5a)
+        self.bytes()
+            .iter()
+            .zip(&inside)
+            .all(|(&b, &ins)| ins || b == 0x5a)
     }
 }
 
@@ -134,7 +151,11 @@ pub(super) fn rand_view(rng: &mut Rng, dtype: DType, shape: &[usize], format: i3
         strides[d] = acc;
         acc *= shape[d].max(1) + if padded { rng.below(3) as usize } else { 0 };
     }
-    let offset = if rng.pct(40) { rng.below(7) as usize } else { 0 };
+    let offset = if rng.pct(40) {
+        rng.below(7) as usize
+    } else {
+        0
+    };
     T::with_strides(dtype, shape, &strides, offset, format)
 }
 
@@ -142,7 +163,13 @@ pub(super) fn rand_view(rng: &mut Rng, dtype: DType, shape: &[usize], format: i3
 pub(super) fn rand_shape(rng: &mut Rng, max_rank: usize) -> Vec<usize> {
     let r = rng.below(max_rank as u64 + 1) as usize;
     (0..r)
-        .map(|_| if rng.pct(4) { 0 } else { 1 + rng.below(5) as usize })
+        .map(|_| {
+            if rng.pct(4) {
+                0
+            } else {
+                1 + rng.below(5) as usize
+            }
+        })
         .collect()
 }
 
@@ -328,12 +355,25 @@ const POINTWISE: &[Pointwise] = &[
 ];
 
 /// The point-wise operators with an in-place form.
-const HAS_INPLACE: &[&str] = &["elu", "leaky_relu", "hardsigmoid", "hardswish", "threshold", "celu", "mish"];
+const HAS_INPLACE: &[&str] = &[
+    "elu",
+    "leaky_relu",
+    "hardsigmoid",
+    "hardswish",
+    "threshold",
+    "celu",
+    "mish",
+];
 /// The point-wise operators whose out must have self's dtype.
 const SAME_DTYPE: &[&str] = &["hardsigmoid", "gelu_none", "gelu_tanh", "mish", "fast_gelu"];
 
 /// Plans operator `name` with attributes `at`, out of place or in place.
-fn plan_pointwise(name: &str, x: &TensorDesc, at: &[f64], out: Option<&TensorDesc>) -> Result<Executor> {
+fn plan_pointwise(
+    name: &str,
+    x: &TensorDesc,
+    at: &[f64],
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
     let s: Vec<Scalar> = at.iter().map(|&v| f32s(v)).collect();
     match (name, out) {
         ("elu", Some(o)) => act::elu(x, &s[0], &s[1], &s[2], o),
@@ -376,7 +416,10 @@ fn rand_attrs(rng: &mut Rng, name: &str, dtype: DType) -> Vec<f64> {
         // (u8: non-negative, a negative scalar has no u8 value torch and the rule agree on)
         "threshold" if dtype == U8 => vec![(r(0.0, 5.0)).round(), (r(0.0, 9.0)).round()],
         "threshold" if dtype.is_int() => vec![(r(-5.0, 5.0)).round(), (r(-9.0, 9.0)).round()],
-        "threshold" => vec![(r(-5.0, 5.0) * 8.0).round() / 8.0, (r(-9.0, 9.0) * 8.0).round() / 8.0],
+        "threshold" => vec![
+            (r(-5.0, 5.0) * 8.0).round() / 8.0,
+            (r(-9.0, 9.0) * 8.0).round() / 8.0,
+        ],
         _ => vec![],
     }
 }
@@ -411,7 +454,11 @@ fn pointwise_activations_match_torch() {
             } else {
                 let mut o = rand_view(&mut rng, out_d, &shape, 2);
                 run(plan_pointwise(op.name, &x.desc, &at, Some(&o.desc)).unwrap());
-                assert!(o.outside_untouched(), "{}: wrote outside out's view", op.name);
+                assert!(
+                    o.outside_untouched(),
+                    "{}: wrote outside out's view",
+                    op.name
+                );
                 let v = o.values();
                 o.store.clear();
                 v
@@ -431,7 +478,9 @@ fn pointwise_activations_match_torch() {
         return;
     };
     for (c, name, d, out_d, got, xs) in checks {
-        let want = results[c].as_ref().unwrap_or_else(|e| panic!("{name}: torch: {e}"));
+        let want = results[c]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{name}: torch: {e}"));
         // The result is computed in self's dtype and then converted to out's: torch's f64
         // result goes the same way, and the bound is an ulp of self's dtype.
         let want: Vec<f64> = torch_values(&want[0])
@@ -458,7 +507,11 @@ fn device_forms_elu_nonfinite_and_int_hardsigmoid() {
         let got = o.values();
         for (i, &v) in xs.iter().enumerate() {
             let want = if v <= 0.0 { -alpha * 2.0 } else { v * 2.0 };
-            assert!(got[i] == want || (got[i].is_nan() && want.is_nan()), "elu({v}) alpha {alpha}: {}", got[i]);
+            assert!(
+                got[i] == want || (got[i].is_nan() && want.is_nan()),
+                "elu({v}) alpha {alpha}: {}",
+                got[i]
+            );
         }
     }
     let mut xi = T::contiguous(S32, &[7]);
@@ -521,15 +574,28 @@ fn gated_activations_match_torch() {
     for case in 0..200 {
         // kind: 0 GeGlu(V3) none, 1 GeGlu(V3) tanh, 2 SwiGlu, 3 Glu.
         let kind = case % 4;
-        let d = if kind == 3 { rng.pick(&[F32, F16, BF16, F64]) } else { rng.pick(&[F32, F16, BF16]) };
+        let d = if kind == 3 {
+            rng.pick(&[F32, F16, BF16, F64])
+        } else {
+            rng.pick(&[F32, F16, BF16])
+        };
         let mut shape = rand_shape(&mut rng, 4);
         if shape.is_empty() {
             shape.push(2);
         }
         let r = shape.len();
         let axis = rng.below(r as u64) as usize;
-        shape[axis] = 2 * (if rng.pct(5) { 0 } else { 1 + rng.below(3) as usize });
-        let dim = if rng.pct(50) { axis as i64 - r as i64 } else { axis as i64 };
+        shape[axis] = 2
+            * (if rng.pct(5) {
+                0
+            } else {
+                1 + rng.below(3) as usize
+            });
+        let dim = if rng.pct(50) {
+            axis as i64 - r as i64
+        } else {
+            axis as i64
+        };
         let mut half = shape.clone();
         half[axis] /= 2;
         let mut x = rand_view(&mut rng, d, &shape, 2);
@@ -539,7 +605,7 @@ fn gated_activations_match_torch() {
         let (left, with_gelu) = match (kind, (case / 4) % 2) {
             (2, _) => (true, false),
             (3, _) => (false, false), // Glu: A·sigmoid(B), the right half activated
-            (_, 0) => (false, true), // GeGlu: the right half
+            (_, 0) => (false, true),  // GeGlu: the right half
             _ => (rng.pct(50), true),
         };
         let e = match (kind, (case / 4) % 2) {
@@ -576,7 +642,10 @@ fn gated_activations_match_torch() {
             }
         }
         // |a·b| ≤ max|x|²: the absolute term scales with the largest input.
-        let m = xs.iter().filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        let m = xs
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(1.0f64, |m, v| m.max(v.abs()));
         close("gated out", d, &got, &w, 1.0, &vec![1e-15 * m * m; w.len()]);
         if let Some(g) = got_gelu {
             let w: Vec<f64> = want[1].to_f64s().iter().map(|&v| round_to(d, v)).collect();
@@ -635,17 +704,33 @@ fn pooling_matches_torch() {
     let mut checks = Vec::new();
     for case in 0..200 {
         let is_avg = case % 2 == 0;
-        let d = if is_avg { rng.pick(&[F32, F16, BF16]) } else { rng.pick(&[F32, F16]) };
+        let d = if is_avg {
+            rng.pick(&[F32, F16, BF16])
+        } else {
+            rng.pick(&[F32, F16])
+        };
         let four = rng.pct(60);
         let (hh, ww) = (1 + rng.below(7) as usize, 1 + rng.below(7) as usize);
         let c = 1 + rng.below(3) as usize;
         let shape: Vec<usize> = if four {
-            vec![if rng.pct(5) { 0 } else { 1 + rng.below(2) as usize }, c, hh, ww]
+            vec![
+                if rng.pct(5) {
+                    0
+                } else {
+                    1 + rng.below(2) as usize
+                },
+                c,
+                hh,
+                ww,
+            ]
         } else {
             vec![c, hh, ww]
         };
         let k = [1 + rng.below(3) as i64, 1 + rng.below(3) as i64];
-        let p = [rng.below(k[0] as u64 / 2 + 1) as i64, rng.below(k[1] as u64 / 2 + 1) as i64];
+        let p = [
+            rng.below(k[0] as u64 / 2 + 1) as i64,
+            rng.below(k[1] as u64 / 2 + 1) as i64,
+        ];
         let s = [1 + rng.below(3) as i64, 1 + rng.below(3) as i64];
         let ceil = rng.pct(50);
         // The output size by torch's formula; skip shapes it leaves empty (checked below).
@@ -664,7 +749,17 @@ fn pooling_matches_torch() {
         let r = shape.len();
         oshape[r - 2] = oh as usize;
         oshape[r - 1] = ow as usize;
-        let fmt = if is_avg { if four { NCHW } else { NCL } } else if four { rng.pick(&[NCHW, ND]) } else { ND };
+        let fmt = if is_avg {
+            if four {
+                NCHW
+            } else {
+                NCL
+            }
+        } else if four {
+            rng.pick(&[NCHW, ND])
+        } else {
+            ND
+        };
         let mut x = rand_view(&mut rng, d, &shape, fmt);
         fill(&mut rng, &mut x);
         let o = rand_view(&mut rng, d, &oshape, fmt);
@@ -676,7 +771,14 @@ fn pooling_matches_torch() {
             1 if s[0] == s[1] => vec![s[0]],
             _ => s.to_vec(),
         };
-        let (incl, div) = (rng.pct(50), if rng.pct(25) { 1 + rng.below(9) as i64 } else { 0 });
+        let (incl, div) = (
+            rng.pct(50),
+            if rng.pct(25) {
+                1 + rng.below(9) as i64
+            } else {
+                0
+            },
+        );
         let e = if is_avg {
             pool::avg_pool2d(&x.desc, &k, &s_arg, &p, ceil, incl, div, 0, &o.desc)
         } else {
@@ -697,9 +799,21 @@ fn pooling_matches_torch() {
                 ],
             )
         } else {
-            batch.case(max, vec![Some(Array::f64s(&shape, &xs)), ints(&k), ints(&s), ints(&p), ints(&[ceil as i64])])
+            batch.case(
+                max,
+                vec![
+                    Some(Array::f64s(&shape, &xs)),
+                    ints(&k),
+                    ints(&s),
+                    ints(&p),
+                    ints(&[ceil as i64]),
+                ],
+            )
         };
-        let m = xs.iter().filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        let m = xs
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(1.0f64, |m, v| m.max(v.abs()));
         checks.push((cid, d, is_avg, o.values(), m));
     }
     assert!(checks.len() > 120, "{} cases", checks.len());
@@ -710,7 +824,14 @@ fn pooling_matches_torch() {
         let want = results[c].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
         let w: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(d, v)).collect();
         let (ulps, abs) = if is_avg { (1.0, 1e-14 * m) } else { (0.0, 0.0) };
-        close(if is_avg { "AvgPool2d" } else { "MaxPool" }, d, &got, &w, ulps, &vec![abs; w.len()]);
+        close(
+            if is_avg { "AvgPool2d" } else { "MaxPool" },
+            d,
+            &got,
+            &w,
+            ulps,
+            &vec![abs; w.len()],
+        );
     }
 }
 
@@ -725,7 +846,17 @@ fn max_pool_asymmetric_pads_and_aliasing() {
     // pads [top, left, bottom, right] = [1, 0, 0, 1], kernel 2, stride 2: out 2×2 over
     // rows {-1,0},{1,2} and cols {0,1},{2,3}.
     let o = T::contiguous(F32, &[1, 1, 2, 2]);
-    run(pool::max_pool(&x.desc, &[2], &[2, 2], 0, &[1, 0, 0, 1], &[1, 1], 0, &o.desc).unwrap());
+    run(pool::max_pool(
+        &x.desc,
+        &[2],
+        &[2, 2],
+        0,
+        &[1, 0, 0, 1],
+        &[1, 1],
+        0,
+        &o.desc,
+    )
+    .unwrap());
     assert_eq!(o.values(), [1.0, 3.0, 9.0, 11.0]);
     // Out over the first elements of self's storage: every input read first.
     let mut alias = x.desc.clone();
@@ -736,7 +867,10 @@ fn max_pool_asymmetric_pads_and_aliasing() {
     assert!(e.is_err());
     let e = pool::max_pool(&x.desc, &[2, 3], &[1, 1], 0, &[], &[], 0, &alias).unwrap();
     run(e);
-    assert_eq!([x.get(0), x.get(1), x.get(2), x.get(3)], [6.0, 7.0, 10.0, 11.0]);
+    assert_eq!(
+        [x.get(0), x.get(1), x.get(2), x.get(3)],
+        [6.0, 7.0, 10.0, 11.0]
+    );
 }
 
 #[test]
@@ -759,7 +893,9 @@ fn pooling_refuses_bad_parameters() {
     let xi = T::with_strides(BF16, &[1, 2, 4, 4], &[32, 16, 4, 1], 0, NCHW);
     let oi = T::with_strides(BF16, &[1, 2, 2, 2], &[8, 4, 2, 1], 0, NCHW);
     assert!(pool::max_pool(&xi.desc, &[2], &[2], 0, &[], &[], 0, &oi.desc).is_err()); // bf16
-    let mp = |auto: i64, pads: &[i64], dil: &[i64]| pool::max_pool(&x.desc, &[2], &[2], auto, pads, dil, 0, &o.desc);
+    let mp = |auto: i64, pads: &[i64], dil: &[i64]| {
+        pool::max_pool(&x.desc, &[2], &[2], auto, pads, dil, 0, &o.desc)
+    };
     assert!(mp(0, &[], &[]).is_ok());
     assert!(mp(1, &[], &[]).is_err()); // autoPad
     assert!(mp(0, &[], &[2]).is_err()); // dilation
@@ -768,7 +904,8 @@ fn pooling_refuses_bad_parameters() {
     let x2 = T::contiguous(F32, &[4, 4]);
     assert!(pool::max_pool(&x2.desc, &[2], &[2], 0, &[], &[], 0, &o.desc).is_err()); // 2-D
     let x0 = T::with_strides(F32, &[1, 0, 4, 4], &[0, 16, 4, 1], 0, NCHW);
-    assert!(pool::avg_pool2d(&x0.desc, &[2], &[], &[0], false, true, 0, 0, &o.desc).is_err()); // C = 0
+    assert!(pool::avg_pool2d(&x0.desc, &[2], &[], &[0], false, true, 0, 0, &o.desc).is_err());
+    // C = 0
 }
 
 // ---------------------------------------------------------------------------------------
@@ -798,10 +935,18 @@ fn softmax_cross_entropy_matches_torch() {
         }
         let l = rand_view(&mut rng, d, &[n], ND);
         let bp = rand_view(&mut rng, d, &[n, c], ND);
-        run(lossop::softmax_cross_entropy_with_logits(&x.desc, &y.desc, &l.desc, &bp.desc).unwrap());
+        run(
+            lossop::softmax_cross_entropy_with_logits(&x.desc, &y.desc, &l.desc, &bp.desc).unwrap(),
+        );
         assert!(l.outside_untouched() && bp.outside_untouched());
         let (xs, ys) = (x.values(), y.values());
-        let id = batch.case(prog, vec![Some(Array::f64s(&[n, c], &xs)), Some(Array::f64s(&[n, c], &ys))]);
+        let id = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&[n, c], &xs)),
+                Some(Array::f64s(&[n, c], &ys)),
+            ],
+        );
         let m = xs.iter().fold(1.0f64, |m, v| m.max(v.abs())) * c as f64 * 2.0;
         checks.push((id, d, l.values(), bp.values(), m));
     }
@@ -838,7 +983,13 @@ fn softmax_cross_entropy_refuses_bad_parameters() {
     // Empty: nothing to do.
     let e = T::contiguous(F32, &[0, 3]);
     let le = T::contiguous(F32, &[0]);
-    run(f(&e.desc, &e.desc, &le.desc, &T::contiguous(F32, &[0, 3]).desc).unwrap());
+    run(f(
+        &e.desc,
+        &e.desc,
+        &le.desc,
+        &T::contiguous(F32, &[0, 3]).desc,
+    )
+    .unwrap());
 }
 
 /// MseLoss and SmoothL1Loss against torch in f64: broadcast shapes, mixed dtypes, views,
@@ -867,9 +1018,17 @@ fn elementwise_losses_match_torch() {
         fill(&mut rng, &mut y);
         let reduction = (case % 3) as i64;
         let smooth = case % 2 == 1;
-        let beta = if smooth { rng.pick(&[0.0, 0.5, 1.0, 3.0]) } else { -1.0 };
+        let beta = if smooth {
+            rng.pick(&[0.0, 0.5, 1.0, 3.0])
+        } else {
+            -1.0
+        };
         let out_d = rng.pick(&[p, p, F32]);
-        let o = if reduction == 0 { rand_view(&mut rng, out_d, &shape, ND) } else { T::contiguous(out_d, &[]) };
+        let o = if reduction == 0 {
+            rand_view(&mut rng, out_d, &shape, ND)
+        } else {
+            T::contiguous(out_d, &[])
+        };
         let e = if smooth {
             lossop::smooth_l1_loss(&x.desc, &y.desc, reduction, beta as f32, &o.desc)
         } else {
@@ -886,7 +1045,11 @@ fn elementwise_losses_match_torch() {
                 num(beta),
             ],
         );
-        let m = xv.iter().chain(&yv).filter(|v| v.is_finite()).fold(1.0f64, |m, v| m.max(v.abs()));
+        let m = xv
+            .iter()
+            .chain(&yv)
+            .filter(|v| v.is_finite())
+            .fold(1.0f64, |m, v| m.max(v.abs()));
         let n = shape.iter().product::<usize>().max(1) as f64;
         checks.push((id, p, out_d, o.values(), 1e-14 * m * m * n));
     }
@@ -894,8 +1057,14 @@ fn elementwise_losses_match_torch() {
         return;
     };
     for (id, p, out_d, got, abs) in checks {
-        let want = results[id].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
-        let w: Vec<f64> = want[0].to_f64s().iter().map(|&v| round_to(out_d, round_to(p, v))).collect();
+        let want = results[id]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("torch: {e}"));
+        let w: Vec<f64> = want[0]
+            .to_f64s()
+            .iter()
+            .map(|&v| round_to(out_d, round_to(p, v)))
+            .collect();
         close("loss", p, &got, &w, 1.0, &vec![abs; w.len()]);
     }
 }

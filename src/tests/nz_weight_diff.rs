@@ -21,11 +21,27 @@ const ND: i32 = 2;
 const NZ: i32 = 29;
 
 /// A view over `buf` (element strides, element offset).
-fn view(buf: &Buf, d: DType, shape: &[usize], strides: &[usize], offset: usize, format: i32) -> TensorDesc {
+fn view(
+    buf: &Buf,
+    d: DType,
+    shape: &[usize],
+    strides: &[usize],
+    offset: usize,
+    format: i32,
+) -> TensorDesc {
     let shape: Vec<i64> = shape.iter().map(|&x| x as i64).collect();
     let strides: Vec<i64> = strides.iter().map(|&x| x as i64).collect();
     let elems = buf.bytes().len() / d.size();
-    TensorDesc::new(&shape, d as i32, Some(&strides), offset as i64, format, &[elems as i64], buf.addr()).unwrap()
+    TensorDesc::new(
+        &shape,
+        d as i32,
+        Some(&strides),
+        offset as i64,
+        format,
+        &[elems as i64],
+        buf.addr(),
+    )
+    .unwrap()
 }
 
 /// The expected bytes after the conversion: `before` with the NZ blocks written from
@@ -77,7 +93,13 @@ fn trans_matmul_weight_packs_like_the_reference_loop() {
         let rank = 2 + rng.below(3) as usize;
         let mut shape: Vec<usize> = (0..rank - 2).map(|_| 1 + rng.below(3) as usize).collect();
         let edge = [1, 2, 15, 16, 17, 31, 32, 33, 47];
-        let pick_dim = |rng: &mut Rng| if rng.pct(50) { rng.pick(&edge) } else { 1 + rng.below(70) as usize };
+        let pick_dim = |rng: &mut Rng| {
+            if rng.pct(50) {
+                rng.pick(&edge)
+            } else {
+                1 + rng.below(70) as usize
+            }
+        };
         shape.push(pick_dim(&mut rng));
         shape.push(pick_dim(&mut rng));
         // Strides: row-major, maybe with the last two dims transposed in storage, maybe
@@ -97,7 +119,11 @@ fn trans_matmul_weight_packs_like_the_reference_loop() {
             strides[k] = acc;
             acc *= shape[k];
         }
-        let offset = if rng.pct(30) { rng.below(40) as usize } else { 0 };
+        let offset = if rng.pct(30) {
+            rng.below(40) as usize
+        } else {
+            0
+        };
         let size = d.size();
         let batches: usize = shape[..rank - 2].iter().product();
         let nz_elems = batches * rows.div_ceil(16) * 16 * cols.div_ceil(32 / size) * (32 / size);
@@ -109,7 +135,11 @@ fn trans_matmul_weight_packs_like_the_reference_loop() {
         let before = buf.bytes().to_vec();
         let w = view(&buf, d, &shape, &strides, offset, ND);
         let exec = trans_matmul_weight(&w).unwrap_or_else(|e| panic!("case {case}: {e}"));
-        assert_eq!(exec.workspace_size(), (w.numel() * size) as u64, "case {case}: workspace");
+        assert_eq!(
+            exec.workspace_size(),
+            (w.numel() * size) as u64,
+            "case {case}: workspace"
+        );
         run_exec(&exec).unwrap();
         let want = packed(&before, d, &shape, &strides, offset);
         assert!(
@@ -143,7 +173,11 @@ fn converted_weights_multiply_through_mm() {
         let d = rng.pick(&[F16, BF16]);
         // k, n >= 2: a (K, N) view with a size-1 dim does not say whether it is transposed
         // (TensorDesc::nz reads it as stored untransposed).
-        let (m, k, n) = (1 + rng.below(9) as usize, 2 + rng.below(48) as usize, 2 + rng.below(40) as usize);
+        let (m, k, n) = (
+            1 + rng.below(9) as usize,
+            2 + rng.below(48) as usize,
+            2 + rng.below(40) as usize,
+        );
         let nz_elems = n.div_ceil(16) * 16 * k.div_ceil(16) * 16;
         let mut wbuf = Buf::new(nz_elems * 2);
         let mut w = vec![0i32; n * k];
@@ -163,13 +197,20 @@ fn converted_weights_multiply_through_mm() {
         let self_ = view(&sbuf, d, &[m, k], &[k, 1], 0, ND);
         let mat2 = view(&wbuf, d, &[k, n], &[1, k], 0, NZ);
         let out = view(&obuf, d, &[m, n], &[n, 1], 0, ND);
-        run_exec(&mm(&self_, &mat2, &out, 0).unwrap_or_else(|e| panic!("case {case}: {e}"))).unwrap();
+        run_exec(&mm(&self_, &mat2, &out, 0).unwrap_or_else(|e| panic!("case {case}: {e}")))
+            .unwrap();
         for i in 0..m {
             for j in 0..n {
                 let want: f64 = (0..k).map(|p| (a[i * k + p] * w[j * k + p]) as f64).sum();
                 let at = 2 * (i * n + j);
-                let got = wide(d, u16::from_le_bytes([obuf.bytes()[at], obuf.bytes()[at + 1]]));
-                assert_eq!(got, want, "case {case}: {d} m {m} k {k} n {n} at ({i}, {j})");
+                let got = wide(
+                    d,
+                    u16::from_le_bytes([obuf.bytes()[at], obuf.bytes()[at + 1]]),
+                );
+                assert_eq!(
+                    got, want,
+                    "case {case}: {d} m {m} k {k} n {n} at ({i}, {j})"
+                );
             }
         }
     }
@@ -187,13 +228,29 @@ fn refused(r: crate::Result<crate::executor::Executor>) -> String {
 #[test]
 fn trans_matmul_weight_refuses_what_the_device_refuses() {
     let buf = Buf::new(4096);
-    let m = refused(trans_matmul_weight(&view(&buf, F32, &[4, 4], &[4, 1], 0, ND)));
+    let m = refused(trans_matmul_weight(&view(
+        &buf,
+        F32,
+        &[4, 4],
+        &[4, 1],
+        0,
+        ND,
+    )));
     assert!(m.contains("mmWeightRef") && m.contains("ACL_FLOAT,"), "{m}");
-    let m = refused(trans_matmul_weight(&view(&buf, F16, &[1, 1, 4, 4], &[16, 16, 4, 1], 0, 0)));
+    let m = refused(trans_matmul_weight(&view(
+        &buf,
+        F16,
+        &[1, 1, 4, 4],
+        &[16, 16, 4, 1],
+        0,
+        0,
+    )));
     assert!(m.contains("ACL_FORMAT_NCHW"), "{m}");
     let m = refused(trans_matmul_weight(&view(&buf, F16, &[8], &[1], 0, ND)));
     assert!(m.contains("1 dims"), "{m}");
-    let m = refused(trans_matmul_weight(&view(&buf, S8, &[1; 7], &[1; 7], 0, ND)));
+    let m = refused(trans_matmul_weight(&view(
+        &buf, S8, &[1; 7], &[1; 7], 0, ND,
+    )));
     assert!(m.contains("7 dims"), "{m}");
     let before = buf.bytes().to_vec();
     for shape in [&[0usize, 5][..], &[3, 0, 5], &[0]] {
@@ -212,11 +269,23 @@ fn weight_sizes_follow_canns_formula() {
     const V1: &str = "aclnnCalculateMatmulWeightSize";
     const V2: &str = "aclnnCalculateMatmulWeightSizeV2";
     assert_eq!(weight_size(V1, &[510, 510], None).unwrap(), 262144);
-    assert_eq!(weight_size(V2, &[510, 270], Some(S8 as i32)).unwrap(), 147456);
-    assert_eq!(weight_size(V2, &[3, 2, 17, 33], Some(BF16 as i32)).unwrap(), 6 * 32 * 48);
-    assert_eq!(weight_size(V2, &[17, 33], Some(U8 as i32)).unwrap(), 32 * 64);
+    assert_eq!(
+        weight_size(V2, &[510, 270], Some(S8 as i32)).unwrap(),
+        147456
+    );
+    assert_eq!(
+        weight_size(V2, &[3, 2, 17, 33], Some(BF16 as i32)).unwrap(),
+        6 * 32 * 48
+    );
+    assert_eq!(
+        weight_size(V2, &[17, 33], Some(U8 as i32)).unwrap(),
+        32 * 64
+    );
     // The device does not check dataType: anything but f16/bf16 aligns k to 32.
-    assert_eq!(weight_size(V2, &[17, 33], Some(F32 as i32)).unwrap(), 32 * 64);
+    assert_eq!(
+        weight_size(V2, &[17, 33], Some(F32 as i32)).unwrap(),
+        32 * 64
+    );
     assert_eq!(weight_size(V1, &[0, 33], None).unwrap(), 0);
     let mut rng = Rng::new(7);
     for _ in 0..200 {
@@ -225,8 +294,14 @@ fn weight_sizes_follow_canns_formula() {
         let d = rng.pick(&[F16, BF16, S8]);
         let k_align = if d == S8 { 32 } else { 16 };
         let lead: i64 = shape[..rank - 2].iter().product();
-        let want = lead * ((shape[rank - 2] + 15) / 16 * 16) * ((shape[rank - 1] + k_align - 1) / k_align * k_align);
-        assert_eq!(weight_size(V2, &shape, Some(d as i32)).unwrap(), want as u64, "{shape:?} {d}");
+        let want = lead
+            * ((shape[rank - 2] + 15) / 16 * 16)
+            * ((shape[rank - 1] + k_align - 1) / k_align * k_align);
+        assert_eq!(
+            weight_size(V2, &shape, Some(d as i32)).unwrap(),
+            want as u64,
+            "{shape:?} {d}"
+        );
     }
     for (shape, v2) in [
         (&[5i64][..], false),
@@ -235,7 +310,11 @@ fn weight_sizes_follow_canns_formula() {
         (&[4, -1], false),
         (&[i64::MAX, 16, 16], false),
     ] {
-        let (api, d) = if v2 { (V2, Some(F16 as i32)) } else { (V1, None) };
+        let (api, d) = if v2 {
+            (V2, Some(F16 as i32))
+        } else {
+            (V1, None)
+        };
         assert!(
             matches!(weight_size(api, &shape, d), Err(Error::Invalid(_))),
             "{shape:?}"
@@ -250,16 +329,34 @@ fn weight_size_functions_through_the_c_abi() {
     let dims = [510i64, 270];
     let shape = unsafe { aclCreateIntArray(dims.as_ptr(), 2) };
     let mut size = 7u64;
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSizeV2(shape, S8 as i32, &mut size) }, 0);
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSizeV2(shape, S8 as i32, &mut size) },
+        0
+    );
     assert_eq!(size, 147456);
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSize(shape, &mut size) }, 0);
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSize(shape, &mut size) },
+        0
+    );
     assert_eq!(size, 512 * 272);
     size = 7;
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSize(std::ptr::null(), &mut size) }, 161001);
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSize(shape, std::ptr::null_mut()) }, 161001);
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSizeV2(std::ptr::null(), F16 as i32, &mut size) }, 161001);
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSize(std::ptr::null(), &mut size) },
+        161001
+    );
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSize(shape, std::ptr::null_mut()) },
+        161001
+    );
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSizeV2(std::ptr::null(), F16 as i32, &mut size) },
+        161001
+    );
     let one = unsafe { aclCreateIntArray(dims.as_ptr(), 1) };
-    assert_eq!(unsafe { aclnnCalculateMatmulWeightSizeV2(one, F16 as i32, &mut size) }, 161002);
+    assert_eq!(
+        unsafe { aclnnCalculateMatmulWeightSizeV2(one, F16 as i32, &mut size) },
+        161002
+    );
     assert_eq!(size, 7, "written on failure");
     assert_eq!(aclDestroyIntArray(one), 0);
     assert_eq!(aclDestroyIntArray(shape), 0);
@@ -272,19 +369,45 @@ fn plain_functions_refuse_null_outputs() {
     use crate::capi::ops::{ArgSource, Kind, Param, PLAIN};
     struct Nulls;
     impl ArgSource for Nulls {
-        fn tensor(&mut self, _: &Param) -> *mut crate::capi::meta::aclTensor { std::ptr::null_mut() }
-        fn scalar(&mut self, _: &Param) -> *mut crate::capi::meta::aclScalar { std::ptr::null_mut() }
-        fn int_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclIntArray { std::ptr::null_mut() }
-        fn float_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclFloatArray { std::ptr::null_mut() }
-        fn bool_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclBoolArray { std::ptr::null_mut() }
-        fn tensor_list(&mut self, _: &Param) -> *mut crate::capi::meta::aclTensorList { std::ptr::null_mut() }
-        fn scalar_list(&mut self, _: &Param) -> *mut crate::capi::meta::aclScalarList { std::ptr::null_mut() }
-        fn int(&mut self, _: &Param) -> i64 { 0 }
-        fn float(&mut self, _: &Param) -> f64 { 0.0 }
-        fn bool(&mut self, _: &Param) -> bool { false }
-        fn dtype(&mut self, _: &Param) -> i32 { 1 }
-        fn string(&mut self, _: &Param) -> *const std::ffi::c_char { std::ptr::null() }
-        fn out_is_null(&mut self, p: &Param) -> bool { p.kind == Kind::Out }
+        fn tensor(&mut self, _: &Param) -> *mut crate::capi::meta::aclTensor {
+            std::ptr::null_mut()
+        }
+        fn scalar(&mut self, _: &Param) -> *mut crate::capi::meta::aclScalar {
+            std::ptr::null_mut()
+        }
+        fn int_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclIntArray {
+            std::ptr::null_mut()
+        }
+        fn float_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclFloatArray {
+            std::ptr::null_mut()
+        }
+        fn bool_array(&mut self, _: &Param) -> *mut crate::capi::meta::aclBoolArray {
+            std::ptr::null_mut()
+        }
+        fn tensor_list(&mut self, _: &Param) -> *mut crate::capi::meta::aclTensorList {
+            std::ptr::null_mut()
+        }
+        fn scalar_list(&mut self, _: &Param) -> *mut crate::capi::meta::aclScalarList {
+            std::ptr::null_mut()
+        }
+        fn int(&mut self, _: &Param) -> i64 {
+            0
+        }
+        fn float(&mut self, _: &Param) -> f64 {
+            0.0
+        }
+        fn bool(&mut self, _: &Param) -> bool {
+            false
+        }
+        fn dtype(&mut self, _: &Param) -> i32 {
+            1
+        }
+        fn string(&mut self, _: &Param) -> *const std::ffi::c_char {
+            std::ptr::null()
+        }
+        fn out_is_null(&mut self, p: &Param) -> bool {
+            p.kind == Kind::Out
+        }
     }
     assert!(PLAIN.len() >= 2);
     for f in PLAIN {
@@ -303,10 +426,19 @@ fn plain_declarations_parse_as_one_c_function() {
     )
     .unwrap();
     assert!(f.entries[0].plain && !f.entries[1].plain);
-    assert_eq!(f.entries[0].c_phase1(), "aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size)");
+    assert_eq!(
+        f.entries[0].c_phase1(),
+        "aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size)"
+    );
     let h = header(&f);
-    assert!(h.contains("ACLNN_API aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size);"), "{h}");
-    assert!(!h.contains("aclnnFooGetWorkspaceSize") && h.contains("aclnnBarGetWorkspaceSize"), "{h}");
+    assert!(
+        h.contains("ACLNN_API aclnnStatus aclnnFoo(const aclIntArray *shape, uint64_t *size);"),
+        "{h}"
+    );
+    assert!(
+        !h.contains("aclnnFooGetWorkspaceSize") && h.contains("aclnnBarGetWorkspaceSize"),
+        "{h}"
+    );
     let e = parse("t", "aclnnFoo(const aclTensor *x, int64_t *n) => r(x);").unwrap_err();
     assert!(e.contains("@plain"), "{e}");
     let e = parse("t", "@plain aclnnFoo(const aclTensor *x) => r(x);").unwrap_err();

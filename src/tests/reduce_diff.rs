@@ -671,7 +671,8 @@ fn expected_error(c: &Case) -> Option<&'static str> {
     };
     // Equal shapes, or one element each (CANN's CheckShapeAndScalarSame).
     let numel = |s: &[usize]| s.iter().product::<usize>();
-    (c.out_v.shape != want && !(numel(&c.out_v.shape) == 1 && numel(&want) == 1)).then_some("out shape")
+    (c.out_v.shape != want && !(numel(&c.out_v.shape) == 1 && numel(&want) == 1))
+        .then_some("out shape")
 }
 
 fn shuffle<T>(rng: &mut Rng, v: &mut [T]) {

@@ -98,7 +98,8 @@ fn view_past_storage_dims_is_created_as_cann_creates_it_semantics_2() {
 /// unset (possibly negative), and it is kept as 0.
 #[test]
 fn stride_of_a_size_one_dim_is_ignored_semantics_2() {
-    let t = view(&[1, 2, 3], Some(&[-77, 3, 1]), 0, &[6]).expect("size-1 dim with a garbage stride");
+    let t =
+        view(&[1, 2, 3], Some(&[-77, 3, 1]), 0, &[6]).expect("size-1 dim with a garbage stride");
     assert_eq!(t.strides[..], [0, 3, 1]);
     assert!(view(&[0, 3], Some(&[-1, 1]), 0, &[3]).is_ok());
     assert!(view(&[2, 3], Some(&[-3, 1]), 5, &[10]).is_err());

@@ -106,13 +106,27 @@ impl View {
         let mut acc = 1;
         for &a in order.iter().rev() {
             strides[a] = acc;
-            acc *= shape[a].max(1) + if rng.pct(30) { rng.below(3) as usize } else { 0 };
+            acc *= shape[a].max(1)
+                + if rng.pct(30) {
+                    rng.below(3) as usize
+                } else {
+                    0
+                };
         }
-        let offset = if rng.pct(60) { rng.below(5) as usize } else { 0 };
+        let offset = if rng.pct(60) {
+            rng.below(5) as usize
+        } else {
+            0
+        };
         let reach = if shape.contains(&0) {
             0
         } else {
-            shape.iter().zip(&strides).map(|(n, s)| (n - 1) * s).sum::<usize>() + 1
+            shape
+                .iter()
+                .zip(&strides)
+                .map(|(n, s)| (n - 1) * s)
+                .sum::<usize>()
+                + 1
         };
         View {
             dtype,
@@ -127,7 +141,12 @@ impl View {
         self.shape.iter().product()
     }
     fn at(&self, idx: &[usize]) -> usize {
-        self.offset + idx.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<usize>()
+        self.offset
+            + idx
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>()
     }
     /// Every logical index, row-major.
     fn indices(&self) -> Vec<Vec<usize>> {
@@ -268,7 +287,10 @@ impl Drop for Dev {
 }
 
 /// Phase 1, then (on success) phase 2 with a fresh workspace and a synchronisation.
-fn call(p1: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> i32, p2: Phase2) -> Result<(), (i32, String)> {
+fn call(
+    p1: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> i32,
+    p2: Phase2,
+) -> Result<(), (i32, String)> {
     let mut ws = 0u64;
     let mut ex = null_mut();
     let st = p1(&mut ws, &mut ex);
@@ -362,7 +384,9 @@ fn untouched(v: &View, before: &[u8], after: &[u8]) -> Result<(), String> {
     }
     for i in 0..v.storage {
         if !inside[i] && v.elem(before, i) != v.elem(after, i) {
-            return Err(format!("storage element {i} outside out's view was written"));
+            return Err(format!(
+                "storage element {i} outside out's view was written"
+            ));
         }
     }
     Ok(())
@@ -405,7 +429,9 @@ fn rand_shape(rng: &mut Rng, rank: usize, max: u64, empty_pct: u64) -> Vec<usize
 // Tril / Triu
 // ---------------------------------------------------------------------------------------
 
-const TRIANGLE: &[DType] = &[F64, F32, F16, BF16, S64, S32, S16, U8, S8, Bool, U64, U32, U16];
+const TRIANGLE: &[DType] = &[
+    F64, F32, F16, BF16, S64, S32, S16, U8, S8, Bool, U64, U32, U16,
+];
 
 #[test]
 fn tril_triu_match_the_triangle_formula_on_random_views() {
@@ -424,7 +450,11 @@ fn tril_triu_match_the_triangle_formula_on_random_views() {
             _ => rng.below(13) as i64 - 6,
         };
         let sv = View::random(&mut rng, dtype, &shape);
-        let ov = if inplace { sv.clone() } else { View::random(&mut rng, dtype, &shape) };
+        let ov = if inplace {
+            sv.clone()
+        } else {
+            View::random(&mut rng, dtype, &shape)
+        };
         let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
         let mut dev = Dev::new();
         let s = dev.upload(&sm);
@@ -438,7 +468,11 @@ fn tril_triu_match_the_triangle_formula_on_random_views() {
                         ops::tril::aclnnInplaceTrilGetWorkspaceSize(st, diag, w, e)
                     }
                 },
-                if upper { ops::triu::aclnnInplaceTriu } else { ops::tril::aclnnInplaceTril },
+                if upper {
+                    ops::triu::aclnnInplaceTriu
+                } else {
+                    ops::tril::aclnnInplaceTril
+                },
             );
             (s, r)
         } else {
@@ -452,7 +486,11 @@ fn tril_triu_match_the_triangle_formula_on_random_views() {
                         ops::tril::aclnnTrilGetWorkspaceSize(st, diag, ot, w, e)
                     }
                 },
-                if upper { ops::triu::aclnnTriu } else { ops::tril::aclnnTril },
+                if upper {
+                    ops::triu::aclnnTriu
+                } else {
+                    ops::tril::aclnnTril
+                },
             );
             (o, r)
         };
@@ -461,19 +499,29 @@ fn tril_triu_match_the_triangle_formula_on_random_views() {
         let before = if inplace { &sm } else { &om };
         let keep = |i: usize, j: usize| {
             let d = j as i128 - i as i128;
-            if upper { d >= diag as i128 } else { d <= diag as i128 }
+            if upper {
+                d >= diag as i128
+            } else {
+                d <= diag as i128
+            }
         };
         check_out("tril/triu", &ov, &got, |idx| {
             let (i, j) = (idx[rank - 2], idx[rank - 1]);
             if keep(i, j) {
                 let b = sv.elem(&sm, sv.at(idx)).to_vec();
-                if dtype == Bool { vec![(b[0] != 0) as u8] } else { b }
+                if dtype == Bool {
+                    vec![(b[0] != 0) as u8]
+                } else {
+                    b
+                }
             } else {
                 vec![0u8; dtype.size()]
             }
         })
         .and_then(|_| untouched(&ov, before, &got))
-        .unwrap_or_else(|e| panic!("case {case} {shape:?} {dtype} diag {diag} upper {upper} inplace {inplace}: {e}"));
+        .unwrap_or_else(|e| {
+            panic!("case {case} {shape:?} {dtype} diag {diag} upper {upper} inplace {inplace}: {e}")
+        });
         if torch_cases.len() < 40 && diag.abs() < 10 && dtype == F32 {
             let p = batch.program(if upper {
                 "out = torch.triu(a[0], a[1].item())"
@@ -538,7 +586,9 @@ fn tril_triu_refusals() {
 // Pads
 // ---------------------------------------------------------------------------------------
 
-const CONSTANT: &[DType] = &[F32, S32, F16, S8, F64, S16, S64, U64, U32, U16, U8, Bool, C64, C128, BF16];
+const CONSTANT: &[DType] = &[
+    F32, S32, F16, S8, F64, S16, S64, U64, U32, U16, U8, Bool, C64, C128, BF16,
+];
 const MIRROR: &[DType] = &[Bool, S8, U8, S16, F16, BF16, S32, F32, S64, F64, C64, C128];
 const CIRCULAR: &[DType] = &[F16, BF16, F32, S8, S32];
 
@@ -575,7 +625,11 @@ fn padded_shape(shape: &[usize], pad: &[i64]) -> Vec<usize> {
     (0..k)
         .map(|a| {
             let p = k - 1 - a;
-            let (lo, hi) = if 2 * p + 1 < pad.len() { (pad[2 * p], pad[2 * p + 1]) } else { (0, 0) };
+            let (lo, hi) = if 2 * p + 1 < pad.len() {
+                (pad[2 * p], pad[2 * p + 1])
+            } else {
+                (0, 0)
+            };
             (shape[a] as i64 + lo + hi).max(0) as usize
         })
         .collect()
@@ -603,25 +657,62 @@ fn run_pad(
             let (vd, vb) = value.unwrap();
             let sc = dev.scalar(vd, &vb);
             call(
-                |w, e| unsafe { ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, pa, sc, ot, w, e) },
+                |w, e| unsafe {
+                    ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, pa, sc, ot, w, e)
+                },
                 ops::constant_pad_nd::aclnnConstantPadNd,
             )
         }
         _ => {
             macro_rules! go {
                 ($m:ident, $p1:ident, $p2:ident) => {
-                    call(|w, e| unsafe { ops::$m::$p1(st, pa, ot, w, e) }, ops::$m::$p2)
+                    call(
+                        |w, e| unsafe { ops::$m::$p1(st, pa, ot, w, e) },
+                        ops::$m::$p2,
+                    )
                 };
             }
             match (mode, dims) {
-                (Mode::Reflect, 1) => go!(reflection_pad1d, aclnnReflectionPad1dGetWorkspaceSize, aclnnReflectionPad1d),
-                (Mode::Reflect, 2) => go!(reflection_pad2d, aclnnReflectionPad2dGetWorkspaceSize, aclnnReflectionPad2d),
-                (Mode::Reflect, 3) => go!(reflection_pad3d, aclnnReflectionPad3dGetWorkspaceSize, aclnnReflectionPad3d),
-                (Mode::Replicate, 1) => go!(replication_pad1d, aclnnReplicationPad1dGetWorkspaceSize, aclnnReplicationPad1d),
-                (Mode::Replicate, 2) => go!(replication_pad2d, aclnnReplicationPad2dGetWorkspaceSize, aclnnReplicationPad2d),
-                (Mode::Replicate, 3) => go!(replication_pad3d, aclnnReplicationPad3dGetWorkspaceSize, aclnnReplicationPad3d),
-                (Mode::Circular, 2) => go!(circular_pad2d, aclnnCircularPad2dGetWorkspaceSize, aclnnCircularPad2d),
-                (Mode::Circular, 3) => go!(circular_pad3d, aclnnCircularPad3dGetWorkspaceSize, aclnnCircularPad3d),
+                (Mode::Reflect, 1) => go!(
+                    reflection_pad1d,
+                    aclnnReflectionPad1dGetWorkspaceSize,
+                    aclnnReflectionPad1d
+                ),
+                (Mode::Reflect, 2) => go!(
+                    reflection_pad2d,
+                    aclnnReflectionPad2dGetWorkspaceSize,
+                    aclnnReflectionPad2d
+                ),
+                (Mode::Reflect, 3) => go!(
+                    reflection_pad3d,
+                    aclnnReflectionPad3dGetWorkspaceSize,
+                    aclnnReflectionPad3d
+                ),
+                (Mode::Replicate, 1) => go!(
+                    replication_pad1d,
+                    aclnnReplicationPad1dGetWorkspaceSize,
+                    aclnnReplicationPad1d
+                ),
+                (Mode::Replicate, 2) => go!(
+                    replication_pad2d,
+                    aclnnReplicationPad2dGetWorkspaceSize,
+                    aclnnReplicationPad2d
+                ),
+                (Mode::Replicate, 3) => go!(
+                    replication_pad3d,
+                    aclnnReplicationPad3dGetWorkspaceSize,
+                    aclnnReplicationPad3d
+                ),
+                (Mode::Circular, 2) => go!(
+                    circular_pad2d,
+                    aclnnCircularPad2dGetWorkspaceSize,
+                    aclnnCircularPad2d
+                ),
+                (Mode::Circular, 3) => go!(
+                    circular_pad3d,
+                    aclnnCircularPad3dGetWorkspaceSize,
+                    aclnnCircularPad3d
+                ),
                 _ => unreachable!(),
             }
         }
@@ -629,7 +720,16 @@ fn run_pad(
     r.map(|_| dev.download(o))
 }
 
-fn check_pad(mode: Mode, sv: &View, sm: &[u8], pad: &[i64], fill: &[u8], ov: &View, om: &[u8], got: &[u8]) -> Result<(), String> {
+fn check_pad(
+    mode: Mode,
+    sv: &View,
+    sm: &[u8],
+    pad: &[i64],
+    fill: &[u8],
+    ov: &View,
+    om: &[u8],
+    got: &[u8],
+) -> Result<(), String> {
     let k = sv.shape.len();
     check_out("pad", ov, got, |idx| {
         let mut src = vec![0; k];
@@ -642,7 +742,11 @@ fn check_pad(mode: Mode, sv: &View, sm: &[u8], pad: &[i64], fill: &[u8], ov: &Vi
             }
         }
         let b = sv.elem(sm, sv.at(&src)).to_vec();
-        if sv.dtype == Bool { vec![(b[0] != 0) as u8] } else { b }
+        if sv.dtype == Bool {
+            vec![(b[0] != 0) as u8]
+        } else {
+            b
+        }
     })?;
     untouched(ov, om, got)
 }
@@ -660,7 +764,10 @@ fn constant_pad_nd_matches_the_index_formula() {
         let pairs = rng.below(rank as u64 + 1) as usize;
         let pad: Vec<i64> = (0..2 * pairs).map(|_| rng.below(7) as i64 - 2).collect();
         let (vd, v) = if dtype.is_float() || dtype.is_complex() {
-            (pick(&mut rng, &[F32, F64, F16]), (rng.below(9) as f64 - 4.0) * 0.5)
+            (
+                pick(&mut rng, &[F32, F64, F16]),
+                (rng.below(9) as f64 - 4.0) * 0.5,
+            )
         } else if dtype == Bool {
             (Bool, rng.below(2) as f64)
         } else {
@@ -687,7 +794,16 @@ fn constant_pad_nd_matches_the_index_formula() {
         let want_shape = padded_shape(&shape, &pad);
         let ov = View::random(&mut rng, dtype, &want_shape);
         let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
-        match run_pad(Mode::Constant, 0, &sv, &sm, &pad, Some((vd, enc(vd, v))), &ov, &om) {
+        match run_pad(
+            Mode::Constant,
+            0,
+            &sv,
+            &sm,
+            &pad,
+            Some((vd, enc(vd, v))),
+            &ov,
+            &om,
+        ) {
             Ok(got) => {
                 assert!(valid, "case {case}: {shape:?} pad {pad:?} accepted");
                 check_pad(Mode::Constant, &sv, &sm, &pad, &fill_value, &ov, &om, &got)
@@ -695,12 +811,22 @@ fn constant_pad_nd_matches_the_index_formula() {
                 ran += 1;
                 if dtype == F32 && torch_cases.len() < 40 {
                     let p = torch.program("out = F.pad(a[0], a[1].tolist(), value=a[2].item())");
-                    torch.case(p, vec![Some(sv.array(&sm)), Some(Array::i64s(&[pad.len()], &pad)), Some(Array::f64s(&[1], &[v]))]);
+                    torch.case(
+                        p,
+                        vec![
+                            Some(sv.array(&sm)),
+                            Some(Array::i64s(&[pad.len()], &pad)),
+                            Some(Array::f64s(&[1], &[v])),
+                        ],
+                    );
                     torch_cases.push((ov.clone(), got));
                 }
             }
             Err((c, m)) => {
-                assert!(!valid && c == INVALID, "case {case} {dtype} {shape:?} pad {pad:?}: refused {c} {m}");
+                assert!(
+                    !valid && c == INVALID,
+                    "case {case} {dtype} {shape:?} pad {pad:?}: refused {c} {m}"
+                );
             }
         }
     }
@@ -718,7 +844,18 @@ fn constant_pad_nd_refusals() {
     let sv = View::contiguous(F32, &[2, 3]);
     let sm = vec![0u8; sv.bytes()];
     let v = Some((F32, enc(F32, 1.0)));
-    let r = |pad: &[i64], ov: &View| run_pad(Mode::Constant, 0, &sv, &sm, pad, v.clone(), ov, &vec![0u8; ov.bytes()]);
+    let r = |pad: &[i64], ov: &View| {
+        run_pad(
+            Mode::Constant,
+            0,
+            &sv,
+            &sm,
+            pad,
+            v.clone(),
+            ov,
+            &vec![0u8; ov.bytes()],
+        )
+    };
     let (c, m) = r(&[1], &View::contiguous(F32, &[2, 4])).unwrap_err();
     assert!(c == INVALID && m.contains("pairs"), "{m}");
     let (c, m) = r(&[0, 0, 0, 0, 0, 0], &sv).unwrap_err();
@@ -738,9 +875,19 @@ fn constant_pad_nd_refusals() {
     let st = dev.tensor(&sv, s, ND);
     let pa = dev.ints(&[0, 0]);
     let sc = dev.scalar(F32, &enc(F32, 0.0));
-    let r = call(|w, e| unsafe { ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, pa, null_mut(), st, w, e) }, ops::constant_pad_nd::aclnnConstantPadNd);
+    let r = call(
+        |w, e| unsafe {
+            ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, pa, null_mut(), st, w, e)
+        },
+        ops::constant_pad_nd::aclnnConstantPadNd,
+    );
     assert_eq!(r.unwrap_err().0, NULLPTR);
-    let r = call(|w, e| unsafe { ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, null_mut(), sc, st, w, e) }, ops::constant_pad_nd::aclnnConstantPadNd);
+    let r = call(
+        |w, e| unsafe {
+            ops::constant_pad_nd::aclnnConstantPadNdGetWorkspaceSize(st, null_mut(), sc, st, w, e)
+        },
+        ops::constant_pad_nd::aclnnConstantPadNd,
+    );
     assert_eq!(r.unwrap_err().0, NULLPTR);
 }
 
@@ -761,7 +908,11 @@ fn edge_pads_match_their_definitions() {
             6 => (Mode::Circular, 2),
             _ => (Mode::Circular, 3),
         };
-        let list = if mode == Mode::Circular { CIRCULAR } else { MIRROR };
+        let list = if mode == Mode::Circular {
+            CIRCULAR
+        } else {
+            MIRROR
+        };
         let dtype = pick(&mut rng, list);
         let rank = dims + 1 + rng.below(2) as usize;
         let mut shape = rand_shape(&mut rng, rank, 5, 0);
@@ -771,7 +922,11 @@ fn edge_pads_match_their_definitions() {
         let pad: Vec<i64> = (0..2 * dims)
             .map(|p| {
                 let n = shape[rank - 1 - p / 2] as i64;
-                if rng.pct(5) { n } else { rng.below(n as u64 * 2 - 1) as i64 - (n - 1) }
+                if rng.pct(5) {
+                    n
+                } else {
+                    rng.below(n as u64 * 2 - 1) as i64 - (n - 1)
+                }
             })
             .collect();
         let mut valid = !(shape[0] == 0 && rank == dims + 1);
@@ -786,24 +941,39 @@ fn edge_pads_match_their_definitions() {
         let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
         match run_pad(mode, dims, &sv, &sm, &pad, None, &ov, &om) {
             Ok(got) => {
-                assert!(valid || shape[0] == 0, "case {case} {mode:?}{dims} {shape:?} pad {pad:?} accepted");
-                check_pad(mode, &sv, &sm, &pad, &[], &ov, &om, &got)
-                    .unwrap_or_else(|e| panic!("case {case} {mode:?}{dims} {dtype} {shape:?} pad {pad:?}: {e}"));
+                assert!(
+                    valid || shape[0] == 0,
+                    "case {case} {mode:?}{dims} {shape:?} pad {pad:?} accepted"
+                );
+                check_pad(mode, &sv, &sm, &pad, &[], &ov, &om, &got).unwrap_or_else(|e| {
+                    panic!("case {case} {mode:?}{dims} {dtype} {shape:?} pad {pad:?}: {e}")
+                });
                 ran += 1;
                 // torch 1.13's circular pad needs the batch dim
                 let torch_ok = mode != Mode::Circular || rank == dims + 2;
-                if dtype == F32 && torch_ok && torch_cases.len() < 60 && !sv.shape.contains(&0) && pad.iter().all(|&p| p >= 0) {
+                if dtype == F32
+                    && torch_ok
+                    && torch_cases.len() < 60
+                    && !sv.shape.contains(&0)
+                    && pad.iter().all(|&p| p >= 0)
+                {
                     let m = match mode {
                         Mode::Reflect => "reflect",
                         Mode::Replicate => "replicate",
                         _ => "circular",
                     };
                     let p = torch.program(&format!("out = F.pad(a[0], a[1].tolist(), mode='{m}')"));
-                    torch.case(p, vec![Some(sv.array(&sm)), Some(Array::i64s(&[pad.len()], &pad))]);
+                    torch.case(
+                        p,
+                        vec![Some(sv.array(&sm)), Some(Array::i64s(&[pad.len()], &pad))],
+                    );
                     torch_cases.push((ov.clone(), got));
                 }
             }
-            Err((c, m)) => assert!(!valid && c == INVALID, "case {case} {mode:?}{dims} {shape:?} pad {pad:?}: refused {c} {m}"),
+            Err((c, m)) => assert!(
+                !valid && c == INVALID,
+                "case {case} {mode:?}{dims} {shape:?} pad {pad:?}: refused {c} {m}"
+            ),
         }
     }
     assert!(ran > 300, "only {ran} valid cases");
@@ -820,20 +990,66 @@ fn edge_pads_refuse_bad_ranks_and_padding() {
     let sv = View::contiguous(F32, &[2, 3]);
     let sm = vec![0u8; sv.bytes()];
     let om = vec![0u8; 64];
-    let r = |mode, dims, s: &View, pad: &[i64], o: &View| run_pad(mode, dims, s, &vec![0u8; s.bytes()], pad, None, o, &vec![0u8; o.bytes()]);
+    let r = |mode, dims, s: &View, pad: &[i64], o: &View| {
+        run_pad(
+            mode,
+            dims,
+            s,
+            &vec![0u8; s.bytes()],
+            pad,
+            None,
+            o,
+            &vec![0u8; o.bytes()],
+        )
+    };
     let _ = (&sm, &om);
-    let (c, m) = r(Mode::Reflect, 1, &View::contiguous(F32, &[3]), &[1, 1], &View::contiguous(F32, &[5])).unwrap_err();
+    let (c, m) = r(
+        Mode::Reflect,
+        1,
+        &View::contiguous(F32, &[3]),
+        &[1, 1],
+        &View::contiguous(F32, &[5]),
+    )
+    .unwrap_err();
     assert!(c == INVALID && m.contains("dims"), "{m}");
     let (c, m) = r(Mode::Reflect, 1, &sv, &[1], &View::contiguous(F32, &[2, 4])).unwrap_err();
     assert!(c == INVALID && m.contains("values"), "{m}");
-    let (c, m) = r(Mode::Reflect, 1, &sv, &[3, 0], &View::contiguous(F32, &[2, 6])).unwrap_err();
+    let (c, m) = r(
+        Mode::Reflect,
+        1,
+        &sv,
+        &[3, 0],
+        &View::contiguous(F32, &[2, 6]),
+    )
+    .unwrap_err();
     assert!(c == INVALID && m.contains("smaller"), "{m}");
-    let (c, m) = r(Mode::Replicate, 2, &View::contiguous(F32, &[1, 2, 3]), &[0, 0, 1, 0], &View::contiguous(F32, &[1, 2, 3])).unwrap_err();
+    let (c, m) = r(
+        Mode::Replicate,
+        2,
+        &View::contiguous(F32, &[1, 2, 3]),
+        &[0, 0, 1, 0],
+        &View::contiguous(F32, &[1, 2, 3]),
+    )
+    .unwrap_err();
     assert!(c == INVALID && m.contains("shape"), "{m}");
-    let (c, m) = r(Mode::Circular, 2, &View::contiguous(F64, &[1, 2, 3]), &[0, 0, 0, 0], &View::contiguous(F64, &[1, 2, 3])).unwrap_err();
+    let (c, m) = r(
+        Mode::Circular,
+        2,
+        &View::contiguous(F64, &[1, 2, 3]),
+        &[0, 0, 0, 0],
+        &View::contiguous(F64, &[1, 2, 3]),
+    )
+    .unwrap_err();
     assert!(c == INVALID && m.contains("dtype"), "{m}");
     // a 2-d reflection self may not be empty
-    let (c, m) = r(Mode::Reflect, 1, &View::contiguous(F32, &[0, 3]), &[1, 1], &View::contiguous(F32, &[0, 5])).unwrap_err();
+    let (c, m) = r(
+        Mode::Reflect,
+        1,
+        &View::contiguous(F32, &[0, 3]),
+        &[1, 1],
+        &View::contiguous(F32, &[0, 5]),
+    )
+    .unwrap_err();
     assert!(c == INVALID && m.contains("empty"), "{m}");
 }
 
@@ -849,9 +1065,18 @@ fn upsample_nearest_2d_matches_the_f32_index_formula() {
     for case in 0..200 {
         let dtype = pick(&mut rng, &[F16, F32, F64, U8, BF16]);
         let nhwc = rng.pct(25);
-        let (n, c, h, w) = (rng.below(3) as usize, 1 + rng.below(3) as usize, 1 + rng.below(7) as usize, 1 + rng.below(7) as usize);
+        let (n, c, h, w) = (
+            rng.below(3) as usize,
+            1 + rng.below(3) as usize,
+            1 + rng.below(7) as usize,
+            1 + rng.below(7) as usize,
+        );
         let (oh, ow) = (1 + rng.below(17) as usize, 1 + rng.below(17) as usize);
-        let (ss, os) = if nhwc { (vec![n, h, w, c], vec![n, oh, ow, c]) } else { (vec![n, c, h, w], vec![n, c, oh, ow]) };
+        let (ss, os) = if nhwc {
+            (vec![n, h, w, c], vec![n, oh, ow, c])
+        } else {
+            (vec![n, c, h, w], vec![n, c, oh, ow])
+        };
         let sv = View::random(&mut rng, dtype, &ss);
         let ov = View::random(&mut rng, dtype, &os);
         let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
@@ -862,7 +1087,11 @@ fn upsample_nearest_2d_matches_the_f32_index_formula() {
         let ot = dev.tensor(&ov, o, fmt);
         let size = dev.ints(&[oh as i64, ow as i64]);
         call(
-            |wk, e| unsafe { ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(st, size, ot, wk, e) },
+            |wk, e| unsafe {
+                ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(
+                    st, size, ot, wk, e,
+                )
+            },
             ops::upsample_nearest_2d::aclnnUpsampleNearest2d,
         )
         .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
@@ -883,24 +1112,47 @@ fn upsample_nearest_2d_matches_the_f32_index_formula() {
         .unwrap_or_else(|e| panic!("case {case} {ss:?} -> {oh}x{ow}: {e}"));
         if !nhwc && dtype == F32 && n > 0 && torch_cases.len() < 60 {
             let p = torch.program("out = F.interpolate(a[0], size=a[1].tolist(), mode='nearest')");
-            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::i64s(&[2], &[oh as i64, ow as i64]))]);
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(Array::i64s(&[2], &[oh as i64, ow as i64])),
+                ],
+            );
             torch_cases.push((ov.clone(), got));
         }
     }
     // Large ratios where f32 rounding of the scale matters.
-    for (inp, out) in [(3usize, 7usize), (7, 10), (10, 3), (13, 1000), (1000, 999), (5, 11)] {
+    for (inp, out) in [
+        (3usize, 7usize),
+        (7, 10),
+        (10, 3),
+        (13, 1000),
+        (1000, 999),
+        (5, 11),
+    ] {
         let sv = View::contiguous(F32, &[1, 1, 1, inp]);
         let sm: Vec<u8> = (0..inp).flat_map(|i| (i as f32).to_le_bytes()).collect();
         let ov = View::contiguous(F32, &[1, 1, 1, out]);
         let p = torch.program("out = F.interpolate(a[0], size=a[1].tolist(), mode='nearest')");
-        torch.case(p, vec![Some(sv.array(&sm)), Some(Array::i64s(&[2], &[1, out as i64]))]);
+        torch.case(
+            p,
+            vec![
+                Some(sv.array(&sm)),
+                Some(Array::i64s(&[2], &[1, out as i64])),
+            ],
+        );
         let mut dev = Dev::new();
         let (s, o) = (dev.upload(&sm), dev.upload(&vec![0u8; ov.bytes()]));
         let st = dev.tensor(&sv, s, NCHW);
         let ot = dev.tensor(&ov, o, NCHW);
         let size = dev.ints(&[1, out as i64]);
         call(
-            |wk, e| unsafe { ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(st, size, ot, wk, e) },
+            |wk, e| unsafe {
+                ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(
+                    st, size, ot, wk, e,
+                )
+            },
             ops::upsample_nearest_2d::aclnnUpsampleNearest2d,
         )
         .unwrap();
@@ -932,13 +1184,21 @@ fn upsample_nearest_2d_refusals() {
     let three = dev.ints(&[6, 8, 1]);
     let r = |s, size, o| {
         call(
-            |w, x| unsafe { ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(s, size, o, w, x) },
+            |w, x| unsafe {
+                ops::upsample_nearest_2d::aclnnUpsampleNearest2dGetWorkspaceSize(s, size, o, w, x)
+            },
             ops::upsample_nearest_2d::aclnnUpsampleNearest2d,
         )
     };
     assert!(r(a, ok, b).is_ok());
     assert_eq!(r(a, null_mut(), b).unwrap_err().0, NULLPTR);
-    for (s, size, o, what) in [(a, ok, c, "shape"), (a, ok, d, "dtype"), (a, zero, b, "positive"), (a, three, b, "2 values"), (a, ok, e, "format")] {
+    for (s, size, o, what) in [
+        (a, ok, c, "shape"),
+        (a, ok, d, "dtype"),
+        (a, zero, b, "positive"),
+        (a, three, b, "2 values"),
+        (a, ok, e, "format"),
+    ] {
         let (code, m) = r(s, size, o).unwrap_err();
         assert!(code == INVALID && m.contains(what), "{what}: {m}");
     }
@@ -956,21 +1216,42 @@ fn im2col_matches_the_unfold_formula() {
     let mut ran = 0;
     for case in 0..250 {
         let dtype = pick(&mut rng, &[F32, F16, BF16]);
-        let odtype = if rng.pct(20) { pick(&mut rng, &[F32, F16, BF16]) } else { dtype };
+        let odtype = if rng.pct(20) {
+            pick(&mut rng, &[F32, F16, BF16])
+        } else {
+            dtype
+        };
         let batched = rng.pct(70);
-        let (n, c, h, w) = (rng.below(3) as usize, 1 + rng.below(3) as usize, 1 + rng.below(7) as usize, 1 + rng.below(7) as usize);
+        let (n, c, h, w) = (
+            rng.below(3) as usize,
+            1 + rng.below(3) as usize,
+            1 + rng.below(7) as usize,
+            1 + rng.below(7) as usize,
+        );
         let kk = [1 + rng.below(3) as usize, 1 + rng.below(3) as usize];
         let dil = [1 + rng.below(2) as usize, 1 + rng.below(2) as usize];
         let pad = [rng.below(3) as usize, rng.below(3) as usize];
         let st = [1 + rng.below(3) as usize, 1 + rng.below(2) as usize];
-        let span = |size: usize, a: usize| (size as i64 + 2 * pad[a] as i64 - (dil[a] * (kk[a] - 1) + 1) as i64).div_euclid(st[a] as i64) + 1;
+        let span = |size: usize, a: usize| {
+            (size as i64 + 2 * pad[a] as i64 - (dil[a] * (kk[a] - 1) + 1) as i64)
+                .div_euclid(st[a] as i64)
+                + 1
+        };
         let (oh, ow) = (span(h, 0), span(w, 1));
-        let ss = if batched { vec![n, c, h, w] } else { vec![c, h, w] };
+        let ss = if batched {
+            vec![n, c, h, w]
+        } else {
+            vec![c, h, w]
+        };
         let sv = View::random(&mut rng, dtype, &ss);
         let sm = fill(&mut rng, &sv);
         let valid = oh >= 1 && ow >= 1;
         let (oh, ow) = (oh.max(1) as usize, ow.max(1) as usize);
-        let os = if batched { vec![n, c * kk[0] * kk[1], oh * ow] } else { vec![c * kk[0] * kk[1], oh * ow] };
+        let os = if batched {
+            vec![n, c * kk[0] * kk[1], oh * ow]
+        } else {
+            vec![c * kk[0] * kk[1], oh * ow]
+        };
         let ov = View::random(&mut rng, odtype, &os);
         let om = fill(&mut rng, &ov);
         let mut dev = Dev::new();
@@ -978,9 +1259,16 @@ fn im2col_matches_the_unfold_formula() {
         let stt = dev.tensor(&sv, s, ND);
         let ot = dev.tensor(&ov, o, ND);
         let i64s = |v: [usize; 2]| [v[0] as i64, v[1] as i64];
-        let (ka, da, pa, sa) = (dev.ints(&i64s(kk)), dev.ints(&i64s(dil)), dev.ints(&i64s(pad)), dev.ints(&i64s(st)));
+        let (ka, da, pa, sa) = (
+            dev.ints(&i64s(kk)),
+            dev.ints(&i64s(dil)),
+            dev.ints(&i64s(pad)),
+            dev.ints(&i64s(st)),
+        );
         let r = call(
-            |wk, e| unsafe { ops::im2col::aclnnIm2colGetWorkspaceSize(stt, ka, da, pa, sa, ot, wk, e) },
+            |wk, e| unsafe {
+                ops::im2col::aclnnIm2colGetWorkspaceSize(stt, ka, da, pa, sa, ot, wk, e)
+            },
             ops::im2col::aclnnIm2col,
         );
         if !valid {
@@ -991,7 +1279,11 @@ fn im2col_matches_the_unfold_formula() {
         ran += 1;
         let got = dev.download(o);
         check_out("im2col", &ov, &got, |idx| {
-            let (b, row, l) = if batched { (idx[0], idx[1], idx[2]) } else { (0, idx[0], idx[1]) };
+            let (b, row, l) = if batched {
+                (idx[0], idx[1], idx[2])
+            } else {
+                (0, idx[0], idx[1])
+            };
             let (ch, ki, kj) = (row / (kk[0] * kk[1]), row / kk[1] % kk[0], row % kk[1]);
             let (y, x) = (l / ow, l % ow);
             let hi = (y * st[0] + ki * dil[0]) as i64 - pad[0] as i64;
@@ -999,12 +1291,20 @@ fn im2col_matches_the_unfold_formula() {
             if hi < 0 || wi < 0 || hi >= h as i64 || wi >= w as i64 {
                 return enc(odtype, 0.0);
             }
-            let si = if batched { vec![b, ch, hi as usize, wi as usize] } else { vec![ch, hi as usize, wi as usize] };
+            let si = if batched {
+                vec![b, ch, hi as usize, wi as usize]
+            } else {
+                vec![ch, hi as usize, wi as usize]
+            };
             let v = dec(dtype, sv.elem(&sm, sv.at(&si)));
             if v.is_nan() {
                 // the NaN's payload is the conversion's; compare NaN-ness via a canonical quiet NaN
                 let g = dec(odtype, ov.elem(&got, ov.at(idx)));
-                return if g.is_nan() { ov.elem(&got, ov.at(idx)).to_vec() } else { enc(odtype, v) };
+                return if g.is_nan() {
+                    ov.elem(&got, ov.at(idx)).to_vec()
+                } else {
+                    enc(odtype, v)
+                };
             }
             enc(odtype, v)
         })
@@ -1013,7 +1313,10 @@ fn im2col_matches_the_unfold_formula() {
         if dtype == F32 && odtype == F32 && batched && n > 0 && torch_cases.len() < 50 {
             let p = torch.program("out = F.unfold(a[0], kernel_size=a[1].tolist(), dilation=a[2].tolist(), padding=a[3].tolist(), stride=a[4].tolist())");
             let arr = |v: [usize; 2]| Some(Array::i64s(&[2], &i64s(v)));
-            torch.case(p, vec![Some(sv.array(&sm)), arr(kk), arr(dil), arr(pad), arr(st)]);
+            torch.case(
+                p,
+                vec![Some(sv.array(&sm)), arr(kk), arr(dil), arr(pad), arr(st)],
+            );
             torch_cases.push((ov.clone(), got));
         }
     }
@@ -1040,10 +1343,21 @@ fn im2col_refusals() {
     let zero = dev.ints(&[0, 0]);
     let neg = dev.ints(&[-1, 0]);
     let three = dev.ints(&[1, 1, 1]);
-    let r = |k, d, p, s| call(|w, e| unsafe { ops::im2col::aclnnIm2colGetWorkspaceSize(st, k, d, p, s, ot, w, e) }, ops::im2col::aclnnIm2col);
+    let r = |k, d, p, s| {
+        call(
+            |w, e| unsafe { ops::im2col::aclnnIm2colGetWorkspaceSize(st, k, d, p, s, ot, w, e) },
+            ops::im2col::aclnnIm2col,
+        )
+    };
     assert!(r(k2, one, zero, one).is_ok());
     assert_eq!(r(null_mut(), one, zero, one).unwrap_err().0, NULLPTR);
-    for (k, d, p, s, what) in [(zero, one, zero, one, "positive"), (k2, zero, zero, one, "positive"), (k2, one, neg, one, "non-negative"), (k2, one, zero, three, "2 values"), (k2, one, one, one, "shape")] {
+    for (k, d, p, s, what) in [
+        (zero, one, zero, one, "positive"),
+        (k2, zero, zero, one, "positive"),
+        (k2, one, neg, one, "non-negative"),
+        (k2, one, zero, three, "2 values"),
+        (k2, one, one, one, "shape"),
+    ] {
         let (c, m) = r(k, d, p, s).unwrap_err();
         assert!(c == INVALID && m.contains(what), "{what}: {m}");
     }
@@ -1144,12 +1458,24 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
     for case in 0..400 {
         let v2 = case % 2 == 1;
         let sd = pick(&mut rng, CUMSUM);
-        let od = if v2 || rng.pct(60) { sd } else { pick(&mut rng, CUMSUM) };
+        let od = if v2 || rng.pct(60) {
+            sd
+        } else {
+            pick(&mut rng, CUMSUM)
+        };
         let rank = rng.below(4) as usize;
         let max = if rng.pct(20) { 40 } else { 6 };
         let shape = rand_shape(&mut rng, rank, max, 4);
-        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
-        let (exclusive, reverse) = if v2 { (rng.pct(50), rng.pct(50)) } else { (false, false) };
+        let dim = if rank == 0 {
+            rng.below(2) as i64 - 1
+        } else {
+            rng.below(2 * rank as u64) as i64 - rank as i64
+        };
+        let (exclusive, reverse) = if v2 {
+            (rng.pct(50), rng.pct(50))
+        } else {
+            (false, false)
+        };
         let sv = View::random(&mut rng, sd, &shape);
         let ov = View::random(&mut rng, od, &shape);
         let mut sm = fill(&mut rng, &sv);
@@ -1167,13 +1493,29 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
         let st = dev.tensor(&sv, s, ND);
         let ot = dev.tensor(&ov, o, ND);
         let r = if v2 {
-            call(|w, e| unsafe { ops::cumsum::aclnnCumsumV2GetWorkspaceSize(st, dim, exclusive, reverse, ot, w, e) }, ops::cumsum::aclnnCumsumV2)
+            call(
+                |w, e| unsafe {
+                    ops::cumsum::aclnnCumsumV2GetWorkspaceSize(
+                        st, dim, exclusive, reverse, ot, w, e,
+                    )
+                },
+                ops::cumsum::aclnnCumsumV2,
+            )
         } else {
-            call(|w, e| unsafe { ops::cumsum::aclnnCumsumGetWorkspaceSize(st, dim, od as i32, ot, w, e) }, ops::cumsum::aclnnCumsum)
+            call(
+                |w, e| unsafe {
+                    ops::cumsum::aclnnCumsumGetWorkspaceSize(st, dim, od as i32, ot, w, e)
+                },
+                ops::cumsum::aclnnCumsum,
+            )
         };
         r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(o);
-        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let axis = if rank == 0 {
+            0
+        } else {
+            dim.rem_euclid(rank as i64) as usize
+        };
         let mut want = std::collections::HashMap::new();
         for idx in sv.indices() {
             if rank > 0 && idx[axis] != 0 {
@@ -1192,8 +1534,15 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
             if reverse {
                 line.reverse();
             }
-            let raw: Vec<Vec<u8>> = line.iter().map(|i| convert_elem(sd, od, sv.elem(&sm, sv.at(i)))).collect();
-            let xs: Vec<f64> = if od.is_float() { raw.iter().map(|b| dec(od, b)).collect() } else { vec![] };
+            let raw: Vec<Vec<u8>> = line
+                .iter()
+                .map(|i| convert_elem(sd, od, sv.elem(&sm, sv.at(i))))
+                .collect();
+            let xs: Vec<f64> = if od.is_float() {
+                raw.iter().map(|b| dec(od, b)).collect()
+            } else {
+                vec![]
+            };
             for (i, v) in line.iter().zip(scan_ref(od, &xs, &raw, exclusive)) {
                 want.insert(i.clone(), v);
             }
@@ -1201,13 +1550,16 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
         check_out("cumsum", &ov, &got, |idx| {
             let w = want[idx].clone();
             // any NaN is the same NaN for a sum
-            if od.is_float() && dec(od, &w).is_nan() && dec(od, ov.elem(&got, ov.at(idx))).is_nan() {
+            if od.is_float() && dec(od, &w).is_nan() && dec(od, ov.elem(&got, ov.at(idx))).is_nan()
+            {
                 return ov.elem(&got, ov.at(idx)).to_vec();
             }
             w
         })
         .and_then(|_| untouched(&ov, &om, &got))
-        .unwrap_or_else(|e| panic!("case {case} {sd}->{od} {shape:?} dim {dim} excl {exclusive} rev {reverse}: {e}"));
+        .unwrap_or_else(|e| {
+            panic!("case {case} {sd}->{od} {shape:?} dim {dim} excl {exclusive} rev {reverse}: {e}")
+        });
     }
 }
 
@@ -1219,11 +1571,30 @@ fn cumsum_refusals() {
     let c = dev.zeros(F32, &[3, 2]);
     let d = dev.zeros(Bool, &[2, 3]);
     let e = dev.zeros(S32, &[2, 3]);
-    let v1 = |s, dim, o| call(|w, x| unsafe { ops::cumsum::aclnnCumsumGetWorkspaceSize(s, dim, F32 as i32, o, w, x) }, ops::cumsum::aclnnCumsum);
-    let v2 = |s, dim, o| call(|w, x| unsafe { ops::cumsum::aclnnCumsumV2GetWorkspaceSize(s, dim, true, false, o, w, x) }, ops::cumsum::aclnnCumsumV2);
+    let v1 = |s, dim, o| {
+        call(
+            |w, x| unsafe { ops::cumsum::aclnnCumsumGetWorkspaceSize(s, dim, F32 as i32, o, w, x) },
+            ops::cumsum::aclnnCumsum,
+        )
+    };
+    let v2 = |s, dim, o| {
+        call(
+            |w, x| unsafe {
+                ops::cumsum::aclnnCumsumV2GetWorkspaceSize(s, dim, true, false, o, w, x)
+            },
+            ops::cumsum::aclnnCumsumV2,
+        )
+    };
     assert!(v1(a, -2, b).is_ok());
     assert_eq!(v1(null_mut(), 0, b).unwrap_err().0, NULLPTR);
-    for (r, what) in [(v1(a, 2, b), "out of range"), (v1(a, 0, c), "shape"), (v1(d, 0, b), "dtype"), (v1(a, 0, e), "dtype"), (v2(a, 0, e), "dtype"), (v2(a, -3, b), "out of range")] {
+    for (r, what) in [
+        (v1(a, 2, b), "out of range"),
+        (v1(a, 0, c), "shape"),
+        (v1(d, 0, b), "dtype"),
+        (v1(a, 0, e), "dtype"),
+        (v2(a, 0, e), "dtype"),
+        (v2(a, -3, b), "out of range"),
+    ] {
         let (code, m) = r.unwrap_err();
         assert!(code == INVALID && m.contains(what), "{what}: {m}");
     }
@@ -1267,8 +1638,16 @@ fn argsort_is_torchs_stable_order() {
         let rank = rng.below(4) as usize;
         let long = rng.pct(5);
         let mut shape = rand_shape(&mut rng, rank, 7, 4);
-        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
-        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let dim = if rank == 0 {
+            rng.below(2) as i64 - 1
+        } else {
+            rng.below(2 * rank as u64) as i64 - rank as i64
+        };
+        let axis = if rank == 0 {
+            0
+        } else {
+            dim.rem_euclid(rank as i64) as usize
+        };
         if long && rank > 0 {
             shape = vec![1; rank];
             shape[axis] = 40_000;
@@ -1292,8 +1671,13 @@ fn argsort_is_torchs_stable_order() {
         let (s, o) = (dev.upload(&sm), dev.upload(&om));
         let st = dev.tensor(&sv, s, ND);
         let ot = dev.tensor(&ov, o, ND);
-        call(|w, e| unsafe { ops::argsort::aclnnArgsortGetWorkspaceSize(st, dim, descending, ot, w, e) }, ops::argsort::aclnnArgsort)
-            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        call(
+            |w, e| unsafe {
+                ops::argsort::aclnnArgsortGetWorkspaceSize(st, dim, descending, ot, w, e)
+            },
+            ops::argsort::aclnnArgsort,
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(o);
         let mut want = std::collections::HashMap::new();
         for idx in sv.indices() {
@@ -1310,16 +1694,28 @@ fn argsort_is_torchs_stable_order() {
             };
             let mut order: Vec<usize> = (0..n).collect();
             if dtype.is_float() {
-                let vals: Vec<f64> = (0..n).map(|k| dec(dtype, sv.elem(&sm, sv.at(&at(k))))).collect();
+                let vals: Vec<f64> = (0..n)
+                    .map(|k| dec(dtype, sv.elem(&sm, sv.at(&at(k)))))
+                    .collect();
                 order.sort_by(|&a, &b| {
                     let c = torch_cmp(vals[a], vals[b]);
-                    if descending { c.reverse() } else { c }
+                    if descending {
+                        c.reverse()
+                    } else {
+                        c
+                    }
                 });
             } else {
-                let vals: Vec<i128> = (0..n).map(|k| int_value(dtype, sv.elem(&sm, sv.at(&at(k))))).collect();
+                let vals: Vec<i128> = (0..n)
+                    .map(|k| int_value(dtype, sv.elem(&sm, sv.at(&at(k)))))
+                    .collect();
                 order.sort_by(|&a, &b| {
                     let c = vals[a].cmp(&vals[b]);
-                    if descending { c.reverse() } else { c }
+                    if descending {
+                        c.reverse()
+                    } else {
+                        c
+                    }
                 });
             }
             for (j, &src) in order.iter().enumerate() {
@@ -1328,10 +1724,19 @@ fn argsort_is_torchs_stable_order() {
         }
         check_out("argsort", &ov, &got, |idx| want[idx].clone())
             .and_then(|_| untouched(&ov, &om, &got))
-            .unwrap_or_else(|e| panic!("case {case} {dtype} {shape:?} dim {dim} desc {descending}: {e}"));
+            .unwrap_or_else(|e| {
+                panic!("case {case} {dtype} {shape:?} dim {dim} desc {descending}: {e}")
+            });
         if !long && !matches!(dtype, BF16 | F16) && torch_cases.len() < 80 {
             let p = torch.program("out = torch.sort(a[0], dim=a[1].item(), descending=bool(a[2].item()), stable=True)[1]");
-            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(dim)), Some(Array::int(descending as i64))]);
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(Array::int(dim)),
+                    Some(Array::int(descending as i64)),
+                ],
+            );
             torch_cases.push((ov.clone(), got));
         }
     }
@@ -1352,10 +1757,20 @@ fn argsort_refusals() {
     let bad = dev.zeros(F64, &[2, 3]);
     let b1 = dev.zeros(BF16, &[2, 1]);
     let i1 = dev.zeros(S64, &[2, 1]);
-    let r = |s, dim, o| call(|w, x| unsafe { ops::argsort::aclnnArgsortGetWorkspaceSize(s, dim, false, o, w, x) }, ops::argsort::aclnnArgsort);
+    let r = |s, dim, o| {
+        call(
+            |w, x| unsafe { ops::argsort::aclnnArgsortGetWorkspaceSize(s, dim, false, o, w, x) },
+            ops::argsort::aclnnArgsort,
+        )
+    };
     assert!(r(a, 1, i).is_ok());
     assert_eq!(r(a, 0, null_mut()).unwrap_err().0, NULLPTR);
-    for (res, what) in [(r(a, 2, i), "out of range"), (r(a, 0, i32_), "dtype"), (r(bad, 0, i), "dtype"), (r(b1, 1, i1), "size 1")] {
+    for (res, what) in [
+        (r(a, 2, i), "out of range"),
+        (r(a, 0, i32_), "dtype"),
+        (r(bad, 0, i), "dtype"),
+        (r(b1, 1, i1), "size 1"),
+    ] {
         let (code, m) = res.unwrap_err();
         assert!(code == INVALID && m.contains(what), "{what}: {m}");
     }
@@ -1382,33 +1797,66 @@ fn flip_reverses_the_named_dims() {
         }
         let dup = rng.pct(5) && !dims.is_empty();
         if dup {
-            dims.push(dims[0] + if dims[0] < 0 { rank as i64 } else { -(rank as i64) });
+            dims.push(
+                dims[0]
+                    + if dims[0] < 0 {
+                        rank as i64
+                    } else {
+                        -(rank as i64)
+                    },
+            );
         }
         let inplace_view = rng.pct(10);
         let sv = View::random(&mut rng, dtype, &shape);
-        let ov = if inplace_view { sv.clone() } else { View::random(&mut rng, dtype, &shape) };
+        let ov = if inplace_view {
+            sv.clone()
+        } else {
+            View::random(&mut rng, dtype, &shape)
+        };
         let (sm, om) = (fill(&mut rng, &sv), fill(&mut rng, &ov));
         let mut dev = Dev::new();
         let s = dev.upload(&sm);
         let st = dev.tensor(&sv, s, ND);
         // out may be self's own view: the flip must read everything before writing.
-        let (o, ot) = if inplace_view { (s, st) } else {
+        let (o, ot) = if inplace_view {
+            (s, st)
+        } else {
             let o = dev.upload(&om);
             (o, dev.tensor(&ov, o, ND))
         };
         let da = dev.ints(&dims);
-        let r = call(|w, e| unsafe { ops::flip::aclnnFlipGetWorkspaceSize(st, da, ot, w, e) }, ops::flip::aclnnFlip);
+        let r = call(
+            |w, e| unsafe { ops::flip::aclnnFlipGetWorkspaceSize(st, da, ot, w, e) },
+            ops::flip::aclnnFlip,
+        );
         if dup {
             assert_eq!(r.unwrap_err().0, INVALID, "case {case}");
             continue;
         }
         r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(o);
-        let flipped: Vec<bool> = (0..rank).map(|a| dims.iter().any(|&d| d.rem_euclid(rank as i64) as usize == a)).collect();
+        let flipped: Vec<bool> = (0..rank)
+            .map(|a| {
+                dims.iter()
+                    .any(|&d| d.rem_euclid(rank as i64) as usize == a)
+            })
+            .collect();
         check_out("flip", &ov, &got, |idx| {
-            let si: Vec<usize> = (0..rank).map(|a| if flipped[a] { shape[a] - 1 - idx[a] } else { idx[a] }).collect();
+            let si: Vec<usize> = (0..rank)
+                .map(|a| {
+                    if flipped[a] {
+                        shape[a] - 1 - idx[a]
+                    } else {
+                        idx[a]
+                    }
+                })
+                .collect();
             let b = sv.elem(&sm, sv.at(&si)).to_vec();
-            if dtype == Bool { vec![(b[0] != 0) as u8] } else { b }
+            if dtype == Bool {
+                vec![(b[0] != 0) as u8]
+            } else {
+                b
+            }
         })
         .and_then(|_| untouched(&ov, if inplace_view { &sm } else { &om }, &got))
         .unwrap_or_else(|e| panic!("case {case} {dtype} {shape:?} dims {dims:?}: {e}"));
@@ -1426,13 +1874,30 @@ fn ref_order(dtype: DType, line: &[Vec<u8>], descending: bool) -> Vec<usize> {
         let vals: Vec<f64> = line.iter().map(|b| dec(dtype, b)).collect();
         order.sort_by(|&a, &b| {
             let c = torch_cmp(vals[a], vals[b]);
-            if descending { c.reverse() } else { c }
+            if descending {
+                c.reverse()
+            } else {
+                c
+            }
         });
     } else {
-        let vals: Vec<i128> = line.iter().map(|b| if dtype == Bool { b[0] as i128 } else { int_value(dtype, b) }).collect();
+        let vals: Vec<i128> = line
+            .iter()
+            .map(|b| {
+                if dtype == Bool {
+                    b[0] as i128
+                } else {
+                    int_value(dtype, b)
+                }
+            })
+            .collect();
         order.sort_by(|&a, &b| {
             let c = vals[a].cmp(&vals[b]);
-            if descending { c.reverse() } else { c }
+            if descending {
+                c.reverse()
+            } else {
+                c
+            }
         });
     }
     order
@@ -1445,18 +1910,34 @@ fn sort_and_topk_give_the_stable_order_and_its_values() {
     let mut torch_cases = vec![];
     for case in 0..300 {
         let topk = case % 2 == 1;
-        let list: &[DType] = if topk { &[S8, U8, S16, S32, S64, F16, F32, F64, BF16] } else { &[BF16, F16, F32, S8, S16, S32, S64, U8, Bool] };
+        let list: &[DType] = if topk {
+            &[S8, U8, S16, S32, S64, F16, F32, F64, BF16]
+        } else {
+            &[BF16, F16, F32, S8, S16, S32, S64, U8, Bool]
+        };
         let dtype = pick(&mut rng, list);
         let rank = rng.below(4) as usize;
         let mut shape = rand_shape(&mut rng, rank, 7, 4);
-        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
-        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let dim = if rank == 0 {
+            rng.below(2) as i64 - 1
+        } else {
+            rng.below(2 * rank as u64) as i64 - rank as i64
+        };
+        let axis = if rank == 0 {
+            0
+        } else {
+            dim.rem_euclid(rank as i64) as usize
+        };
         if dtype == BF16 && rank > 0 && shape[axis] == 1 && !topk {
             shape[axis] = 2;
         }
         let n = if rank == 0 { 1 } else { shape[axis] };
         // (a 0-d self has one element to take: k = 1)
-        let k = if topk && rank > 0 { rng.below(n as u64 + 1) as usize } else { n };
+        let k = if topk && rank > 0 {
+            rng.below(n as u64 + 1) as usize
+        } else {
+            n
+        };
         let descending = rng.pct(50);
         let mut oshape = shape.clone();
         if rank > 0 {
@@ -1475,11 +1956,36 @@ fn sort_and_topk_give_the_stable_order_and_its_values() {
         let (vm, im) = (fill(&mut rng, &vv), fill(&mut rng, &iv));
         let mut dev = Dev::new();
         let (s, v, i) = (dev.upload(&sm), dev.upload(&vm), dev.upload(&im));
-        let (st, vt, it) = (dev.tensor(&sv, s, ND), dev.tensor(&vv, v, ND), dev.tensor(&iv, i, ND));
+        let (st, vt, it) = (
+            dev.tensor(&sv, s, ND),
+            dev.tensor(&vv, v, ND),
+            dev.tensor(&iv, i, ND),
+        );
         let r = if topk {
-            call(|w, e| unsafe { ops::topk::aclnnTopkGetWorkspaceSize(st, k as i64, dim, descending, true, vt, it, w, e) }, ops::topk::aclnnTopk)
+            call(
+                |w, e| unsafe {
+                    ops::topk::aclnnTopkGetWorkspaceSize(
+                        st, k as i64, dim, descending, true, vt, it, w, e,
+                    )
+                },
+                ops::topk::aclnnTopk,
+            )
         } else {
-            call(|w, e| unsafe { ops::sort::aclnnSortGetWorkspaceSize(st, rng.pct(50), dim, descending, vt, it, w, e) }, ops::sort::aclnnSort)
+            call(
+                |w, e| unsafe {
+                    ops::sort::aclnnSortGetWorkspaceSize(
+                        st,
+                        rng.pct(50),
+                        dim,
+                        descending,
+                        vt,
+                        it,
+                        w,
+                        e,
+                    )
+                },
+                ops::sort::aclnnSort,
+            )
         };
         r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let (gv, gi) = (dev.download(v), dev.download(i));
@@ -1496,23 +2002,48 @@ fn sort_and_topk_give_the_stable_order_and_its_values() {
                 }
                 x
             };
-            let line: Vec<Vec<u8>> = (0..n).map(|j| sv.elem(&sm, sv.at(&at(j))).to_vec()).collect();
+            let line: Vec<Vec<u8>> = (0..n)
+                .map(|j| sv.elem(&sm, sv.at(&at(j))).to_vec())
+                .collect();
             let order = ref_order(dtype, &line, descending);
             for j in 0..k {
                 let b = line[order[j]].clone();
-                want_v.insert(at(j), if dtype == Bool { vec![(b[0] != 0) as u8] } else { b });
+                want_v.insert(
+                    at(j),
+                    if dtype == Bool {
+                        vec![(b[0] != 0) as u8]
+                    } else {
+                        b
+                    },
+                );
                 want_i.insert(at(j), (order[j] as i64).to_le_bytes().to_vec());
             }
         }
-        check_out("values", &vv, &gv, |idx| want_v.get(idx).cloned().unwrap_or_else(|| panic!("case {case} {shape:?} axis {axis} k {k}: no value for {idx:?}")))
-            .and_then(|_| check_out("indices", &iv, &gi, |idx| want_i[idx].clone()))
-            .and_then(|_| untouched(&vv, &vm, &gv))
-            .and_then(|_| untouched(&iv, &im, &gi))
-            .unwrap_or_else(|e| panic!("case {case} topk {topk} {dtype} {shape:?} dim {dim} k {k} desc {descending}: {e}"));
+        check_out("values", &vv, &gv, |idx| {
+            want_v.get(idx).cloned().unwrap_or_else(|| {
+                panic!("case {case} {shape:?} axis {axis} k {k}: no value for {idx:?}")
+            })
+        })
+        .and_then(|_| check_out("indices", &iv, &gi, |idx| want_i[idx].clone()))
+        .and_then(|_| untouched(&vv, &vm, &gv))
+        .and_then(|_| untouched(&iv, &im, &gi))
+        .unwrap_or_else(|e| {
+            panic!(
+                "case {case} topk {topk} {dtype} {shape:?} dim {dim} k {k} desc {descending}: {e}"
+            )
+        });
         if topk && matches!(dtype, F32 | S32 | S64) && k > 0 && torch_cases.len() < 60 {
             // torch.topk's tie order is its own: compare the values only.
             let p = torch.program("out = torch.topk(a[0], a[1].item(), dim=a[2].item(), largest=bool(a[3].item()), sorted=True)[0]");
-            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(k as i64)), Some(Array::int(dim)), Some(Array::int(descending as i64))]);
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(Array::int(k as i64)),
+                    Some(Array::int(dim)),
+                    Some(Array::int(descending as i64)),
+                ],
+            );
             torch_cases.push((vv.clone(), gv));
         }
     }
@@ -1521,9 +2052,19 @@ fn sort_and_topk_give_the_stable_order_and_its_values() {
         for (k, (vv, got)) in torch_cases.iter().enumerate() {
             let t = res[k].as_ref().expect("torch raised");
             let e = vv.dtype.size();
-            let ours: Vec<f64> = vv.array(got).bytes.chunks(e).map(|b| dec(vv.dtype, b)).collect();
+            let ours: Vec<f64> = vv
+                .array(got)
+                .bytes
+                .chunks(e)
+                .map(|b| dec(vv.dtype, b))
+                .collect();
             let theirs: Vec<f64> = t[0].bytes.chunks(e).map(|b| dec(vv.dtype, b)).collect();
-            assert!(ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())), "torch case {k}: {ours:?} vs {theirs:?}");
+            assert!(
+                ours.iter()
+                    .zip(&theirs)
+                    .all(|(a, b)| a == b || (a.is_nan() && b.is_nan())),
+                "torch case {k}: {ours:?} vs {theirs:?}"
+            );
         }
     }
 }
@@ -1537,12 +2078,32 @@ fn sort_and_topk_refusals() {
     let v2 = dev.zeros(F32, &[2, 2]);
     let i2 = dev.zeros(S64, &[2, 2]);
     let h = dev.zeros(F16, &[2, 3]);
-    let sort = |s, vo, io| call(|w, e| unsafe { ops::sort::aclnnSortGetWorkspaceSize(s, false, -1, false, vo, io, w, e) }, ops::sort::aclnnSort);
-    let topk = |k, vo, io| call(|w, e| unsafe { ops::topk::aclnnTopkGetWorkspaceSize(a, k, 1, true, true, vo, io, w, e) }, ops::topk::aclnnTopk);
+    let sort = |s, vo, io| {
+        call(
+            |w, e| unsafe {
+                ops::sort::aclnnSortGetWorkspaceSize(s, false, -1, false, vo, io, w, e)
+            },
+            ops::sort::aclnnSort,
+        )
+    };
+    let topk = |k, vo, io| {
+        call(
+            |w, e| unsafe {
+                ops::topk::aclnnTopkGetWorkspaceSize(a, k, 1, true, true, vo, io, w, e)
+            },
+            ops::topk::aclnnTopk,
+        )
+    };
     assert!(sort(a, v, i).is_ok());
     assert!(topk(2, v2, i2).is_ok());
     assert_eq!(sort(a, null_mut(), i).unwrap_err().0, NULLPTR);
-    for (r, what) in [(sort(a, h, i), "dtype"), (sort(a, v, v), "dtype"), (topk(4, v2, i2), "k 4"), (topk(-1, v2, i2), "k -1"), (topk(2, v, i), "shape")] {
+    for (r, what) in [
+        (sort(a, h, i), "dtype"),
+        (sort(a, v, v), "dtype"),
+        (topk(4, v2, i2), "k 4"),
+        (topk(-1, v2, i2), "k -1"),
+        (topk(2, v, i), "shape"),
+    ] {
         let (c, m) = r.unwrap_err();
         assert!(c == INVALID && m.contains(what), "{what}: {m}");
     }
@@ -1583,17 +2144,36 @@ fn cumprod_is_the_sequential_product_in_the_accumulator() {
         let inplace = rng.pct(25);
         let sd = pick(&mut rng, CUMPROD);
         let undefined = inplace || rng.pct(50);
-        let od = if undefined { sd } else { pick(&mut rng, CUMPROD) };
+        let od = if undefined {
+            sd
+        } else {
+            pick(&mut rng, CUMPROD)
+        };
         let rank = rng.below(4) as usize;
         let shape = rand_shape(&mut rng, rank, 6, 4);
-        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
-        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let dim = if rank == 0 {
+            rng.below(2) as i64 - 1
+        } else {
+            rng.below(2 * rank as u64) as i64 - rank as i64
+        };
+        let axis = if rank == 0 {
+            0
+        } else {
+            dim.rem_euclid(rank as i64) as usize
+        };
         let sv = View::random(&mut rng, sd, &shape);
-        let ov = if inplace { sv.clone() } else { View::random(&mut rng, od, &shape) };
+        let ov = if inplace {
+            sv.clone()
+        } else {
+            View::random(&mut rng, od, &shape)
+        };
         let mut sm = fill(&mut rng, &sv);
         if sd.is_float() || sd != od {
             for i in 0..sv.storage {
-                let b = enc(sd, [-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.25, 2.0, 3.0][rng.below(10) as usize]);
+                let b = enc(
+                    sd,
+                    [-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.25, 2.0, 3.0][rng.below(10) as usize],
+                );
                 sm[i * sd.size()..(i + 1) * sd.size()].copy_from_slice(&b);
             }
         }
@@ -1604,21 +2184,30 @@ fn cumprod_is_the_sequential_product_in_the_accumulator() {
         let dd = pick(&mut rng, &[S32, S64]);
         let dsc = dev.scalar(dd, &(dim.to_le_bytes()[..dd.size()]));
         let o = if inplace {
-            call(|w, e| unsafe { ops::cumprod::aclnnInplaceCumprodGetWorkspaceSize(st, dsc, w, e) }, ops::cumprod::aclnnInplaceCumprod)
-                .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+            call(
+                |w, e| unsafe { ops::cumprod::aclnnInplaceCumprodGetWorkspaceSize(st, dsc, w, e) },
+                ops::cumprod::aclnnInplaceCumprod,
+            )
+            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
             s
         } else {
             let o = dev.upload(&om);
             let ot = dev.tensor(&ov, o, ND);
             let dt = if undefined { -1 } else { od as i32 };
-            call(|w, e| unsafe { ops::cumprod::aclnnCumprodGetWorkspaceSize(st, dsc, dt, ot, w, e) }, ops::cumprod::aclnnCumprod)
-                .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+            call(
+                |w, e| unsafe { ops::cumprod::aclnnCumprodGetWorkspaceSize(st, dsc, dt, ot, w, e) },
+                ops::cumprod::aclnnCumprod,
+            )
+            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
             o
         };
         let got = dev.download(o);
         let mut want = std::collections::HashMap::new();
         for line in lines(&sv, axis) {
-            let raw: Vec<Vec<u8>> = line.iter().map(|i| convert_elem(sd, od, sv.elem(&sm, sv.at(i)))).collect();
+            let raw: Vec<Vec<u8>> = line
+                .iter()
+                .map(|i| convert_elem(sd, od, sv.elem(&sm, sv.at(i))))
+                .collect();
             match od {
                 F16 | BF16 | F32 => {
                     let mut acc = 1f32;
@@ -1645,7 +2234,9 @@ fn cumprod_is_the_sequential_product_in_the_accumulator() {
         }
         check_out("cumprod", &ov, &got, |idx| want[idx].clone())
             .and_then(|_| untouched(&ov, if inplace { &sm } else { &om }, &got))
-            .unwrap_or_else(|e| panic!("case {case} {sd}->{od} {shape:?} dim {dim} inplace {inplace}: {e}"));
+            .unwrap_or_else(|e| {
+                panic!("case {case} {sd}->{od} {shape:?} dim {dim} inplace {inplace}: {e}")
+            });
     }
 }
 
@@ -1660,8 +2251,16 @@ fn cummax_cummin_follow_torch() {
         let idt = pick(&mut rng, &[S32, S64]);
         let rank = rng.below(4) as usize;
         let shape = rand_shape(&mut rng, rank, 6, 4);
-        let dim = if rank == 0 { rng.below(2) as i64 - 1 } else { rng.below(2 * rank as u64) as i64 - rank as i64 };
-        let axis = if rank == 0 { 0 } else { dim.rem_euclid(rank as i64) as usize };
+        let dim = if rank == 0 {
+            rng.below(2) as i64 - 1
+        } else {
+            rng.below(2 * rank as u64) as i64 - rank as i64
+        };
+        let axis = if rank == 0 {
+            0
+        } else {
+            dim.rem_euclid(rank as i64) as usize
+        };
         let sv = View::random(&mut rng, dtype, &shape);
         let vv = View::random(&mut rng, dtype, &shape);
         let iv = View::random(&mut rng, idt, &shape);
@@ -1675,11 +2274,21 @@ fn cummax_cummin_follow_torch() {
         let (vm, im) = (fill(&mut rng, &vv), fill(&mut rng, &iv));
         let mut dev = Dev::new();
         let (s, v, i) = (dev.upload(&sm), dev.upload(&vm), dev.upload(&im));
-        let (st, vt, it) = (dev.tensor(&sv, s, ND), dev.tensor(&vv, v, ND), dev.tensor(&iv, i, ND));
+        let (st, vt, it) = (
+            dev.tensor(&sv, s, ND),
+            dev.tensor(&vv, v, ND),
+            dev.tensor(&iv, i, ND),
+        );
         if max {
-            call(|w, e| unsafe { ops::cummax::aclnnCummaxGetWorkspaceSize(st, dim, vt, it, w, e) }, ops::cummax::aclnnCummax)
+            call(
+                |w, e| unsafe { ops::cummax::aclnnCummaxGetWorkspaceSize(st, dim, vt, it, w, e) },
+                ops::cummax::aclnnCummax,
+            )
         } else {
-            call(|w, e| unsafe { ops::cummin::aclnnCumminGetWorkspaceSize(st, dim, vt, it, w, e) }, ops::cummin::aclnnCummin)
+            call(
+                |w, e| unsafe { ops::cummin::aclnnCumminGetWorkspaceSize(st, dim, vt, it, w, e) },
+                ops::cummin::aclnnCummin,
+            )
         }
         .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let (gv, gi) = (dev.download(v), dev.download(i));
@@ -1697,8 +2306,16 @@ fn cummax_cummin_follow_torch() {
                             let (x, c) = (dec(dtype, &b), dec(dtype, cur));
                             x.is_nan() || (!c.is_nan() && if max { x >= c } else { x <= c })
                         } else {
-                            let (x, c) = if dtype == Bool { (b[0] as i128, cur[0] as i128) } else { (int_value(dtype, &b), int_value(dtype, cur)) };
-                            if max { x >= c } else { x <= c }
+                            let (x, c) = if dtype == Bool {
+                                (b[0] as i128, cur[0] as i128)
+                            } else {
+                                (int_value(dtype, &b), int_value(dtype, cur))
+                            };
+                            if max {
+                                x >= c
+                            } else {
+                                x <= c
+                            }
                         }
                     }
                 };
@@ -1706,14 +2323,24 @@ fn cummax_cummin_follow_torch() {
                     best = Some((k, b));
                 }
                 let (bk, bv) = best.clone().unwrap();
-                let bv = if dtype == Bool { vec![(bv[0] != 0) as u8] } else { bv };
-                want.insert(i.clone(), (bv, (bk as i64).to_le_bytes()[..idt.size()].to_vec()));
+                let bv = if dtype == Bool {
+                    vec![(bv[0] != 0) as u8]
+                } else {
+                    bv
+                };
+                want.insert(
+                    i.clone(),
+                    (bv, (bk as i64).to_le_bytes()[..idt.size()].to_vec()),
+                );
             }
         }
         check_out("values", &vv, &gv, |idx| {
             let w = want[idx].0.clone();
             // a NaN's payload may change on the way through f64
-            if dtype.is_float() && dec(dtype, &w).is_nan() && dec(dtype, vv.elem(&gv, vv.at(idx))).is_nan() {
+            if dtype.is_float()
+                && dec(dtype, &w).is_nan()
+                && dec(dtype, vv.elem(&gv, vv.at(idx))).is_nan()
+            {
                 return vv.elem(&gv, vv.at(idx)).to_vec();
             }
             w
@@ -1723,7 +2350,11 @@ fn cummax_cummin_follow_torch() {
         .and_then(|_| untouched(&iv, &im, &gi))
         .unwrap_or_else(|e| panic!("case {case} max {max} {dtype} {shape:?} dim {dim}: {e}"));
         if dtype == F32 && torch_cases.len() < 60 {
-            let p = torch.program(if max { "r = torch.cummax(a[0], a[1].item()); out = (r[0], r[1])" } else { "r = torch.cummin(a[0], a[1].item()); out = (r[0], r[1])" });
+            let p = torch.program(if max {
+                "r = torch.cummax(a[0], a[1].item()); out = (r[0], r[1])"
+            } else {
+                "r = torch.cummin(a[0], a[1].item()); out = (r[0], r[1])"
+            });
             torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(dim))]);
             torch_cases.push((vv.clone(), gv, iv.clone(), gi));
         }
@@ -1733,9 +2364,23 @@ fn cummax_cummin_follow_torch() {
             let t = res[k].as_ref().expect("torch raised");
             let ours: Vec<f64> = vv.array(gv).to_f64s();
             let theirs = t[0].to_f64s();
-            assert!(ours.iter().zip(&theirs).all(|(a, b)| a == b || (a.is_nan() && b.is_nan())), "torch case {k} values");
-            let idx: Vec<i64> = iv.array(gi).bytes.chunks(iv.dtype.size()).map(|c| int_value(iv.dtype, c) as i64).collect();
-            let tidx: Vec<i64> = t[1].bytes.chunks(8).map(|c| i64::from_le_bytes(c.try_into().unwrap())).collect();
+            assert!(
+                ours.iter()
+                    .zip(&theirs)
+                    .all(|(a, b)| a == b || (a.is_nan() && b.is_nan())),
+                "torch case {k} values"
+            );
+            let idx: Vec<i64> = iv
+                .array(gi)
+                .bytes
+                .chunks(iv.dtype.size())
+                .map(|c| int_value(iv.dtype, c) as i64)
+                .collect();
+            let tidx: Vec<i64> = t[1]
+                .bytes
+                .chunks(8)
+                .map(|c| i64::from_le_bytes(c.try_into().unwrap()))
+                .collect();
             assert_eq!(idx, tidx, "torch case {k} indices");
         }
     }
@@ -1762,11 +2407,33 @@ fn nearest_variants_match_torch() {
         let ins: Vec<usize> = (0..s).map(|_| 1 + rng.below(6) as usize).collect();
         // A scale now and then (the output size is then floor(in · scale), as torch makes it).
         let use_scales = s != 1 || exact;
-        let scales: Vec<f64> = (0..s).map(|_| if use_scales && rng.pct(30) { [0.5, 1.5, 2.0, 2.5, 3.0][rng.below(5) as usize] } else { 0.0 }).collect();
-        let outs: Vec<usize> = (0..s)
-            .map(|k| if scales[k] > 0.0 { ((ins[k] as f64 * scales[k]).floor() as usize).max(1) } else { 1 + rng.below(13) as usize })
+        let scales: Vec<f64> = (0..s)
+            .map(|_| {
+                if use_scales && rng.pct(30) {
+                    [0.5, 1.5, 2.0, 2.5, 3.0][rng.below(5) as usize]
+                } else {
+                    0.0
+                }
+            })
             .collect();
-        let scales: Vec<f64> = (0..s).map(|k| if scales[k] > 0.0 && (ins[k] as f64 * scales[k]).floor() >= 1.0 { scales[k] } else { 0.0 }).collect();
+        let outs: Vec<usize> = (0..s)
+            .map(|k| {
+                if scales[k] > 0.0 {
+                    ((ins[k] as f64 * scales[k]).floor() as usize).max(1)
+                } else {
+                    1 + rng.below(13) as usize
+                }
+            })
+            .collect();
+        let scales: Vec<f64> = (0..s)
+            .map(|k| {
+                if scales[k] > 0.0 && (ins[k] as f64 * scales[k]).floor() >= 1.0 {
+                    scales[k]
+                } else {
+                    0.0
+                }
+            })
+            .collect();
         let (n, c) = (1 + rng.below(2) as usize, 1 + rng.below(3) as usize);
         let mut ss = vec![n, c];
         ss.extend(&ins);
@@ -1778,7 +2445,7 @@ fn nearest_variants_match_torch() {
         let mut dev = Dev::new();
         let (sb, ob) = (dev.upload(&sm), dev.upload(&om));
         let fmt = match s {
-            1 => 47,  // NCL
+            1 => 47, // NCL
             2 => NCHW,
             _ => 30, // NCDHW
         };
@@ -1786,13 +2453,45 @@ fn nearest_variants_match_torch() {
         let ot = dev.tensor(&ov, ob, fmt);
         let size: Vec<i64> = outs.iter().map(|&x| x as i64).collect();
         let sz = dev.ints(&size);
-        use ops::{upsample_nearest_1d as u1, upsample_nearest_3d as u3, upsample_nearest_exact1d as e1, upsample_nearest_exact2d as e2, upsample_nearest_exact3d as e3};
+        use ops::{
+            upsample_nearest_1d as u1, upsample_nearest_3d as u3, upsample_nearest_exact1d as e1,
+            upsample_nearest_exact2d as e2, upsample_nearest_exact3d as e3,
+        };
         let r = match (s, exact) {
-            (1, false) => call(|w, e| unsafe { u1::aclnnUpsampleNearest1dGetWorkspaceSize(st, sz, ot, w, e) }, u1::aclnnUpsampleNearest1d),
-            (3, false) => call(|w, e| unsafe { u3::aclnnUpsampleNearest3dGetWorkspaceSize(st, sz, scales[0], scales[1], scales[2], ot, w, e) }, u3::aclnnUpsampleNearest3d),
-            (1, true) => call(|w, e| unsafe { e1::aclnnUpsampleNearestExact1dGetWorkspaceSize(st, sz, scales[0], ot, w, e) }, e1::aclnnUpsampleNearestExact1d),
-            (2, true) => call(|w, e| unsafe { e2::aclnnUpsampleNearestExact2dGetWorkspaceSize(st, sz, scales[0], scales[1], ot, w, e) }, e2::aclnnUpsampleNearestExact2d),
-            _ => call(|w, e| unsafe { e3::aclnnUpsampleNearestExact3dGetWorkspaceSize(st, sz, scales[0], scales[1], scales[2], ot, w, e) }, e3::aclnnUpsampleNearestExact3d),
+            (1, false) => call(
+                |w, e| unsafe { u1::aclnnUpsampleNearest1dGetWorkspaceSize(st, sz, ot, w, e) },
+                u1::aclnnUpsampleNearest1d,
+            ),
+            (3, false) => call(
+                |w, e| unsafe {
+                    u3::aclnnUpsampleNearest3dGetWorkspaceSize(
+                        st, sz, scales[0], scales[1], scales[2], ot, w, e,
+                    )
+                },
+                u3::aclnnUpsampleNearest3d,
+            ),
+            (1, true) => call(
+                |w, e| unsafe {
+                    e1::aclnnUpsampleNearestExact1dGetWorkspaceSize(st, sz, scales[0], ot, w, e)
+                },
+                e1::aclnnUpsampleNearestExact1d,
+            ),
+            (2, true) => call(
+                |w, e| unsafe {
+                    e2::aclnnUpsampleNearestExact2dGetWorkspaceSize(
+                        st, sz, scales[0], scales[1], ot, w, e,
+                    )
+                },
+                e2::aclnnUpsampleNearestExact2d,
+            ),
+            _ => call(
+                |w, e| unsafe {
+                    e3::aclnnUpsampleNearestExact3dGetWorkspaceSize(
+                        st, sz, scales[0], scales[1], scales[2], ot, w, e,
+                    )
+                },
+                e3::aclnnUpsampleNearestExact3d,
+            ),
         };
         r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(ob);
@@ -1806,8 +2505,16 @@ fn nearest_variants_match_torch() {
             if !exact && o == 2 * i {
                 return d / 2;
             }
-            let scale = if scales[k] > 0.0 { (1.0 / scales[k]) as f32 } else { i as f32 / o as f32 };
-            let x = if exact { ((d as f64 + 0.5) * scale as f64) as f32 } else { d as f32 * scale };
+            let scale = if scales[k] > 0.0 {
+                (1.0 / scales[k]) as f32
+            } else {
+                i as f32 / o as f32
+            };
+            let x = if exact {
+                ((d as f64 + 0.5) * scale as f64) as f32
+            } else {
+                d as f32 * scale
+            };
             (x.floor() as usize).min(i - 1)
         };
         check_out("nearest", &ov, &got, |idx| {
@@ -1818,7 +2525,9 @@ fn nearest_variants_match_torch() {
             sv.elem(&sm, sv.at(&si)).to_vec()
         })
         .and_then(|_| untouched(&ov, &om, &got))
-        .unwrap_or_else(|e| panic!("case {case} s {s} exact {exact} {ss:?} -> {outs:?} scales {scales:?}: {e}"));
+        .unwrap_or_else(|e| {
+            panic!("case {case} s {s} exact {exact} {ss:?} -> {outs:?} scales {scales:?}: {e}")
+        });
         if dtype == F32 && torch_cases.len() < 80 {
             let mode = if exact { "nearest-exact" } else { "nearest" };
             let prog = if scales.iter().all(|&x| x > 0.0) {
@@ -1829,7 +2538,14 @@ fn nearest_variants_match_torch() {
                 continue;
             };
             let p = torch.program(&prog);
-            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::f64s(&[s], &scales)), Some(Array::i64s(&[s], &size))]);
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(Array::f64s(&[s], &scales)),
+                    Some(Array::i64s(&[s], &size)),
+                ],
+            );
             torch_cases.push((ov.clone(), got));
         }
     }
@@ -1856,19 +2572,28 @@ fn eye_is_the_identity_on_any_view() {
         let mut dev = Dev::new();
         let o = dev.upload(&om);
         let ot = dev.tensor(&ov, o, ND);
-        call(|w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n as i64, m as i64, ot, w, e) }, ops::eye::aclnnEye)
-            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        call(
+            |w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n as i64, m as i64, ot, w, e) },
+            ops::eye::aclnnEye,
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(o);
-        check_out("eye", &ov, &got, |idx| enc(dtype, (idx[0] == idx[1]) as u8 as f64))
-            .and_then(|_| untouched(&ov, &om, &got))
-            .unwrap_or_else(|e| panic!("case {case} {dtype} ({n}, {m}): {e}"));
+        check_out("eye", &ov, &got, |idx| {
+            enc(dtype, (idx[0] == idx[1]) as u8 as f64)
+        })
+        .and_then(|_| untouched(&ov, &om, &got))
+        .unwrap_or_else(|e| panic!("case {case} {dtype} ({n}, {m}): {e}"));
     }
     let mut dev = Dev::new();
     let v = View::contiguous(F32, &[2, 3]);
     let o = dev.upload(&vec![0u8; v.bytes()]);
     let t = dev.tensor(&v, o, ND);
     for (n, m, what) in [(3, 3, "shape"), (-1, 3, "non-negative")] {
-        let (c, msg) = call(|w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n, m, t, w, e) }, ops::eye::aclnnEye).unwrap_err();
+        let (c, msg) = call(
+            |w, e| unsafe { ops::eye::aclnnEyeGetWorkspaceSize(n, m, t, w, e) },
+            ops::eye::aclnnEye,
+        )
+        .unwrap_err();
         assert!(c == INVALID && msg.contains(what), "{what}: {msg}");
     }
 }
@@ -1881,20 +2606,42 @@ fn linspace_is_torchs_two_sided_formula() {
     let mut torch_cases_bounds = vec![];
     for case in 0..200 {
         let od = pick(&mut rng, &[S8, S16, S32, U8, F32, F16, F64, BF16]);
-        let (sd, ed) = (pick(&mut rng, &[S32, S64, F32, F64, F16]), pick(&mut rng, &[S32, F32, F64]));
+        let (sd, ed) = (
+            pick(&mut rng, &[S32, S64, F32, F64, F16]),
+            pick(&mut rng, &[S32, F32, F64]),
+        );
         let steps = rng.below(40) as usize;
-        let (start, end) = ((rng.below(41) as f64 - 20.0) * 0.75, (rng.below(41) as f64 - 20.0) * 1.25);
-        let (start, end) = if sd.is_int() { (start.trunc(), end) } else { (start, end) };
+        let (start, end) = (
+            (rng.below(41) as f64 - 20.0) * 0.75,
+            (rng.below(41) as f64 - 20.0) * 1.25,
+        );
+        let (start, end) = if sd.is_int() {
+            (start.trunc(), end)
+        } else {
+            (start, end)
+        };
         let end = if ed.is_int() { end.trunc() } else { end };
-        let shape = if rng.pct(30) && steps % 2 == 0 && steps > 0 { vec![2, steps / 2] } else { vec![steps] };
+        let shape = if rng.pct(30) && steps % 2 == 0 && steps > 0 {
+            vec![2, steps / 2]
+        } else {
+            vec![steps]
+        };
         let ov = View::random(&mut rng, od, &shape);
         let om = fill(&mut rng, &ov);
         let mut dev = Dev::new();
         let o = dev.upload(&om);
         let ot = dev.tensor(&ov, o, ND);
-        let (s, e) = (dev.scalar(sd, &enc(sd, start)), dev.scalar(ed, &enc(ed, end)));
-        call(|w, x| unsafe { ops::linspace::aclnnLinspaceGetWorkspaceSize(s, e, steps as i64, ot, w, x) }, ops::linspace::aclnnLinspace)
-            .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let (s, e) = (
+            dev.scalar(sd, &enc(sd, start)),
+            dev.scalar(ed, &enc(ed, end)),
+        );
+        call(
+            |w, x| unsafe {
+                ops::linspace::aclnnLinspaceGetWorkspaceSize(s, e, steps as i64, ot, w, x)
+            },
+            ops::linspace::aclnnLinspace,
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e:?}"));
         let got = dev.download(o);
         let (st, en) = (dec(sd, &enc(sd, start)), dec(ed, &enc(ed, end)));
         let want = |i: usize| -> f64 {
@@ -1902,19 +2649,36 @@ fn linspace_is_torchs_two_sided_formula() {
                 return st;
             }
             let step = (en - st) / (steps - 1) as f64;
-            if i < steps / 2 { st + step * i as f64 } else { en - step * (steps - 1 - i) as f64 }
+            if i < steps / 2 {
+                st + step * i as f64
+            } else {
+                en - step * (steps - 1 - i) as f64
+            }
         };
         let cols = *shape.last().unwrap();
         check_out("linspace", &ov, &got, |idx| {
-            let i = if idx.len() == 2 { idx[0] * cols + idx[1] } else { idx[0] };
+            let i = if idx.len() == 2 {
+                idx[0] * cols + idx[1]
+            } else {
+                idx[0]
+            };
             let v = want(i);
             enc(od, if od.is_int() { v.trunc() } else { v })
         })
         .and_then(|_| untouched(&ov, &om, &got))
         .unwrap_or_else(|e| panic!("case {case} {sd}/{ed} -> {od} {start}..{end} x{steps}: {e}"));
         if od == F32 && steps > 0 && torch_cases.len() < 50 {
-            let p = torch.program("out = torch.linspace(a[0].item(), a[1].item(), a[2].item(), dtype=torch.float32)");
-            torch.case(p, vec![Some(Array::f64s(&[1], &[st])), Some(Array::f64s(&[1], &[en])), Some(Array::int(steps as i64))]);
+            let p = torch.program(
+                "out = torch.linspace(a[0].item(), a[1].item(), a[2].item(), dtype=torch.float32)",
+            );
+            torch.case(
+                p,
+                vec![
+                    Some(Array::f64s(&[1], &[st])),
+                    Some(Array::f64s(&[1], &[en])),
+                    Some(Array::int(steps as i64)),
+                ],
+            );
             torch_cases.push((ov.clone(), got));
             torch_cases_bounds.push((st, en));
         }
@@ -1939,7 +2703,11 @@ fn linspace_is_torchs_two_sided_formula() {
     let t = dev.tensor(&v, o, ND);
     let s = dev.scalar(F32, &enc(F32, 0.0));
     for (steps, what) in [(4, "steps is 4"), (-1, "non-negative")] {
-        let (c, m) = call(|w, x| unsafe { ops::linspace::aclnnLinspaceGetWorkspaceSize(s, s, steps, t, w, x) }, ops::linspace::aclnnLinspace).unwrap_err();
+        let (c, m) = call(
+            |w, x| unsafe { ops::linspace::aclnnLinspaceGetWorkspaceSize(s, s, steps, t, w, x) },
+            ops::linspace::aclnnLinspace,
+        )
+        .unwrap_err();
         assert!(c == INVALID && m.contains(what), "{what}: {m}");
     }
 }

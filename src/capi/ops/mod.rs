@@ -22,12 +22,12 @@ use super::meta::{
 use super::runtime::stream_arg;
 pub use crate::capi::decl::Kind;
 use crate::error::{Error, Result};
-use crate::{plog, profile};
 use crate::executor::{Bindings, Executor, Work, Workspace};
 use crate::runtime::stream::Stream;
 use crate::runtime::usage::Ticket;
-use std::sync::Arc;
+use crate::{plog, profile};
 use std::ffi::{c_char, c_void};
+use std::sync::Arc;
 
 /// What the generated entry points see.
 mod prelude {
@@ -152,10 +152,21 @@ fn log_phase1(api: &str, exec: &Executor, size: u64) {
     let b = &exec.bindings;
     let mut s = String::new();
     for (i, v) in b.tensors.iter().enumerate() {
-        let role = if i < b.n_inputs { format!("input {i}") } else { format!("output {}", i - b.n_inputs) };
+        let role = if i < b.n_inputs {
+            format!("input {i}")
+        } else {
+            format!("output {}", i - b.n_inputs)
+        };
         match v {
             Some(v) => {
-                let _ = write!(s, "{role}: {} {:?} strides {:?} offset {}; ", v.dtype, &v.shape[..], &v.strides[..], v.offset);
+                let _ = write!(
+                    s,
+                    "{role}: {} {:?} strides {:?} offset {}; ",
+                    v.dtype,
+                    &v.shape[..],
+                    &v.strides[..],
+                    v.offset
+                );
             }
             None => {
                 let _ = write!(s, "{role}: NULL; ");
@@ -235,7 +246,11 @@ pub(crate) fn phase2(
             let e = handle::take(executor, "executor")?.exec;
             (e.work, e.bindings)
         };
-        let queue = move |stream: &Stream, ticket: Ticket, private: bool, work: Arc<dyn Work>, bindings: Bindings| {
+        let queue = move |stream: &Stream,
+                          ticket: Ticket,
+                          private: bool,
+                          work: Arc<dyn Work>,
+                          bindings: Bindings| {
             let misaligned = misaligned.clone();
             let small = work.small();
             // Described before `bindings` moves into the run (only while profiling).
@@ -247,9 +262,16 @@ pub(crate) fn phase2(
             });
             let run = move || {
                 // A workspace that overlaps tensor data is not used: scratch of our own instead.
-                let scratch: Vec<u64> = if private { vec![0; (needed as usize + 128).div_ceil(8)] } else { Vec::new() };
+                let scratch: Vec<u64> = if private {
+                    vec![0; (needed as usize + 128).div_ceil(8)]
+                } else {
+                    Vec::new()
+                };
                 let ws = if private {
-                    Workspace { addr: scratch.as_ptr() as usize, size: scratch.len() as u64 * 8 }
+                    Workspace {
+                        addr: scratch.as_ptr() as usize,
+                        size: scratch.len() as u64 * 8,
+                    }
                 } else {
                     ws
                 };
@@ -261,7 +283,10 @@ pub(crate) fn phase2(
                 r.map_err(|e| format!("{api}: {e}"))
             };
             match profiled {
-                Some(detail) => stream.submit(small, ticket.wrap(api, profile::on_stream(stream, api, "op", detail, run))),
+                Some(detail) => stream.submit(
+                    small,
+                    ticket.wrap(api, profile::on_stream(stream, api, "op", detail, run)),
+                ),
                 None => stream.submit(small, ticket.wrap(api, run)),
             }
         };
@@ -269,7 +294,8 @@ pub(crate) fn phase2(
             // Recorded for aclmdlRIExecuteAsync, which checks the memory again at each replay.
             drop(ticket);
             return stream.record(Arc::new(move |stream, dry| {
-                let (ticket, private) = super::misuse::phase2(api, &bindings, ws.addr, ws.size, needed)?;
+                let (ticket, private) =
+                    super::misuse::phase2(api, &bindings, ws.addr, ws.size, needed)?;
                 if dry {
                     return Ok(());
                 }
