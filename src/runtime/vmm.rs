@@ -350,7 +350,7 @@ fn map_fd(va: usize, size: usize, fd: i32, offset: usize) -> Result<()> {
 #[cfg(not(all(target_os = "linux", not(miri))))]
 fn unsupported() -> Error {
     Error::runtime(
-        acl::ACL_ERROR_API_NOT_SUPPORT,
+        crate::capi::base::ACL_ERROR_API_NOT_SUPPORT,
         "virtual memory management needs Linux".to_string(),
     )
 }
