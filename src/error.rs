@@ -30,6 +30,9 @@ pub mod acl {
     pub const ACL_ERROR_RT_INVALID_HANDLE: i32 = 107017;
     pub const ACL_ERROR_RT_MEMORY_ALLOCATION: i32 = 207001;
     pub const ACL_ERROR_RT_INTERNAL_ERROR: i32 = 507000;
+    /// What synchronize returns on the device when a kernel traps on the data it finds
+    /// (an index out of range).
+    pub const ACL_ERROR_RT_AICORE_EXCEPTION: i32 = 507015;
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -342,9 +342,9 @@ pub fn on_stream<F>(
     cat: &'static str,
     detail: Detail,
     task: F,
-) -> impl FnOnce() -> std::result::Result<(), String> + Send + 'static
+) -> impl FnOnce() -> crate::runtime::stream::TaskResult + Send + 'static
 where
-    F: FnOnce() -> std::result::Result<(), String> + Send + 'static,
+    F: FnOnce() -> crate::runtime::stream::TaskResult + Send + 'static,
 {
     stream_seen(stream);
     let key = stream_key(stream);

@@ -369,8 +369,10 @@ fuzz_target!(|data: &[u8]| {
         let msg = unsafe { std::ffi::CStr::from_ptr(aclGetRecentErrMsg()) };
         panic!("{name}: phase 1 succeeded but phase 2 returned {st2}: {}", msg.to_string_lossy());
     }
+    // The run may refuse the data it finds (an index out of range: the device's AI-core
+    // exception, reported at synchronize); any other failure of queued work is a bug.
     let sync = aclrtSynchronizeStream(null_mut());
-    if sync != 0 {
+    if sync != 0 && sync != aclnn_cpu::error::acl::ACL_ERROR_RT_AICORE_EXCEPTION {
         let msg = unsafe { std::ffi::CStr::from_ptr(aclGetRecentErrMsg()) };
         panic!("{name}: the queued work failed ({sync}): {}", msg.to_string_lossy());
     }

@@ -10,8 +10,46 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Mutex, MutexGuard, Weak};
 use std::thread::JoinHandle;
 
-/// A unit of work; its error text is reported at synchronize.
-pub type Task = Box<dyn FnOnce() -> std::result::Result<(), String> + Send>;
+/// What a unit of work returns; a failure is reported at the next synchronize.
+pub type TaskResult = std::result::Result<(), Failure>;
+
+/// A unit of work.
+pub type Task = Box<dyn FnOnce() -> TaskResult + Send>;
+
+/// Why queued work failed: the aclError the next synchronize returns, and its message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub code: i32,
+    pub msg: String,
+}
+
+impl Failure {
+    /// An operator's run failing with `e`: a refusal of the data it found (an index out of
+    /// range, a sum of repeats that does not match) is the device's AI-core exception; a
+    /// runtime error keeps its code; anything else is an internal error.
+    pub fn of_op(api: &str, e: &Error) -> Failure {
+        let code = match e {
+            Error::Invalid(_) | Error::Null(_) => acl::ACL_ERROR_RT_AICORE_EXCEPTION,
+            Error::Runtime { code, .. } => *code,
+            _ => acl::ACL_ERROR_RT_INTERNAL_ERROR,
+        };
+        Failure {
+            code,
+            msg: format!("{api}: {e}"),
+        }
+    }
+}
+
+/// Runtime work failing with a message (memory freed before the work ran, a task that
+/// panicked): ACL_ERROR_RT_INTERNAL_ERROR.
+impl From<String> for Failure {
+    fn from(msg: String) -> Failure {
+        Failure {
+            code: acl::ACL_ERROR_RT_INTERNAL_ERROR,
+            msg,
+        }
+    }
+}
 
 #[derive(Default)]
 struct State {
@@ -20,7 +58,7 @@ struct State {
     running: bool,
     shutdown: bool,
     /// The first failure since the last synchronize.
-    error: Option<String>,
+    error: Option<Failure>,
 }
 
 /// A stream: the queue, its worker, and two wake-ups, so that each side is woken only
@@ -52,18 +90,16 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-fn run_task(
-    task: impl FnOnce() -> std::result::Result<(), String>,
-) -> std::result::Result<(), String> {
+fn run_task(task: impl FnOnce() -> TaskResult) -> TaskResult {
     match catch_unwind(AssertUnwindSafe(task)) {
         Ok(r) => r,
-        Err(p) => Err(format!(
+        Err(p) => Err(Failure::from(format!(
             "a task panicked: {}",
             p.downcast_ref::<&str>()
                 .map(|s| s.to_string())
                 .or_else(|| p.downcast_ref::<String>().cloned())
                 .unwrap_or_default()
-        )),
+        ))),
     }
 }
 
@@ -170,7 +206,7 @@ impl Stream {
     /// would cost more than the work. Anything else is queued for the worker.
     pub fn submit<F>(&self, small: bool, work: F) -> Result<()>
     where
-        F: FnOnce() -> std::result::Result<(), String> + Send + 'static,
+        F: FnOnce() -> TaskResult + Send + 'static,
     {
         if small {
             let mut st = lock(&self.state);
@@ -186,7 +222,7 @@ impl Stream {
 
     /// Records the end of the running task: keeps its failure, wakes a waiting synchronizer,
     /// and wakes the worker if work was queued meanwhile.
-    fn finish(&self, r: std::result::Result<(), String>) {
+    fn finish(&self, r: TaskResult) {
         let mut st = lock(&self.state);
         st.running = false;
         if let Err(e) = r {
@@ -213,9 +249,9 @@ impl Stream {
         }
         let mut st = self.drain();
         match st.error.take() {
-            Some(e) => Err(Error::runtime(
-                acl::ACL_ERROR_RT_INTERNAL_ERROR,
-                format!("work on the stream failed: {e}"),
+            Some(f) => Err(Error::runtime(
+                f.code,
+                format!("work on the stream failed: {}", f.msg),
             )),
             None => Ok(()),
         }

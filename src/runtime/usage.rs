@@ -118,9 +118,9 @@ impl Ticket {
         self,
         api: &'static str,
         task: F,
-    ) -> impl FnOnce() -> std::result::Result<(), String> + Send + 'static
+    ) -> impl FnOnce() -> crate::runtime::stream::TaskResult + Send + 'static
     where
-        F: FnOnce() -> std::result::Result<(), String> + Send + 'static,
+        F: FnOnce() -> crate::runtime::stream::TaskResult + Send + 'static,
     {
         move || {
             let ticket = self;
@@ -129,7 +129,8 @@ impl Ticket {
                     "{api}: device memory {:#x} (the aclrtMalloc allocation at {:#x}) was freed with aclrtFree \
                      before this queued work ran; the work was skipped",
                     u.lo, u.base
-                ));
+                )
+                .into());
             }
             let r = task();
             drop(ticket);
@@ -208,7 +209,7 @@ mod tests {
         );
         // A free that did not wait (a race with the queuing): the task must not run.
         release(p, Space::Device).unwrap();
-        let err = task().unwrap_err();
+        let err = task().unwrap_err().msg;
         assert!(err.contains("aclnnTest") && err.contains("freed"), "{err}");
         assert!(!ran.load(Ordering::SeqCst));
     }

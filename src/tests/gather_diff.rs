@@ -912,8 +912,9 @@ fn repeat_interleave_forms_match_a_loop() {
     }
 }
 
-/// An index out of range is found at phase 2: the run fails at synchronize with a message
-/// naming the operator, the value and the bound, and the output is left untouched.
+/// An index out of range is found at phase 2: the run fails at synchronize with the
+/// device's AI-core exception (ACL_ERROR_RT_AICORE_EXCEPTION) and a message naming the
+/// operator, the value and the bound, and the output is left untouched.
 #[test]
 fn out_of_range_indices_fail_the_run_and_write_nothing() {
     device();
@@ -995,7 +996,11 @@ fn out_of_range_indices_fail_the_run_and_write_nothing() {
         };
         let r = run(st, ws, ex, p2);
         let msg = err();
-        assert_ne!(r, 0, "{op} {vals:?}: the run should fail");
+        assert_eq!(
+            r,
+            crate::error::acl::ACL_ERROR_RT_AICORE_EXCEPTION,
+            "{op} {vals:?}: the run should fail with the AI-core exception: {msg}"
+        );
         assert!(msg.contains(op), "{op}: {msg}");
         assert!(
             msg.contains("out of range") || msg.contains("negative") || msg.contains("add up"),

@@ -23,7 +23,7 @@ use super::runtime::stream_arg;
 pub use crate::capi::decl::Kind;
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Work, Workspace};
-use crate::runtime::stream::Stream;
+use crate::runtime::stream::{Failure, Stream};
 use crate::runtime::usage::Ticket;
 use crate::{plog, profile};
 use std::ffi::{c_char, c_void};
@@ -280,7 +280,7 @@ pub(crate) fn phase2(
                 } else {
                     bindings.run_aligned(work.as_ref(), ws, &misaligned)
                 };
-                r.map_err(|e| format!("{api}: {e}"))
+                r.map_err(|e| Failure::of_op(api, &e))
             };
             match profiled {
                 Some(detail) => stream.submit(
