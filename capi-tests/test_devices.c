@@ -5,6 +5,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common.h"
+#include "aclnnop/aclnn_index_copy.h"
 
 #include <pthread.h>
 
@@ -251,6 +252,27 @@ static void test_misaligned_data(void)
     memcpy(got, back + 2003, sizeof(got));
     for (int i = 0; i < n; i++) CHECK(got[i] == 1.5f * (float)i);
     CHECK(back[2002] == 0xA5 && back[2003 + sizeof(got)] == 0xA5); /* nothing outside the view */
+
+    /* An empty view is never read, at whatever address: ggml's SET_ROWS of zero rows hands
+       InplaceIndexCopy an empty source at an odd byte offset, with a negative storage length
+       ((0 - 1) * stride + 1), which CANN's aclCreateTensor accepts. */
+    int64_t self_dims[] = {5, 33}, src_dims[] = {0, 33}, src_strides[] = {16, 0}, idx_dims[] = {0};
+    int64_t neg_storage[] = {-15};
+    aclTensor *self = aclCreateTensor(self_dims, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, self_dims, 2, d + 2048);
+    aclTensor *src = aclCreateTensor(src_dims, 2, ACL_FLOAT, src_strides, 0, ACL_FORMAT_ND, neg_storage, 1, d + 3);
+    aclTensor *idx = aclCreateTensor(idx_dims, 1, ACL_INT64, NULL, 0, ACL_FORMAT_ND, idx_dims, 1, d + 3072);
+    CHECK(self != NULL && src != NULL && idx != NULL);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK_OK(aclnnInplaceIndexCopyGetWorkspaceSize(self, 0, idx, src, &ws, &ex));
+    CHECK_OK(aclnnInplaceIndexCopy(NULL, 0, ex, NULL));
+    CHECK_OK(aclrtSynchronizeStream(NULL));
+    unsigned char after[4096];
+    CHECK_OK(aclrtMemcpy(after, 4096, d, 4096, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(memcmp(after, back, 4096) == 0); /* nothing written */
+    aclDestroyTensor(self);
+    aclDestroyTensor(src);
+    aclDestroyTensor(idx);
     CHECK_OK(aclrtFree(d));
 }
 

@@ -42,8 +42,9 @@ impl Bindings {
         }
     }
 
-    /// The storage address of binding `i`, checked to be usable: not NULL for a non-empty
-    /// view, and aligned to its element type.
+    /// The storage address of binding `i`, checked to be usable: not NULL and aligned to its
+    /// element type for a non-empty view (an empty one is never read: ggml hands over empty
+    /// views at any address).
     pub fn addr(&self, i: usize) -> Result<usize> {
         let v = self.view(i)?;
         if v.addr == 0 && !v.is_empty() {
@@ -53,7 +54,7 @@ impl Bindings {
             )));
         }
         let align = v.dtype.align();
-        if v.addr % align != 0 {
+        if v.addr % align != 0 && !v.is_empty() {
             return Err(Error::Invalid(format!(
                 "tensor {} data address {:#x} is not aligned to {align} bytes ({})",
                 self.describe(i),

@@ -108,7 +108,11 @@ impl TensorDesc {
         let dtype = DType::from_raw(dtype).map_err(Error::Invalid)?;
         let format = Format::from_raw(format).map_err(Error::Invalid)?;
         let shape = dims_of(view_dims, "viewDims")?;
-        let storage_shape = dims_of(storage_dims, "storageDims")?;
+        // CANN's aclCreateTensor does not look at storageDims' signs (only at NULL arrays);
+        // ggml sizes an empty view's storage as (n - 1) * stride + 1 and passes a negative
+        // length. Such a dim describes no memory: it is kept as 0.
+        let clamped: Vec<i64> = storage_dims.iter().map(|&d| d.max(0)).collect();
+        let storage_shape = dims_of(&clamped, "storageDims")?;
         let strides = match strides {
             None => contiguous_strides(&shape),
             Some(s) => s
