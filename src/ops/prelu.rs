@@ -65,7 +65,9 @@ fn weight_view(self_: &TensorDesc, weight: &TensorDesc) -> Result<TensorDesc> {
     let mut v = weight.clone();
     v.shape = smallvec::smallvec![1; self_.rank()];
     v.strides = smallvec::smallvec![0; self_.rank()];
-    if self_.rank() >= 2 && n > 1 {
+    // n == channels also when both are 0: the view stays empty (it must not reach one element
+    // of an empty weight, whose memory phase 1 never checked).
+    if self_.rank() >= 2 && n != 1 {
         v.shape[1] = channels;
         v.strides[1] = stride;
     }
@@ -156,5 +158,7 @@ mod tests {
         assert!(got[2].is_nan());
         // A weight per channel must match self.shape[1].
         assert!(run(&x, &[2, 3, 2], &[1.0, 2.0], &[2]).is_err());
+        // No channels, no weights: an empty result (the weight's view stays empty).
+        assert_eq!(run(&[], &[2, 0, 3], &[], &[0]).unwrap(), Vec::<f32>::new());
     }
 }
