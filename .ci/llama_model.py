@@ -4,9 +4,10 @@
 and Q4_0 with --q4 (the formats ggml's CANN back-end handles differently), and a byte-level SPM vocabulary
 (every byte a token, so any prompt tokenizes).
 
-Usage: PYTHONPATH=<llama.cpp>/gguf-py llama_model.py OUT.gguf [SEED] [--q4]
-  --q4: layer 1 in Q4_0 (ggml passes those weights as ACL_INT4, not a dtype of aclnn-cpu yet);
-        by default both layers are Q8_0.
+Usage: PYTHONPATH=<llama.cpp>/gguf-py llama_model.py OUT.gguf [SEED] [--q4] [--bench]
+  --q4: layer 1 in Q4_0 (ggml passes those weights as ACL_INT4); by default both layers are Q8_0.
+  --bench: a larger model for the speed figures (n_embd 1024, 4 layers, n_ff 2816, ~50M
+           weights), where the matmuls, not the per-op overheads, take the time.
 """
 import sys
 
@@ -20,7 +21,10 @@ seed = int(args[0]) if args else 1
 q4 = "--q4" in sys.argv
 rng = np.random.default_rng(seed)
 
-n_embd, n_head, n_head_kv, n_layer, n_ff, n_ctx = 128, 4, 2, 2, 256, 256
+if "--bench" in sys.argv:
+    n_embd, n_head, n_head_kv, n_layer, n_ff, n_ctx = 1024, 16, 4, 4, 2816, 1024
+else:
+    n_embd, n_head, n_head_kv, n_layer, n_ff, n_ctx = 128, 4, 2, 2, 256, 256
 head_dim = n_embd // n_head
 
 tokens = [b"<unk>", b"<s>", b"</s>"] + [f"<0x{b:02X}>".encode() for b in range(256)]
@@ -66,8 +70,8 @@ def add(name, data, qtype):
 s_in = 1.0 / np.sqrt(n_embd)
 add("token_embd.weight", weight((n_vocab, n_embd), 1.0), Q.F16)
 for i in range(n_layer):
-    # layer 0 quantized to Q8_0, layer 1 to Q4_0 with --q4 (else Q8_0); ffn_down in f16
-    qt = Q.Q4_0 if (q4 and i == 1) else Q.Q8_0
+    # layer 0 quantized to Q8_0, the odd layers to Q4_0 with --q4 (else Q8_0); ffn_down in f16
+    qt = Q.Q4_0 if (q4 and i % 2 == 1) else Q.Q8_0
     add(f"blk.{i}.attn_norm.weight", 1.0 + 0.1 * weight((n_embd,), 1.0), Q.F32)
     add(f"blk.{i}.attn_q.weight", weight((n_embd, n_embd), s_in), qt)
     add(f"blk.{i}.attn_k.weight", weight((n_head_kv * head_dim, n_embd), s_in), qt)
