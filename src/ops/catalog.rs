@@ -55,6 +55,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
         super::nz_weight::CATALOG,
+        super::foreach::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

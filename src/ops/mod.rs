@@ -16,6 +16,7 @@ pub mod elementwise;
 pub mod extrema;
 pub mod extremum;
 pub mod flip;
+pub mod foreach;
 pub mod gather;
 pub mod gemm;
 pub mod index;
