@@ -56,6 +56,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::llm::CATALOG,
         super::nz_weight::CATALOG,
         super::foreach::CATALOG,
+        super::optim::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -139,13 +139,18 @@ impl Layout {
 
     /// The executor running `steps` (one work for the whole list).
     pub(crate) fn executor(self, api: &'static str, steps: Vec<Step>) -> Executor {
+        self.executor_with(api, ListWork::new(steps))
+    }
+
+    /// The executor running `work` over these bindings (an optimizer's own engine).
+    pub(crate) fn executor_with(self, api: &'static str, work: impl Work + 'static) -> Executor {
         let n = self.views.len();
         let bindings = Bindings {
             tensors: Arc::new(self.views),
             n_inputs: self.n_inputs.unwrap_or(n),
             outputs: self.outputs,
         };
-        let mut e = Executor::new(api, bindings, ListWork::new(steps));
+        let mut e = Executor::new(api, bindings, work);
         e.lists = self.lists;
         e
     }

@@ -29,6 +29,7 @@ pub mod matmul;
 pub mod mul;
 pub mod norm;
 pub mod nz_weight;
+pub mod optim;
 pub mod pad;
 pub mod pattern;
 pub mod pool;

@@ -924,3 +924,157 @@ fn a_list_of_a_thousand_members_is_one_work() {
         assert_eq!(bufs[2000 + k][7], (k + 1000 + k) as f32);
     }
 }
+
+/// Relative closeness for the optimizer steps (a formula of several roundings).
+fn compare_rel(what: &str, got: &Array, want: &Array, rel: f64) {
+    for i in 0..got.numel() {
+        let (g, w) = (got.to_f64s_lossy(i), want.to_f64s_lossy_at(i, got.dtype));
+        assert!(
+            (g - w).abs() <= rel * w.abs().max(1e-3) || (g.is_nan() && w.is_nan()),
+            "{what}: element {i} is {g} but torch has {w}"
+        );
+    }
+}
+
+#[test]
+fn fused_adamw_and_sgd_match_torch_optim() {
+    device();
+    let mut rng = Rng::new(0x0971);
+    let mut batch = Batch::new();
+    let adamw = batch.program(
+        "lr, b1, b2, eps, wd, ams, mx, step, n = a[0].tolist(); n = int(n)
+L = [list(a[1 + k * n:1 + (k + 1) * n]) for k in range(5)]
+dt = L[0][0].dtype if n else torch.float32
+ps = [p.float().clone().requires_grad_(True) for p in L[0]]
+out = []
+if n > 0:
+    opt = torch.optim.AdamW(ps, lr=lr, betas=(b1, b2), eps=eps, weight_decay=wd, amsgrad=bool(ams), maximize=bool(mx))
+    for i, p in enumerate(ps):
+        p.grad = L[1][i].float().clone()
+        st = opt.state[p]
+        st['step'] = torch.tensor(step - 1.0)
+        st['exp_avg'] = L[2][i].float().clone()
+        st['exp_avg_sq'] = L[3][i].float().clone()
+        if ams:
+            st['max_exp_avg_sq'] = L[4][i].float().clone()
+    opt.step()
+    out = [p.detach().to(dt) for p in ps] + [opt.state[p]['exp_avg'].to(dt) for p in ps] + [opt.state[p]['exp_avg_sq'].to(dt) for p in ps]
+    if ams:
+        out += [opt.state[p]['max_exp_avg_sq'].to(dt) for p in ps]",
+    );
+    let sgd = batch.program(
+        "lr, mom, damp, wd, nest, mx, first, n = a[0].tolist(); n = int(n)
+L = [list(a[1 + k * n:1 + (k + 1) * n]) for k in range(3)]
+dt = L[0][0].dtype if n else torch.float32
+ps = [p.float().clone().requires_grad_(True) for p in L[0]]
+out = []
+if n > 0:
+    opt = torch.optim.SGD(ps, lr=lr, momentum=mom, dampening=damp, weight_decay=wd, nesterov=bool(nest), maximize=bool(mx))
+    for i, p in enumerate(ps):
+        p.grad = L[1][i].float().clone()
+        if not first and mom != 0:
+            opt.state[p]['momentum_buffer'] = L[2][i].float().clone()
+    opt.step()
+    out = [p.detach().to(dt) for p in ps]
+    if mom != 0:
+        out += [opt.state[p]['momentum_buffer'].to(dt) for p in ps]",
+    );
+    let mut ran = Vec::new();
+    for case in 0..24 {
+        let d = [F32, F16, BF16][case % 3];
+        let n = [1usize, 2, 4][rng.below(3) as usize];
+        let shapes: Vec<Vec<usize>> = (0..n).map(|_| random_shape(&mut rng)).collect();
+        let gen = |rng: &mut Rng, pos: bool| -> Vec<Vec<f64>> {
+            shapes
+                .iter()
+                .map(|s| {
+                    (0..s.iter().product::<usize>())
+                        .map(|_| {
+                            let v = (rng.below(2001) as f64 - 1000.0) / 500.0;
+                            if pos { v.abs() / 4.0 } else { v }
+                        })
+                        .collect()
+                })
+                .collect()
+        };
+        let is_adam = case % 2 == 0;
+        let vals = if is_adam {
+            vec![gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, true), gen(&mut rng, true)]
+        } else {
+            vec![gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, false)]
+        };
+        let views = lists_of(&mut rng, d, &shapes, &vals);
+        let lists: Vec<*mut aclTensorList> = views.iter().map(|v| list(v)).collect();
+        let (mut ws, mut ex) = (0u64, null_mut());
+        let what = format!("case {case} {} {d} shapes {shapes:?}", if is_adam { "FusedAdamw" } else { "FusedSgd" });
+        let meta: Vec<f64>;
+        let mut step_views = Vec::new();
+        if is_adam {
+            let (lr, b1, b2, eps, wd) = (0.01, 0.9, 0.999, 1e-8, [0.0, 0.01][rng.below(2) as usize]);
+            let (ams, mx) = (rng.pct(50), rng.pct(30));
+            let step = 1.0 + rng.below(5) as f64;
+            step_views = (0..n).map(|_| View::new(&mut rng, F32, &[1], &[step])).collect();
+            let sl = list(&step_views);
+            let maxl = if ams { lists[4] } else { null_mut() };
+            let st = unsafe {
+                fused_adamw::aclnnFusedAdamwGetWorkspaceSize(
+                    lists[0], lists[1], lists[2], lists[3], maxl, sl, null(), null(), lr, b1, b2, wd, eps, ams, mx, &mut ws, &mut ex,
+                )
+            };
+            run(st, ws, ex, fused_adamw::aclnnFusedAdamw, &what);
+            aclDestroyTensorList(sl);
+            meta = vec![lr, b1, b2, eps, wd, ams as u8 as f64, mx as u8 as f64, step, n as f64];
+        } else {
+            let (lr, mom, damp, wd) = (0.05f32, [0.0f32, 0.9][rng.below(2) as usize], [0.0f32, 0.1][rng.below(2) as usize], [0.0f32, 0.01][rng.below(2) as usize]);
+            let (nest, mx, first) = (mom != 0.0 && damp == 0.0 && rng.pct(50), rng.pct(30), rng.pct(40));
+            let st = unsafe {
+                fused_sgd::aclnnFusedSgdGetWorkspaceSize(lists[0], lists[1], lists[2], null(), wd, mom, lr, damp, nest, mx, first, &mut ws, &mut ex)
+            };
+            run(st, ws, ex, fused_sgd::aclnnFusedSgd, &what);
+            meta = vec![lr as f64, mom as f64, damp as f64, wd as f64, nest as u8 as f64, mx as u8 as f64, first as u8 as f64, n as f64];
+        }
+        // What torch returns: params, then the states in order.
+        let ams = is_adam && meta[5] != 0.0;
+        let mut got: Vec<(Array, bool)> = views[0].iter().map(|v| v.read()).collect();
+        if is_adam {
+            for k in [2, 3] {
+                got.extend(views[k].iter().map(|v| v.read()));
+            }
+            if ams {
+                got.extend(views[4].iter().map(|v| v.read()));
+            }
+        } else if meta[1] != 0.0 {
+            got.extend(views[2].iter().map(|v| v.read()));
+        }
+        let mut inputs = vec![Some(Array::f64s(&[meta.len()], &meta))];
+        for l in &vals {
+            for (sh, v) in shapes.iter().zip(l) {
+                inputs.push(Some(array(d, sh, v)));
+            }
+        }
+        let c = batch.case(if is_adam { adamw } else { sgd }, inputs);
+        ran.push((what, got, d, c));
+        for l in lists {
+            aclDestroyTensorList(l);
+        }
+        drop(step_views);
+    }
+    let Some(results) = batch.run("fused_adamw_and_sgd_match_torch_optim") else {
+        return;
+    };
+    for (what, got, d, c) in ran {
+        let want = results[c].as_ref().unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        assert_eq!(want.len(), got.len(), "{what}");
+        // f32: a few roundings apart; f16/bf16: torch (in f32 here) rounded once, so within
+        // one 16-bit ulp.
+        let rel = match d {
+            F32 => 4e-6,
+            F16 => 1.0 / 1024.0,
+            _ => 1.0 / 128.0,
+        };
+        for (i, ((g, kept), w)) in got.iter().zip(want).enumerate() {
+            assert!(kept, "{what}: tensor {i} wrote outside its view");
+            compare_rel(&format!("{what} tensor {i}"), g, w, rel);
+        }
+    }
+}
