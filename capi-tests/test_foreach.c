@@ -77,6 +77,9 @@
 #include "aclnnop/aclnn_foreach_round_off_number_v2.h"
 #include "aclnnop/aclnn_foreach_copy.h"
 #include "aclnnop/aclnn_foreach_zero_inplace.h"
+#include "aclnnop/aclnn_fused_adamw.h"
+#include "aclnnop/aclnn_fused_sgd.h"
+#include "aclnnop/aclnn_apply_adam_w_v2.h"
 
 #include <math.h>
 
@@ -147,6 +150,7 @@ static aclTensor *one(aclDataType dt, double v, void **dev)
 
 static double xv(int k, int64_t i) { return 0.1 + 0.1 * (double)((i * 3 + k) % 8); }
 static double yv(int k, int64_t i) { return 0.5 + 0.05 * (double)(i + k); }
+static double r_zero_v(int k, int64_t i) { (void)k; (void)i; return 0; }
 static double zv(int k, int64_t i) { return 1.5 - 0.1 * (double)(i + 2 * k); }
 
 /* Checks out's members against want(x, y, z) element by element, and the sentinels. */
@@ -517,6 +521,83 @@ static void test_others(void)
     mem_free(&o);
 }
 
+/* ---------------------------------------------------------------- optimizers */
+
+static double r_sgd(double x, double y, double z, double s) { (void)z; return x - s * y; }
+/* AdamW's first step from m = v = 0: m^ = g, v^ = g^2, so theta(1 - lr wd) - lr g / (|g| + eps). */
+static double r_adamw(double x, double y, double z, double s) { (void)z; return x * (1 - s * 0.01) - s * y / (fabs(y) + 1e-8); }
+
+static void test_optimizers(void)
+{
+    const double lr = 0.1;
+    /* FusedSgd without momentum buffers: theta - lr g. */
+    Mem p = mem(xv), g = mem(yv);
+    aclTensorList *pl = mklist(&p), *gl = mklist(&g);
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK_OK(aclnnFusedSgdGetWorkspaceSize(pl, gl, NULL, NULL, 0.0f, 0.0f, (float)lr, 0.0f, false, false, false, &ws, &ex));
+    run_phase2(aclnnFusedSgd, ws, ex);
+    check_out("aclnnFusedSgd", &p, r_sgd, (float)lr);
+    CHECK_STATUS(aclnnFusedSgdGetWorkspaceSize(pl, gl, NULL, NULL, 0.0f, 0.0f, -1.0f, 0.0f, false, false, false, &ws, &ex),
+                 ACLNN_ERR_PARAM_INVALID);
+    CHECK_ERRMSG("lr");
+    CHECK_OK(aclDestroyTensorList(pl));
+    CHECK_OK(aclDestroyTensorList(gl));
+    mem_free(&p);
+    /* FusedAdamw, step 1 from zero moments (stateSteps: one f32 element per member). */
+    Mem q = mem(xv), m = mem(r_zero_v), v = mem(r_zero_v);
+    aclTensorList *ql = mklist(&q), *gl2 = mklist(&g), *ml = mklist(&m), *vl = mklist(&v);
+    void *sd[NM];
+    aclTensor *stt[NM];
+    static const int64_t s1[] = {1};
+    const float one_f = 1.0f;
+    for (int k = 0; k < NM; k++) {
+        CHECK_OK(aclrtMalloc(&sd[k], 4, ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK_OK(aclrtMemcpy(sd[k], 4, &one_f, 4, ACL_MEMCPY_HOST_TO_DEVICE));
+        stt[k] = aclCreateTensor(s1, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, s1, 1, sd[k]);
+    }
+    aclTensorList *sl = aclCreateTensorList((const aclTensor *const *)stt, NM);
+    CHECK_OK(aclnnFusedAdamwGetWorkspaceSize(ql, gl2, ml, vl, NULL, sl, NULL, NULL, lr, 0.9, 0.999, 0.01, 1e-8, false,
+                                             false, &ws, &ex));
+    run_phase2(aclnnFusedAdamw, ws, ex);
+    check_out("aclnnFusedAdamw", &q, r_adamw, lr);
+    /* amsgrad needs maxExpAvgSqsRef */
+    CHECK_STATUS(aclnnFusedAdamwGetWorkspaceSize(ql, gl2, ml, vl, NULL, sl, NULL, NULL, lr, 0.9, 0.999, 0.01, 1e-8, true,
+                                                 false, &ws, &ex),
+                 ACLNN_ERR_PARAM_INVALID);
+    CHECK_ERRMSG("maxExpAvgSqsRef");
+    aclTensorList *ls[] = {ql, gl2, ml, vl, sl};
+    for (size_t k = 0; k < ARRAY_LEN(ls); k++) CHECK_OK(aclDestroyTensorList(ls[k]));
+    for (int k = 0; k < NM; k++) CHECK_OK(aclrtFree(sd[k]));
+    /* ApplyAdamWV2 on one tensor: the same first step. */
+    static const int64_t sh[] = {4};
+    float pv[4] = {1, -2, 3, -4}, gv[4] = {0.5f, 0.25f, -1, 2}, zero[4] = {0, 0, 0, 0};
+    void *dp, *dg, *dm, *dv, *ds;
+    void **bufs[] = {&dp, &dg, &dm, &dv};
+    float *src[] = {pv, gv, zero, zero};
+    aclTensor *tt[4];
+    for (int k = 0; k < 4; k++) {
+        CHECK_OK(aclrtMalloc(bufs[k], sizeof pv, ACL_MEM_MALLOC_HUGE_FIRST));
+        CHECK_OK(aclrtMemcpy(*bufs[k], sizeof pv, src[k], sizeof pv, ACL_MEMCPY_HOST_TO_DEVICE));
+        tt[k] = aclCreateTensor(sh, 1, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, sh, 1, *bufs[k]);
+    }
+    aclTensor *step = one(ACL_FLOAT, 1, &ds);
+    CHECK_OK(aclnnApplyAdamWV2GetWorkspaceSize(tt[0], tt[2], tt[3], NULL, tt[1], step, (float)lr, 0.9f, 0.999f, 0.01f,
+                                               1e-8f, false, false, &ws, &ex));
+    run_phase2(aclnnApplyAdamWV2, ws, ex);
+    float got[4];
+    CHECK_OK(aclrtMemcpy(got, sizeof got, dp, sizeof got, ACL_MEMCPY_DEVICE_TO_HOST));
+    for (int i = 0; i < 4; i++) CHECK(near_f32(got[i], (float)r_adamw(pv[i], gv[i], 0, (float)lr)));
+    for (int k = 0; k < 4; k++) {
+        CHECK_OK(aclDestroyTensor(tt[k]));
+        CHECK_OK(aclrtFree(*bufs[k]));
+    }
+    CHECK_OK(aclDestroyTensor(step));
+    CHECK_OK(aclrtFree(ds));
+    Mem *ms[] = {&g, &q, &m, &v};
+    for (size_t k = 0; k < ARRAY_LEN(ms); k++) mem_free(ms[k]);
+}
+
 int main(void)
 {
     device_init();
@@ -524,6 +605,7 @@ int main(void)
     RUN_TEST(test_binary);
     RUN_TEST(test_addc_lerp);
     RUN_TEST(test_others);
+    RUN_TEST(test_optimizers);
     device_teardown();
     return capi_finish();
 }

@@ -126,6 +126,15 @@ impl Layout {
         self.views.len() - 1
     }
 
+    /// One tensor written in place (None: an optional one passed as NULL).
+    pub(crate) fn inout(&mut self, t: Option<&TensorDesc>) -> usize {
+        let b = self.input(t);
+        if t.is_some() {
+            self.outputs.push(b);
+        }
+        b
+    }
+
     /// An output list: the binding of its first member.
     pub(crate) fn output_list(&mut self, members: &[&TensorDesc]) -> usize {
         if self.n_inputs.is_none() {

@@ -1,5 +1,5 @@
-//! The fused optimizers over tensor lists (CANN's optim/ headers): aclnnFusedAdamw and
-//! aclnnFusedSgd, PyTorch's `torch.optim.AdamW` / `torch.optim.SGD` steps for every
+//! The fused optimizers over tensor lists (CANN's optim/ headers): aclnnFusedAdamw,
+//! aclnnFusedSgd and aclnnApplyAdamWV2 (one tensor), PyTorch's `torch.optim.AdamW` / `torch.optim.SGD` steps for every
 //! parameter of the lists in one launch.
 //!
 //! One engine (`UpdateWork`): phase 1 validates the lists (the same length; paramsRef,
@@ -317,6 +317,98 @@ impl Rule for AdamW {
     }
 }
 
+/// aclnnApplyAdamWV2: the AdamW step of one tensor (varRef, mRef, vRef and, with amsgrad,
+/// maxGradNormOptionalRef updated in place; step a one-element INT64/FLOAT32 device
+/// tensor, read as it is).
+#[allow(clippy::too_many_arguments)]
+pub fn apply_adam_w_v2(
+    var: &TensorDesc,
+    m: &TensorDesc,
+    v: &TensorDesc,
+    max_grad_norm: Option<&TensorDesc>,
+    grad: &TensorDesc,
+    step: &TensorDesc,
+    lr: f32,
+    beta1: f32,
+    beta2: f32,
+    weight_decay: f32,
+    eps: f32,
+    amsgrad: bool,
+    maximize: bool,
+) -> Result<Executor> {
+    const API: &str = "aclnnApplyAdamWV2";
+    crate::ensure!(
+        !amsgrad || max_grad_norm.is_some(),
+        "maxGradNormOptionalRef is NULL but amsgrad is true: it is required then"
+    );
+    let maxv = if amsgrad { max_grad_norm } else { None };
+    let (pv, gv, mv, vv, sv) = ([var], [grad], [m], [v], [step]);
+    let xv: Option<[&TensorDesc; 1]> = maxv.map(|x| [x]);
+    check_list("varRef", &pv, FLOATS)?;
+    var.check_output("varRef")?;
+    check_state("mRef", &mv, &pv)?;
+    check_state("vRef", &vv, &pv)?;
+    check_like("grad", &gv, "varRef", &pv)?;
+    if let Some(x) = &xv {
+        check_state("maxGradNormOptionalRef", x, &pv)?;
+    }
+    check_scalar_tensor("step", step, &[S64, F32])?;
+    let mut outs: SmallVec<[(&str, &[&TensorDesc]); 4]> =
+        smallvec::smallvec![("varRef", &pv[..]), ("mRef", &mv[..]), ("vRef", &vv[..])];
+    if let Some(x) = &xv {
+        outs.push(("maxGradNormOptionalRef", &x[..]));
+    }
+    check_aliasing(&[("grad", &gv[..]), ("step", &sv[..])], &outs, false)?;
+    // Bindings in the header's order: varRef, mRef, vRef, maxGradNormOptionalRef, grad, step.
+    let mut layout = Layout::new();
+    let bp = layout.inout(Some(var));
+    let bm = layout.inout(Some(m));
+    let bv = layout.inout(Some(v));
+    let bmax = layout.inout(max_grad_norm);
+    let bg = layout.input(Some(grad));
+    let bs = layout.input(Some(step));
+    let mut state: SmallVec<[Access; MAX_STATE]> = smallvec::smallvec![
+        Access::of(bp, var),
+        Access::of(bg, grad),
+        Access::of(bm, m),
+        Access::of(bv, v),
+    ];
+    if let Some(x) = maxv {
+        state.push(Access::of(bmax, x));
+    }
+    let members = vec![Member {
+        state,
+        numel: var.numel(),
+        step: Some(bs),
+    }];
+    let work = UpdateWork {
+        rule: AdamW::new(lr as f64, beta1 as f64, beta2 as f64, weight_decay as f64, eps as f64, amsgrad, maximize),
+        members,
+        grad_scale: None,
+        found_inf: None,
+        api: API,
+    };
+    Ok(layout.executor_with(API, work))
+}
+
+impl AdamW {
+    fn new(lr: f64, beta1: f64, beta2: f64, weight_decay: f64, eps: f64, amsgrad: bool, maximize: bool) -> AdamW {
+        AdamW {
+            lr,
+            beta1: beta1 as f32,
+            beta2: beta2 as f32,
+            decay: (1.0 - lr * weight_decay) as f32,
+            eps: eps as f32,
+            amsgrad,
+            maximize,
+            beta1_f64: beta1,
+            beta2_f64: beta2,
+            one_minus_beta1: (1.0 - beta1) as f32,
+            one_minus_beta2: (1.0 - beta2) as f32,
+        }
+    }
+}
+
 /// aclnnFusedAdamw.
 #[allow(clippy::too_many_arguments)]
 pub fn fused_adamw(
@@ -417,19 +509,7 @@ pub fn fused_adamw(
             }
         })
         .collect();
-    let rule = AdamW {
-        lr,
-        beta1: beta1 as f32,
-        beta2: beta2 as f32,
-        decay: (1.0 - lr * weight_decay) as f32,
-        eps: eps as f32,
-        amsgrad,
-        maximize,
-        beta1_f64: beta1,
-        beta2_f64: beta2,
-        one_minus_beta1: (1.0 - beta1) as f32,
-        one_minus_beta2: (1.0 - beta2) as f32,
-    };
+    let rule = AdamW::new(lr, beta1, beta2, weight_decay, eps, amsgrad, maximize);
     let work = UpdateWork {
         rule,
         members,
@@ -587,7 +667,7 @@ pub fn fused_sgd(
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
-    ops: "FusedAdamw, FusedSgd",
+    ops: "FusedAdamw, FusedSgd, ApplyAdamWV2",
     a: FLOATS,
     b: FLOATS,
     out: FLOATS,

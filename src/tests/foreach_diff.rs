@@ -1078,3 +1078,58 @@ if n > 0:
         }
     }
 }
+
+#[test]
+fn apply_adam_w_v2_is_the_fused_step_of_one_tensor() {
+    device();
+    let mut rng = Rng::new(0xadaa);
+    let shape = [3usize, 4];
+    let vals = |rng: &mut Rng, pos: bool| -> Vec<f64> {
+        (0..12)
+            .map(|_| {
+                let v = (rng.below(2001) as f64 - 1000.0) / 500.0;
+                if pos { v.abs() } else { v }
+            })
+            .collect()
+    };
+    let (p, g, m, v, mx) = (vals(&mut rng, false), vals(&mut rng, false), vals(&mut rng, false), vals(&mut rng, true), vals(&mut rng, true));
+    let mk = |rng: &mut Rng, x: &[f64]| View::new(rng, F32, &shape, x);
+    // One tensor through ApplyAdamWV2, the same through FusedAdamw: bit for bit equal.
+    let a = [mk(&mut rng, &p), mk(&mut rng, &g), mk(&mut rng, &m), mk(&mut rng, &v), mk(&mut rng, &mx)];
+    let b = [mk(&mut rng, &p), mk(&mut rng, &g), mk(&mut rng, &m), mk(&mut rng, &v), mk(&mut rng, &mx)];
+    let step = View::new(&mut rng, F32, &[1], &[3.0]);
+    let (lr, b1, b2, wd, eps) = (0.01f32, 0.9f32, 0.999f32, 0.01f32, 1e-8f32);
+    let (mut ws, mut ex) = (0u64, null_mut());
+    let t: Vec<*mut aclTensor> = a.iter().map(|x| x.tensor()).collect();
+    let st = step.tensor();
+    let s = unsafe {
+        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(t[0], t[2], t[3], t[4], t[1], st, lr, b1, b2, wd, eps, true, false, &mut ws, &mut ex)
+    };
+    run(s, ws, ex, apply_adam_w_v2::aclnnApplyAdamWV2, "ApplyAdamWV2");
+    let l: Vec<*mut aclTensorList> = b.iter().map(|x| list(std::slice::from_ref(x))).collect();
+    let sl = list(std::slice::from_ref(&step));
+    let s = unsafe {
+        fused_adamw::aclnnFusedAdamwGetWorkspaceSize(
+            l[0], l[1], l[2], l[3], l[4], sl, null(), null(), lr as f64, b1 as f64, b2 as f64, wd as f64, eps as f64, true, false, &mut ws, &mut ex,
+        )
+    };
+    run(s, ws, ex, fused_adamw::aclnnFusedAdamw, "FusedAdamw");
+    for k in [0, 2, 3, 4] {
+        assert_eq!(a[k].read().0, b[k].read().0, "state {k}");
+    }
+    assert_ne!(a[0].read().0, array(F32, &shape, &p), "the parameter moved");
+    // amsgrad without maxGradNormOptionalRef is refused.
+    let s = unsafe {
+        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(t[0], t[2], t[3], null_mut(), t[1], st, lr, b1, b2, wd, eps, true, false, &mut ws, &mut ex)
+    };
+    assert_eq!(s, 161002);
+    assert!(err().contains("maxGradNormOptionalRef"), "{}", err());
+    for x in t {
+        aclDestroyTensor(x);
+    }
+    aclDestroyTensor(st);
+    for x in l {
+        aclDestroyTensorList(x);
+    }
+    aclDestroyTensorList(sl);
+}
