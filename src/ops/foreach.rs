@@ -1005,17 +1005,19 @@ pub fn unary_op(rule: &UnaryRule, x: &[&TensorDesc], out: &[&TensorDesc]) -> Res
     check_out(out, "x", x)?;
     check_aliasing(&[("x", x)], &[("out", out)], true)?;
     let c = Compute::same(d, (rule.kernel)(d)?);
-    map_unary(api, x, out, c, &[])
+    map_unary(api, x, out, c, &[], false)
 }
 
-/// Plans `out[i] = kernel(x[i])` for every member (bindings x, then the optional extra
-/// device scalar binding(s), then out).
+/// Plans `out[i] = kernel(x[i])` for every member (bindings x, then the `extra` scalar
+/// tensors, then out); with `read_extra` the kernel's parameter is read from the extra
+/// tensor at run time (as s64).
 fn map_unary(
     api: &'static str,
     x: &[&TensorDesc],
     out: &[&TensorDesc],
     c: Compute,
     extra: &[&TensorDesc],
+    read_extra: bool,
 ) -> Result<Executor> {
     let mut layout = Layout::new();
     let bx = layout.input_list(x);
@@ -1023,6 +1025,7 @@ fn map_unary(
     let bo = layout.output_list(out);
     let scalars: SmallVec<[DeviceScalar; 1]> = extras
         .iter()
+        .filter(|_| read_extra)
         .map(|&b| DeviceScalar {
             binding: b,
             element: 0,
@@ -1160,32 +1163,10 @@ fn round_off(
             ..Compute::same(d, unary_kernel::<RoundOff>)
         }
     };
-    let extra: SmallVec<[&TensorDesc; 1]> = match mode {
-        Ok(t) if d != S16 => smallvec::smallvec![t],
-        _ => SmallVec::new(),
-    };
-    if let (Ok(t), S16) = (mode, d) {
-        // Bound (so aclSetInputTensorAddr counts it) though not read.
-        let mut layout = Layout::new();
-        let bx = layout.input_list(x);
-        layout.input(Some(t));
-        let bo = layout.output_list(out);
-        let mut steps = Vec::new();
-        for i in 0..x.len() {
-            steps.extend(ew_step(
-                api,
-                &[(Arg::Tensor("x", x[i]), Some(bx + i))],
-                &[c.input],
-                ("out", out[i], bo + i),
-                c.result,
-                c.kernel.into(),
-                c.params.clone(),
-                &[],
-            )?);
-        }
-        return Ok(layout.executor(api, steps));
-    }
-    map_unary(api, x, out, c, &extra)
+    // The roundMode tensor is bound (aclSetInputTensorAddr counts it) and read by the float
+    // kernels; integers are integral already.
+    let extra: SmallVec<[&TensorDesc; 1]> = mode.iter().copied().collect();
+    map_unary(api, x, out, c, &extra, d != S16)
 }
 
 /// aclnnForeachRoundOffNumber: roundMode a one-element int8 device tensor.
@@ -1513,35 +1494,35 @@ pub fn norm(x: &[&TensorDesc], p: &Scalar, out: &[&TensorDesc]) -> Result<Execut
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
-        ops: "ForeachAddList(V2), ForeachAddScalar(V2), ForeachSubList(V2), ForeachMulList",
+        ops: "ForeachAddList, ForeachAddListV2, ForeachAddScalar, ForeachAddScalarV2, ForeachSubList, ForeachSubListV2, ForeachMulList",
         a: ADD_X,
         b: ADD_X,
         out: ADD_X,
         rule: "x1[i] ± alpha·x2[i], x1[i]·x2[i]; scalars in x's dtype",
     },
     Entry {
-        ops: "ForeachAddScalarList, ForeachSub/Mul/Maximum/Minimum/PowScalar(List, V2), ForeachMaximum/Minimum/PowList",
+        ops: "ForeachAddScalarList, ForeachSubScalar, ForeachSubScalarV2, ForeachSubScalarList, ForeachMulScalar, ForeachMulScalarV2, ForeachMulScalarList, ForeachMaximumList, ForeachMaximumScalar, ForeachMaximumScalarV2, ForeachMaximumScalarList, ForeachMinimumList, ForeachMinimumScalar, ForeachMinimumScalarV2, ForeachMinimumScalarList, ForeachPowList, ForeachPowScalar, ForeachPowScalarList",
         a: FLOAT_S32,
         b: FLOAT_S32,
         out: FLOAT_S32,
         rule: "x[i] op scalar(s); max/min propagate NaN",
     },
     Entry {
-        ops: "ForeachDivList, ForeachDivScalar(List, V2), ForeachAddcdiv*, ForeachLerp*, ForeachNorm",
+        ops: "ForeachDivList, ForeachDivScalar, ForeachDivScalarV2, ForeachDivScalarList, ForeachPowScalarV2, ForeachAddcdivList, ForeachAddcdivScalar, ForeachAddcdivScalarList, ForeachAddcdivScalarV2, ForeachLerpList, ForeachLerpScalar, ForeachNorm",
         a: FLOATS,
         b: FLOATS,
         out: FLOATS,
         rule: "x1 / x2; x1 + v·x2/x3; lerp; p-norm",
     },
     Entry {
-        ops: "ForeachAddcmul*, ForeachPowScalarAndTensor",
+        ops: "ForeachAddcmulList, ForeachAddcmulScalar, ForeachAddcmulScalarList, ForeachAddcmulScalarV2, ForeachPowScalarAndTensor",
         a: FLOAT_S32,
         b: FLOAT_S32,
         out: FLOAT_S32,
         rule: "x1 + v·x2·x3; scalar^x",
     },
     Entry {
-        ops: "ForeachAbs, Acos, Asin, Atan, Cos, Cosh, Erf, Erfc, Exp, Expm1, Log, Log10, Log1p, Log2, Reciprocal, Sigmoid, Sin, Sinh, Sqrt, Tan, Tanh",
+        ops: "ForeachAbs, ForeachAcos, ForeachAsin, ForeachAtan, ForeachCos, ForeachCosh, ForeachErf, ForeachErfc, ForeachExp, ForeachExpm1, ForeachLog, ForeachLog10, ForeachLog1p, ForeachLog2, ForeachReciprocal, ForeachSigmoid, ForeachSin, ForeachSinh, ForeachSqrt, ForeachTan, ForeachTanh",
         a: FLOATS,
         b: &[],
         out: FLOATS,
@@ -1562,7 +1543,7 @@ pub const CATALOG: &[Entry] = &[
         rule: "sign(x[i])",
     },
     Entry {
-        ops: "ForeachRoundOffNumber(V2)",
+        ops: "ForeachRoundOffNumber, ForeachRoundOffNumberV2",
         a: ROUND_X,
         b: &[S8, S64],
         out: ROUND_X,
