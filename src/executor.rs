@@ -274,9 +274,22 @@ impl Sequence {
 
     /// A step's bindings at the operator's current addresses.
     fn bind<'a>(step: &'a Step, outer: &Bindings) -> Result<std::borrow::Cow<'a, Bindings>> {
-        let same = step.map.iter().enumerate().all(|(j, &o)| {
+        rebind(&step.bindings, &step.map, outer)
+    }
+}
+
+/// `bindings` (a step's, planned over its own views) with binding `j` at the address of
+/// the operator's binding `map[j]` (borrowed when every address is already the same).
+pub(crate) fn rebind<'a>(
+    bindings: &'a Bindings,
+    map: &[usize],
+    outer: &Bindings,
+) -> Result<std::borrow::Cow<'a, Bindings>> {
+    {
+        let step = (bindings, map);
+        let same = step.1.iter().enumerate().all(|(j, &o)| {
             match (
-                step.bindings.tensors[j].as_ref(),
+                step.0.tensors[j].as_ref(),
                 outer.tensors.get(o).and_then(|t| t.as_ref()),
             ) {
                 (Some(a), Some(b)) => a.addr == b.addr,
@@ -285,11 +298,11 @@ impl Sequence {
             }
         });
         if same {
-            return Ok(std::borrow::Cow::Borrowed(&step.bindings));
+            return Ok(std::borrow::Cow::Borrowed(bindings));
         }
-        let mut b = step.bindings.clone();
+        let mut b = bindings.clone();
         let views = Arc::make_mut(&mut b.tensors);
-        for (j, &o) in step.map.iter().enumerate() {
+        for (j, &o) in map.iter().enumerate() {
             if let Some(v) = views[j].as_mut() {
                 v.addr = outer.view(o)?.addr;
             }

@@ -700,6 +700,8 @@ struct Ctx<'a> {
     plan: &'a Plan,
     bases: [usize; MAX_OPERANDS],
     ws: usize,
+    /// The kernel's parameters for this run (the plan's, or a foreach op's read at run time).
+    params: &'a Params,
 }
 
 impl Plan {
@@ -846,7 +848,7 @@ impl Ctx<'_> {
             }
         }
         let kernel = plan.kernel;
-        let params = &plan.params;
+        let params = self.params;
         let inner = plan.rank - 1;
         let streamed = |op: &Operand| !op.uniform && !is_const(op);
         if plan.flat {
@@ -1109,6 +1111,15 @@ impl Work for Plan {
     }
 
     fn run(&self, t: &Bindings, ws: Workspace) -> Result<()> {
+        self.run_with_params(t, ws, &self.params)
+    }
+}
+
+impl Plan {
+    /// `run` with the kernel's parameters replaced by `params` (of the same shape and dtypes
+    /// as the planned ones): the foreach operators' scalars that live in device memory
+    /// (an alpha tensor) are read when the work runs, not when it is planned.
+    pub fn run_with_params(&self, t: &Bindings, ws: Workspace, params: &Params) -> Result<()> {
         if self.total == 0 {
             return Ok(());
         }
@@ -1154,7 +1165,7 @@ impl Work for Plan {
                     self.total,
                     &srcs[..n_in],
                     bases[n_in] as *mut u8,
-                    &self.params,
+                    params,
                 )
             };
             return Ok(());
@@ -1163,6 +1174,7 @@ impl Work for Plan {
             plan: self,
             bases,
             ws: ws_base + self.copies_bytes,
+            params,
         };
         let range = |i: usize| {
             (

@@ -97,14 +97,14 @@ fn check_alpha(alpha: &Scalar, promoted: DType) -> Result<()> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Sign {
+pub(crate) enum Sign {
     Plus,
     Minus,
 }
 
 /// The computation for a promoted dtype: alpha checked, converted to the promoted dtype,
 /// then to the kernel's.
-fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
+pub(crate) fn compute(sign: Sign, alpha: &Scalar, promoted: DType) -> Result<Compute> {
     check_alpha(alpha, promoted)?;
     let c = promoted.compute();
     let a = alpha.cast(promoted).cast(c);

@@ -55,6 +55,8 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
         super::nz_weight::CATALOG,
+        super::foreach::CATALOG,
+        super::optim::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

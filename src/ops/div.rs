@@ -156,7 +156,7 @@ fn division_dtype(p: DType) -> DType {
     }
 }
 
-fn true_div(p: DType) -> Result<Compute> {
+pub(crate) fn true_div(p: DType) -> Result<Compute> {
     let c = division_dtype(p);
     let k = match c.compute() {
         DType::F64 => kernel::<TrueDiv<f64>> as KernelFn,

@@ -149,6 +149,30 @@ pub fn executor(
     params: Params,
     inplace: bool,
 ) -> Result<Executor> {
+    let (bindings, plan) = planned(
+        api, args, kernel_in, out_name, out, kernel_out, kernel, params, inplace,
+    )?;
+    Ok(match plan {
+        Some(plan) => Executor::shared(api, bindings, plan),
+        None => Executor::new(api, bindings, Nothing),
+    })
+}
+
+/// `executor`'s bindings and engine plan (None: the output is empty, nothing to run), for
+/// an operator that runs the plan itself (the foreach operators run it with parameters
+/// read at run time).
+#[allow(clippy::too_many_arguments)]
+pub fn planned(
+    api: &'static str,
+    args: &[Arg],
+    kernel_in: &[Via],
+    out_name: &'static str,
+    out: &TensorDesc,
+    kernel_out: Via,
+    kernel: impl Into<Kernels>,
+    params: Params,
+    inplace: bool,
+) -> Result<(Bindings, Option<std::sync::Arc<engine::Plan>>)> {
     let n_inputs = args.iter().filter(|a| matches!(a, Arg::Tensor(..))).count();
     // An in-place operator's selfRef is input 0 and also its output: one binding.
     let out_binding = if inplace { 0 } else { n_inputs };
@@ -171,7 +195,7 @@ pub fn executor(
         outputs: smallvec::smallvec![out_binding],
     };
     if out.is_empty() {
-        return Ok(Executor::new(api, bindings(views()), Nothing));
+        return Ok((bindings(views()), None));
     }
     let mut inputs: SmallVec<[Input; engine::MAX_OPERANDS]> = SmallVec::new();
     let mut binding = 0;
@@ -200,5 +224,5 @@ pub fn executor(
         params,
     };
     let (plan, tensors) = engine::plan_shared(spec, views)?;
-    Ok(Executor::shared(api, bindings(tensors), plan))
+    Ok((bindings(tensors), Some(plan)))
 }

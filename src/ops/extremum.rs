@@ -107,6 +107,16 @@ macro_rules! pick {
     };
 }
 
+/// Maximum's computation for the promoted dtype (the foreach operators reuse it).
+pub(crate) fn max_compute(p: DType) -> Compute {
+    Compute::same(p, pick!(Max, p))
+}
+
+/// Minimum's computation for the promoted dtype.
+pub(crate) fn min_compute(p: DType) -> Compute {
+    Compute::same(p, pick!(Min, p))
+}
+
 /// aclnnMaximum.
 pub fn maximum(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     binary::build(

@@ -108,7 +108,7 @@ impl<T: Power> BinaryOp for Pow<T> {
     }
 }
 
-fn compute(p: DType) -> Result<Compute> {
+pub(crate) fn compute(p: DType) -> Result<Compute> {
     let k = match p.compute() {
         F32 => kernel::<Pow<f32>> as KernelFn,
         F64 => kernel::<Pow<f64>>,

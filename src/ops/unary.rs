@@ -122,6 +122,10 @@ pub mod f {
     pub const TAN: u8 = 26;
     pub const TRUNC: u8 = 27;
     pub const ERFC: u8 = 28;
+    // The inverse trigonometric functions (the foreach operators' Acos, Asin, Atan).
+    pub const ACOS: u8 = 29;
+    pub const ASIN: u8 = 30;
+    pub const ATAN: u8 = 31;
 }
 
 unsafe extern "C" {
@@ -203,6 +207,9 @@ macro_rules! real_float {
                     f::TRUNC => x.trunc(),
                     f::LOG2 => x.log2(),
                     f::EXP2 => x.exp2(),
+                    f::ACOS => x.acos(),
+                    f::ASIN => x.asin(),
+                    f::ATAN => x.atan(),
                     f::NEG => -x,
                     f::SIGN => {
                         if x > 0.0 {

@@ -7,6 +7,7 @@ mod conv_diff;
 mod coverage;
 mod declared;
 mod engine_views;
+mod foreach_diff;
 mod forms_diff;
 mod gather_diff;
 mod gmm_diff;

@@ -66,9 +66,19 @@ impl<T: Arith> TernaryOp for Cmul<T> {
 }
 
 #[derive(Clone, Copy, PartialEq)]
-enum Combine {
+pub(crate) enum Combine {
     Div,
     Mul,
+}
+
+/// The kernel `s + (v * a) / b` or `s + (v * a) * b` in kernel dtype `kc`, v being
+/// `params.scalars[0]` (the foreach operators reuse it).
+pub(crate) fn addc_kernel(how: Combine, kc: DType) -> KernelFn {
+    match (how, kc) {
+        (Combine::Div, F64) => ternary::<Cdiv<f64>> as KernelFn,
+        (Combine::Div, _) => ternary::<Cdiv<f32>>,
+        (Combine::Mul, _) => crate::with_compute_dtype!(kc, T => ternary::<Cmul<T>> as KernelFn),
+    }
 }
 
 /// Addcdiv and Addcmul (`out` None: in place into self).
@@ -123,11 +133,7 @@ fn addc(
         p
     };
     let kc = c.compute();
-    let kernel = match (how, kc) {
-        (Combine::Div, F64) => ternary::<Cdiv<f64>> as KernelFn,
-        (Combine::Div, _) => ternary::<Cdiv<f32>>,
-        (Combine::Mul, _) => crate::with_compute_dtype!(kc, T => ternary::<Cmul<T>> as KernelFn),
-    };
+    let kernel = addc_kernel(how, kc);
     let mut params = Params::default();
     params.scalars.push(value.cast(kc));
     let v = Via::of(c);
