@@ -1,0 +1,512 @@
+//! Differential tests of the remaining neural-network operators (issue 18): the point-wise
+//! and binary activations (Selu, LogSigmoid, Shrink, Erfinv, RReluWithNoise, Hardtanh,
+//! AddRelu, Heaviside, FatreluMul), called through their rules on random views.
+//!
+//! The reference is PyTorch computing in f64 on the exact input values (`torch_ref`), or a
+//! plain f64 model where the device's documented behaviour is not torch's (integer Selu,
+//! AddRelu's f32 arithmetic). Bounds as in nn_diff.rs: 1 ulp of the compute dtype at the
+//! reference (+ a tiny absolute term for results below f64's resolution of the formula);
+//! NaN must be NaN, infinities equal, integers exact.
+
+use super::add_diff::Rng;
+use super::nn_diff::{
+    close, f32s, fill, num, rand_shape, rand_value, rand_view, round_to, run, torch_values, ulp, T,
+};
+use super::torch_ref::{Array, Batch};
+use crate::dtype::DType::{self, *};
+use crate::error::Result;
+use crate::executor::Executor;
+use crate::ops::activation as act;
+use crate::scalar::Scalar;
+use crate::tensor::TensorDesc;
+
+// ---------------------------------------------------------------------------------------
+// Point-wise activations
+// ---------------------------------------------------------------------------------------
+
+struct Op {
+    name: &'static str,
+    dtypes: &'static [DType],
+    inplace: bool,
+    torch: &'static str,
+}
+
+const OPS: &[Op] = &[
+    Op {
+        name: "selu",
+        dtypes: &[F32, F16, BF16],
+        inplace: true,
+        torch: "out = F.selu(a[0])",
+    },
+    Op {
+        name: "log_sigmoid",
+        dtypes: &[F32, F16, BF16],
+        inplace: false,
+        torch: "out = F.logsigmoid(a[0])",
+    },
+    Op {
+        name: "shrink",
+        dtypes: &[F32, F16],
+        inplace: false,
+        torch: "l = a[1].item(); b = a[2].item(); x = a[0]\n\
+                out = torch.where(x > l, x - b, torch.where(x < -l, x + b, torch.zeros_like(x)))",
+    },
+    Op {
+        name: "erfinv",
+        dtypes: &[F32, F16, BF16, S32, S8, U8, Bool],
+        inplace: true,
+        torch: "out = torch.erfinv(a[0].double())",
+    },
+    Op {
+        name: "rrelu",
+        dtypes: &[F32, F16, BF16],
+        inplace: true,
+        torch: "out = F.leaky_relu(a[0], a[1].item())",
+    },
+    Op {
+        name: "hardtanh",
+        dtypes: &[F32, F16, BF16, F64, S8, U8, S16, S32, S64],
+        inplace: true,
+        torch: "out = torch.clamp(a[0], a[1].item(), a[2].item())",
+    },
+];
+
+fn plan(name: &str, x: &TensorDesc, at: &[f64], out: Option<&TensorDesc>) -> Result<Executor> {
+    let s: Vec<Scalar> = at.iter().map(|&v| f32s(v)).collect();
+    match (name, out) {
+        ("selu", Some(o)) => act::selu(x, o),
+        ("selu", None) => act::inplace_selu(x),
+        ("log_sigmoid", Some(o)) => act::log_sigmoid(x, o),
+        ("shrink", Some(o)) => act::shrink(x, &s[0], &s[1], o),
+        ("erfinv", Some(o)) => act::erfinv(x, o),
+        ("erfinv", None) => act::inplace_erfinv(x),
+        ("rrelu", o) => {
+            // (the noise is not read in the inference form: any view of the dtype will do)
+            let noise = T::contiguous(x.dtype, &[1]);
+            match o {
+                Some(o) => act::rrelu_with_noise(x, &noise.desc, &s[0], &s[1], false, 0, 0, o),
+                None => act::inplace_rrelu_with_noise(x, &noise.desc, &s[0], &s[1], false, 0, 0),
+            }
+        }
+        ("hardtanh", Some(o)) => act::hardtanh(x, &s[0], &s[1], o),
+        ("hardtanh", None) => act::inplace_hardtanh(x, &s[0], &s[1]),
+        _ => unreachable!("{name}"),
+    }
+}
+
+fn attrs(rng: &mut Rng, name: &str, d: DType) -> Vec<f64> {
+    let mut r = |lo: f64, hi: f64| lo + (hi - lo) * (rng.below(1024) as f64 / 1024.0);
+    match name {
+        "shrink" => vec![r(0.0, 2.0), r(-1.0, 1.0)],
+        "rrelu" => vec![r(0.0, 0.5), r(0.25, 1.0)],
+        "hardtanh" if d == U8 => {
+            let lo = r(0.0, 4.0).round();
+            vec![lo, lo + r(0.0, 5.0).round()]
+        }
+        "hardtanh" if d.is_int() => {
+            let lo = r(-5.0, 2.0).round();
+            vec![lo, lo + r(0.0, 6.0).round()]
+        }
+        "hardtanh" => {
+            let lo = (r(-3.0, 1.0) * 8.0).round() / 8.0;
+            vec![lo, lo + (r(0.0, 3.0) * 8.0).round() / 8.0]
+        }
+        _ => vec![],
+    }
+}
+
+/// A value of `d` for Erfinv: mostly inside (−1, 1), sometimes ±1 or beyond.
+fn erfinv_value(rng: &mut Rng, d: DType) -> f64 {
+    if d == Bool {
+        return rng.below(2) as f64;
+    }
+    if d.is_int() {
+        return rng.below(5) as f64 - 2.0;
+    }
+    match rng.below(20) {
+        0 => 1.0,
+        1 => -1.0,
+        2 => 1.5,
+        3 => f64::NAN,
+        4 => 1.0 - 1e-7 * rng.below(100) as f64,
+        _ => (rng.below(1 << 20) as f64 / (1 << 19) as f64) - 1.0,
+    }
+}
+
+#[test]
+fn nnrest_pointwise_activations_match_torch() {
+    let mut rng = Rng::new(0x6e72_0001);
+    let mut batch = Batch::new();
+    let mut checks = Vec::new();
+    for op in OPS {
+        let prog = batch.program(&format!(
+            "a = [x.double() if x is not None and x.is_floating_point() else x for x in a]\n{}",
+            op.torch
+        ));
+        for case in 0..60 {
+            let d = rng.pick(op.dtypes);
+            let shape = rand_shape(&mut rng, 4);
+            let mut x = rand_view(&mut rng, d, &shape, 2);
+            if op.name == "erfinv" {
+                for i in 0..shape.iter().product::<usize>() {
+                    let v = erfinv_value(&mut rng, d);
+                    x.set(i, v);
+                }
+            } else {
+                fill(&mut rng, &mut x);
+            }
+            let at = attrs(&mut rng, op.name, d);
+            let xs = x.values();
+            let inplace = op.inplace && case % 3 == 0 && (op.name != "erfinv" || d.is_float());
+            let out_d = match op.name {
+                "log_sigmoid" | "rrelu" | "hardtanh" => d,
+                "erfinv" if !d.is_float() => rng.pick(&[F32, F16, BF16]),
+                "shrink" => rng.pick(&[F32, F16]),
+                _ => rng.pick(&[d, d, F32]),
+            };
+            let got = if inplace {
+                run(plan(op.name, &x.desc, &at, None).unwrap());
+                x.values()
+            } else {
+                let o = rand_view(&mut rng, out_d, &shape, 2);
+                run(plan(op.name, &x.desc, &at, Some(&o.desc)).unwrap());
+                assert!(o.outside_untouched(), "{}: wrote outside out", op.name);
+                o.values()
+            };
+            let mut inputs = vec![Some(if d.is_int() || d == Bool {
+                Array::i64s(&shape, &xs.iter().map(|&v| v as i64).collect::<Vec<_>>())
+            } else {
+                Array::f64s(&shape, &xs)
+            })];
+            let at_torch: Vec<f64> = if op.name == "rrelu" {
+                vec![((at[0] as f32 + at[1] as f32) / 2.0) as f64]
+            } else {
+                at.iter().map(|&v| v as f32 as f64).collect()
+            };
+            inputs.extend(at_torch.iter().map(|&v| num(v)));
+            let c = batch.case(prog, inputs);
+            let out_d = if inplace { d } else { out_d };
+            checks.push((c, op.name, d, out_d, got, xs));
+        }
+    }
+    let Some(results) = batch.run("nnrest_pointwise_activations_match_torch") else {
+        return;
+    };
+    for (c, name, d, out_d, got, xs) in checks {
+        let want = results[c]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{name}: torch: {e}"));
+        // Computed in self's dtype (integers and bool: f32 for Erfinv), then converted.
+        let cd = if d.is_float() { d } else { F32 };
+        let cd = if name == "hardtanh" { d } else { cd };
+        let want: Vec<f64> = torch_values(&want[0])
+            .iter()
+            .map(|&w| round_to(out_d, round_to(cd, w)))
+            .collect();
+        let abs: Vec<f64> = xs.iter().map(|x| 1e-15 * (1.0 + x.abs())).collect();
+        close(name, cd, &got, &want, 1.0, &abs);
+    }
+}
+
+/// Selu of int8/int32: the f32 result truncated into self's dtype, then converted.
+#[test]
+fn nnrest_selu_of_integers_truncates() {
+    for d in [S32, S8] {
+        let mut x = T::contiguous(d, &[7]);
+        let xs = [-10.0, -2.0, -1.0, 0.0, 1.0, 3.0, 100.0];
+        for (i, &v) in xs.iter().enumerate() {
+            x.set(i, v);
+        }
+        let o = T::contiguous(F32, &[7]);
+        run(act::selu(&x.desc, &o.desc).unwrap());
+        let scale = 1.050_700_987_355_480_5f64;
+        let alpha = 1.673_263_242_354_377_3f64;
+        let want: Vec<f64> = xs
+            .iter()
+            .map(|&v: &f64| {
+                let y = if v > 0.0 {
+                    scale * v
+                } else {
+                    scale * alpha * v.exp_m1()
+                };
+                (y as f32).trunc() as f64
+            })
+            .collect();
+        assert_eq!(o.values(), want, "selu of {d}");
+    }
+}
+
+unsafe extern "C" {
+    fn erf(x: f64) -> f64;
+}
+
+/// Erfinv at its special points, and against erf over (−1, 1): erf at the result's two f32
+/// neighbours brackets the input (the result is within 1 ulp of the exact erf⁻¹).
+#[test]
+fn nnrest_erfinv_special_points() {
+    let mut x = T::contiguous(F32, &[6]);
+    for (i, v) in [1.0, -1.0, 0.0, -0.0, 2.0, f64::NAN].iter().enumerate() {
+        x.set(i, *v);
+    }
+    let o = T::contiguous(F32, &[6]);
+    run(act::erfinv(&x.desc, &o.desc).unwrap());
+    let g = o.values();
+    assert_eq!(g[0], f64::INFINITY);
+    assert_eq!(g[1], f64::NEG_INFINITY);
+    assert!(g[2] == 0.0 && g[2].is_sign_positive());
+    assert!(g[3] == 0.0 && g[3].is_sign_negative());
+    assert!(g[4].is_nan() && g[5].is_nan());
+    let n = 4001;
+    let mut t = T::contiguous(F32, &[n]);
+    let vs: Vec<f64> = (0..n)
+        .map(|k| {
+            let v = -1.0 + 2.0 * (k as f64 + 0.5) / n as f64;
+            // and some very close to ±1
+            let v = if k % 10 == 0 {
+                v.signum() * (1.0 - 1e-7 * k as f64 / n as f64)
+            } else {
+                v
+            };
+            v as f32 as f64
+        })
+        .collect();
+    for (i, &v) in vs.iter().enumerate() {
+        t.set(i, v);
+    }
+    let o = T::contiguous(F32, &[n]);
+    run(act::erfinv(&t.desc, &o.desc).unwrap());
+    for (i, y) in o.values().into_iter().enumerate() {
+        let u = ulp(F32, y);
+        // SAFETY: libm's erf.
+        let (lo, hi) = unsafe { (erf(y - u), erf(y + u)) };
+        assert!(lo <= vs[i] && vs[i] <= hi, "erfinv({}) = {y}", vs[i]);
+    }
+}
+
+/// What these activations refuse.
+#[test]
+fn nnrest_activations_refuse_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let x16 = T::contiguous(F16, &[2, 3]);
+    let xi = T::contiguous(S32, &[2, 3]);
+    let xb = T::contiguous(BF16, &[2, 3]);
+    let bad_shape = T::contiguous(F32, &[3, 2]);
+    let one = f32s(1.0);
+    let two = f32s(2.0);
+    let neg = f32s(-1.0);
+    // Selu: int64 off the list; shapes must match.
+    let x64 = T::contiguous(S64, &[2, 3]);
+    assert!(act::selu(&x64.desc, &x64.desc).is_err());
+    assert!(act::selu(&x.desc, &bad_shape.desc).is_err());
+    assert!(act::selu(&xi.desc, &x.desc).is_ok());
+    // LogSigmoid: out's dtype is self's.
+    assert!(act::log_sigmoid(&x.desc, &x16.desc).is_err());
+    assert!(act::log_sigmoid_forward(&x.desc, &x.desc, None).is_ok());
+    // Shrink: lambd < 0; bf16.
+    assert!(act::shrink(&x.desc, &neg, &one, &x.desc).is_err());
+    assert!(act::shrink(&xb.desc, &one, &one, &xb.desc).is_err());
+    // Erfinv: integer out; integer selfRef.
+    assert!(act::erfinv(&x.desc, &xi.desc).is_err());
+    assert!(act::inplace_erfinv(&xi.desc).is_err());
+    assert!(act::erfinv(&xi.desc, &x.desc).is_ok());
+    // RReluWithNoise: training refused; dtypes must agree.
+    let noise = T::contiguous(F32, &[2, 3]);
+    let e = act::rrelu_with_noise(&x.desc, &noise.desc, &one, &two, true, 1, 0, &x.desc);
+    assert!(matches!(e, Err(crate::Error::Invalid(ref m)) if m.contains("training")));
+    assert!(
+        act::rrelu_with_noise(&x16.desc, &noise.desc, &one, &two, false, 1, 0, &x16.desc).is_err()
+    );
+    // Hardtanh: min > max; out dtype differs; bool scalar.
+    assert!(act::hardtanh(&x.desc, &two, &one, &x.desc).is_err());
+    assert!(act::hardtanh(&x.desc, &one, &two, &x16.desc).is_err());
+    let b = Scalar::from_value(crate::element::Bool8::new(true));
+    assert!(act::hardtanh(&x.desc, &b, &two, &x.desc).is_err());
+    // AddRelu: out not the broadcast shape; float alpha on an integer result.
+    let o = T::contiguous(F32, &[2]);
+    assert!(act::add_relu(&x.desc, &x.desc, &one, &o.desc).is_err());
+    assert!(act::add_relu(&xi.desc, &xi.desc, &f32s(1.5), &xi.desc).is_err());
+    let row = T::contiguous(F32, &[3]);
+    assert!(act::inplace_add_relu(&row.desc, &x.desc, &one).is_err());
+    // Heaviside: mixed dtypes.
+    assert!(act::heaviside(&x.desc, &x16.desc, &x.desc).is_err());
+    // FatreluMul: odd last dim, threshold of two elements, 1-D input.
+    let t = T::contiguous(F32, &[1]);
+    let t2 = T::contiguous(F32, &[2]);
+    let o = T::contiguous(F32, &[2, 1]);
+    assert!(act::fatrelu_mul(&x.desc, &t.desc, &o.desc).is_err());
+    let x4 = T::contiguous(F32, &[2, 4]);
+    let o2 = T::contiguous(F32, &[2, 2]);
+    assert!(act::fatrelu_mul(&x4.desc, &t.desc, &o2.desc).is_ok());
+    assert!(act::fatrelu_mul(&x4.desc, &t2.desc, &o2.desc).is_err());
+    let x1 = T::contiguous(F32, &[4]);
+    assert!(act::fatrelu_mul(&x1.desc, &t.desc, &t2.desc).is_err());
+}
+
+// ---------------------------------------------------------------------------------------
+// Binary activations: AddRelu, Heaviside, FatreluMul
+// ---------------------------------------------------------------------------------------
+
+/// Row-major element `i` of `shape` read from `b` of `bshape` (broadcast, right-aligned).
+fn bcast(shape: &[usize], bshape: &[usize], mut i: usize) -> usize {
+    let mut idx = vec![0; shape.len()];
+    for d in (0..shape.len()).rev() {
+        idx[d] = i % shape[d];
+        i /= shape[d];
+    }
+    let lead = shape.len() - bshape.len();
+    let mut j = 0;
+    for (k, &n) in bshape.iter().enumerate() {
+        j = j * n + if n == 1 { 0 } else { idx[lead + k] };
+    }
+    j
+}
+
+/// AddRelu against a model: floats compute `a + alpha·b` in f32 (a multiply and an add,
+/// each rounded; f64 reference with a bound of 1 ulp of the result plus 1 ulp of alpha·b),
+/// integers exactly (small values, no wrap), then relu and the conversion to out.
+#[test]
+fn nnrest_add_relu_matches_model() {
+    let mut rng = Rng::new(0x6e72_0002);
+    let dtypes = [F32, F16, BF16, S8, U8, S16, S32, S64];
+    for case in 0..300 {
+        let (da, db) = (rng.pick(&dtypes), rng.pick(&dtypes));
+        let p = crate::dtype::promote(da, db).unwrap();
+        let shape = rand_shape(&mut rng, 4);
+        let mut bshape = shape[rng.below(shape.len() as u64 + 1) as usize..].to_vec();
+        for d in bshape.iter_mut() {
+            if rng.pct(30) {
+                *d = 1;
+            }
+        }
+        let mut a = rand_view(&mut rng, da, &shape, 2);
+        let mut b = rand_view(&mut rng, db, &bshape, 2);
+        fill(&mut rng, &mut a);
+        fill(&mut rng, &mut b);
+        if da == U8 {
+            // (u8 holds no negative value: keep the fill's in range)
+            for i in 0..shape.iter().product::<usize>() {
+                a.set(i, rng.below(10) as f64);
+            }
+        }
+        if db == U8 {
+            for i in 0..bshape.iter().product::<usize>() {
+                b.set(i, rng.below(10) as f64);
+            }
+        }
+        let alpha = if p.is_float() {
+            f32s((rng.below(9) as f64 - 4.0) / 2.0)
+        } else {
+            Scalar::from_value(rng.below(3) as i32)
+        };
+        let (av, bv) = (a.values(), b.values());
+        let inplace = case % 4 == 0 && da == p;
+        let out_d = if inplace {
+            p
+        } else if p.is_float() {
+            rng.pick(&[p, F32])
+        } else {
+            p
+        };
+        let got = if inplace {
+            run(act::inplace_add_relu(&a.desc, &b.desc, &alpha).unwrap());
+            a.values()
+        } else {
+            let o = rand_view(&mut rng, out_d, &shape, 2);
+            run(act::add_relu(&a.desc, &b.desc, &alpha, &o.desc).unwrap());
+            assert!(o.outside_untouched());
+            o.values()
+        };
+        let al = alpha.cast(F64).get::<f64>();
+        let n: usize = shape.iter().product();
+        let mut want = Vec::with_capacity(n);
+        let mut abs = Vec::with_capacity(n);
+        for i in 0..n {
+            let (x, y) = (av[i], bv[bcast(&shape, &bshape, i)]);
+            let prod = al * y;
+            let v = x + prod;
+            let v = if v.is_nan() { v } else { v.max(0.0) };
+            want.push(round_to(out_d, round_to(p, v)));
+            abs.push(if p.is_float() { ulp(F32, prod) } else { 0.0 });
+        }
+        close("add_relu", p, &got, &want, 1.0, &abs);
+    }
+}
+
+/// Heaviside against torch; FatreluMul against an f64 model.
+#[test]
+fn nnrest_heaviside_and_fatrelu_mul() {
+    let mut rng = Rng::new(0x6e72_0003);
+    let mut batch = Batch::new();
+    let prog = batch.program("out = torch.heaviside(a[0].double(), a[1].double())");
+    let mut checks = Vec::new();
+    for _ in 0..80 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let shape = rand_shape(&mut rng, 4);
+        let vshape = shape[rng.below(shape.len() as u64 + 1) as usize..].to_vec();
+        let mut x = rand_view(&mut rng, d, &shape, 2);
+        let mut v = rand_view(&mut rng, d, &vshape, 2);
+        fill(&mut rng, &mut x);
+        for i in 0..shape.iter().product::<usize>() {
+            if rng.pct(30) {
+                x.set(i, 0.0);
+            }
+        }
+        fill(&mut rng, &mut v);
+        let o = rand_view(&mut rng, d, &shape, 2);
+        run(act::heaviside(&x.desc, &v.desc, &o.desc).unwrap());
+        assert!(o.outside_untouched());
+        let c = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&shape, &x.values())),
+                Some(Array::f64s(&vshape, &v.values())),
+            ],
+        );
+        checks.push((c, d, o.values()));
+    }
+    if let Some(results) = batch.run("nnrest_heaviside") {
+        for (c, d, got) in checks {
+            let want = torch_values(&results[c].as_ref().unwrap()[0]);
+            close("heaviside", d, &got, &want, 0.0, &vec![0.0; want.len()]);
+        }
+    }
+    for _ in 0..100 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let mut shape = rand_shape(&mut rng, 3);
+        shape.insert(0, 1 + rng.below(3) as usize);
+        let last = 2 * rng.below(4) as usize;
+        shape.push(last);
+        let mut half = shape.clone();
+        *half.last_mut().unwrap() /= 2;
+        let mut x = rand_view(&mut rng, d, &shape, 2);
+        fill(&mut rng, &mut x);
+        let tshape: Vec<usize> = vec![1; rng.below(3) as usize];
+        let mut t = rand_view(&mut rng, d, &tshape, 2);
+        let th = rand_value(&mut rng, F32).clamp(-4.0, 4.0);
+        let th = if th.is_nan() { 0.5 } else { th };
+        t.set(0, th);
+        let th = t.values()[0];
+        let o = rand_view(&mut rng, d, &half, 2);
+        run(act::fatrelu_mul(&x.desc, &t.desc, &o.desc).unwrap());
+        assert!(o.outside_untouched());
+        let xs = x.values();
+        let h = last / 2;
+        let rows = xs.len() / last.max(1);
+        let mut want = Vec::new();
+        for r in 0..rows {
+            for j in 0..h {
+                let (x1, x2) = (xs[r * last + j], xs[r * last + h + j]);
+                let a = if x1 > th { x1 } else { 0.0 };
+                want.push(round_to(d, a * x2));
+            }
+        }
+        close(
+            "fatrelu_mul",
+            d,
+            &o.values(),
+            &want,
+            0.0,
+            &vec![0.0; want.len()],
+        );
+    }
+}
