@@ -83,6 +83,8 @@ mod f {
     pub const SHRINK: u8 = 18;
     /// erf⁻¹(x): ±inf at ±1, NaN beyond.
     pub const ERFINV: u8 = 19;
+    /// ln(z/(1 − z)), z = x clamped to [eps, 1 − eps] when eps ≥ 0; a = [eps, 1 − eps, eps ≥ 0].
+    pub const LOGIT: u8 = 20;
 }
 
 /// SELU's alpha and scale (aclnnSelu.md, torch.nn.SELU).
@@ -263,6 +265,14 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
             }
         }
         f::ERFINV => erfinv64(x),
+        f::LOGIT => {
+            let z = if a[2] != 0.0 && !x.is_nan() {
+                x.max(a[0]).min(a[1])
+            } else {
+                x
+            };
+            (z / (1.0 - z)).ln()
+        }
         _ => x * sigmoid(x),
     }
 }
@@ -1702,6 +1712,26 @@ pub fn fatrelu_mul(
     Ok(Executor::new(API, bindings, seq))
 }
 
+/// aclnnLogit (loss group): ln(z/(1 − z)) with z = input clamped to [eps, 1 − eps] when
+/// eps ≥ 0 (eps < 0, CANN's suggested −1, clamps nothing); eps is read as f32 and 1 − eps
+/// computed in f32, as the device's kernel does; out has input's dtype and shape.
+pub fn logit(input: &TensorDesc, eps: f64, out: &TensorDesc) -> Result<Executor> {
+    let e = eps as f32;
+    let attrs = [
+        Scalar::from_value(e),
+        Scalar::from_value(1.0f32 - e),
+        Scalar::from_value((e >= 0.0) as u8 as f32),
+    ];
+    pointwise::<{ f::LOGIT }>(
+        "aclnnLogit",
+        &HALFS_EQUAL,
+        "input",
+        input,
+        Some(("out", out)),
+        &attrs,
+    )
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -1878,5 +1908,12 @@ pub const CATALOG: &[Entry] = &[
         b: HALFS,
         out: HALFS,
         rule: "(x1 > threshold ? x1 : 0)·x2 of input's last-dim halves",
+    },
+    Entry {
+        ops: "Logit",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "ln(z/(1 − z)), z = clamp(x, eps, 1 − eps) for eps ≥ 0",
     },
 ];

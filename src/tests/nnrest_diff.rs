@@ -510,3 +510,338 @@ fn nnrest_heaviside_and_fatrelu_mul() {
         );
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Element-wise losses: MseLossOut, L1Loss, SoftMarginLoss, KlDiv, BinaryCrossEntropy,
+// BinaryCrossEntropyWithLogits; Logit
+// ---------------------------------------------------------------------------------------
+
+use crate::ops::loss as lossop;
+
+/// A broadcast partner of `shape`: some leading dims dropped, some dims set to 1.
+fn partner(rng: &mut Rng, shape: &[usize]) -> Vec<usize> {
+    let mut s = shape[rng.below(shape.len() as u64 + 1) as usize..].to_vec();
+    for d in s.iter_mut() {
+        if rng.pct(30) {
+            *d = 1;
+        }
+    }
+    s
+}
+
+/// The torch side of every element-wise loss: `l` is the unreduced loss (broadcast), then
+/// reduced as the operator does; the second output is the same reduction of |l|, which
+/// scales the bound of a reduced result (cancellation between terms of mixed sign).
+const LOSS_TORCH: &str = "\
+kind = a[-2].item(); r = a[-1].item(); x, y = a[0], a[1]
+w = a[2] if len(a) > 4 else None; pw = a[3] if len(a) > 5 else None
+x, y = torch.broadcast_tensors(x, y)
+if kind == 0: l = (x - y) ** 2
+elif kind == 1: l = (x - y).abs()
+elif kind == 2: l = F.softplus(-y * x, 1, 20)
+elif kind == 3: l = torch.exp(y) * (y - x)
+elif kind == 4: l = torch.where(y > 0, y * (torch.log(y) - x), torch.full_like(y, float('nan')))
+elif kind == 5: l = F.binary_cross_entropy(x, y, w, reduction='none')
+elif kind == 6: l = F.binary_cross_entropy_with_logits(x, y, w, reduction='none', pos_weight=pw)
+dim0 = kind == 0
+def red(t):
+    if r == 0: return t
+    if dim0 and t.dim() > 0: return t.mean(0) if r == 1 else t.sum(0)
+    if r == 1: return t.mean()
+    if r == 2: return t.sum()
+    return t.sum() / (a[0].shape[0] if a[0].dim() > 0 else 1)
+out = (red(l), red(l.abs()))";
+
+#[test]
+fn nnrest_elementwise_losses_match_torch() {
+    let mut rng = Rng::new(0x6e72_0004);
+    let mut batch = Batch::new();
+    let prog = batch.program(&format!(
+        "a = [x.double() if x is not None and x.is_floating_point() else x for x in a]\n{LOSS_TORCH}"
+    ));
+    let mut checks = Vec::new();
+    for case in 0..420 {
+        // kind: 0 MseLossOut, 1 L1Loss, 2 SoftMargin, 3/4 KlDiv (log/plain), 5 BCE, 6 BCEWithLogits
+        let kind = case % 7;
+        let floats = [F32, F16, BF16];
+        let (dx, dy) = match kind {
+            1 => {
+                let l = [F32, F16, BF16, S64];
+                let dx = rng.pick(&l);
+                let dy = if dx == S64 && rng.pct(50) {
+                    S64
+                } else {
+                    rng.pick(&floats)
+                };
+                if dx == S64 && dy != S64 {
+                    (dy, dx) // (an int self with a float target is refused for "none")
+                } else {
+                    (dx, dy)
+                }
+            }
+            5 => {
+                let d = rng.pick(&floats);
+                (d, d)
+            }
+            _ => (rng.pick(&floats), rng.pick(&floats)),
+        };
+        let max_red = if kind == 3 || kind == 4 { 4 } else { 3 };
+        let mut reduction = rng.below(max_red) as i64;
+        if kind == 1 && dx == S64 && dy == S64 && reduction == 1 {
+            reduction = 2;
+        }
+        let mut shape = rand_shape(&mut rng, 4);
+        if kind == 0 && shape.is_empty() {
+            shape.push(3);
+        }
+        let yshape = if kind >= 5 {
+            shape.clone()
+        } else {
+            partner(&mut rng, &shape)
+        };
+        // For the broadcast losses, sometimes the partner is self.
+        let (xshape, yshape) = if kind < 5 && rng.pct(30) {
+            (yshape, shape.clone())
+        } else {
+            (shape.clone(), yshape)
+        };
+        let mut x = rand_view(&mut rng, dx, &xshape, 2);
+        let mut y = rand_view(&mut rng, dy, &yshape, 2);
+        fill(&mut rng, &mut x);
+        fill(&mut rng, &mut y);
+        if kind == 5 {
+            // probabilities (0 and 1 included: the logs clamp at −100)
+            for t in [&mut x, &mut y] {
+                for i in 0..xshape.iter().product::<usize>() {
+                    let v = match rng.below(8) {
+                        0 => 0.0,
+                        1 => 1.0,
+                        _ => rng.below(1025) as f64 / 1024.0,
+                    };
+                    t.set(i, v);
+                }
+            }
+        }
+        let mut w = None;
+        let mut pw = None;
+        if kind >= 5 && rng.pct(60) {
+            let ws = partner(&mut rng, &xshape);
+            let mut t = rand_view(&mut rng, dx, &ws, 2);
+            for i in 0..t.desc.shape.iter().product::<usize>() {
+                t.set(i, rng.below(17) as f64 / 4.0);
+            }
+            w = Some(t);
+        }
+        if kind == 6 && rng.pct(60) {
+            let ws = partner(&mut rng, &xshape);
+            let mut t = rand_view(&mut rng, dx, &ws, 2);
+            for i in 0..t.desc.shape.iter().product::<usize>() {
+                t.set(i, rng.below(17) as f64 / 4.0);
+            }
+            pw = Some(t);
+        }
+        let p = crate::dtype::promote(dx, dy).unwrap();
+        let bshape = crate::broadcast::broadcast_shapes(&[("x", &xshape), ("y", &yshape)])
+            .unwrap()
+            .to_vec();
+        let oshape: Vec<usize> = match (reduction, kind) {
+            (0, _) => bshape.clone(),
+            (_, 0) => bshape[1..].to_vec(),
+            (_, k) if k >= 3 && rng.pct(50) => vec![1],
+            _ => vec![],
+        };
+        let out_d = match kind {
+            6 => dy,
+            5 if w.is_some() => dx,
+            _ if p == S64 => rng.pick(&[S64, F32]),
+            _ => rng.pick(&[p, p, F32]),
+        };
+        let o = rand_view(&mut rng, out_d, &oshape, 2);
+        let e = match kind {
+            0 => lossop::mse_loss_out(&x.desc, &y.desc, reduction, &o.desc),
+            1 => lossop::l1_loss(&x.desc, &y.desc, reduction, &o.desc),
+            2 => lossop::soft_margin_loss(&x.desc, &y.desc, reduction, &o.desc),
+            3 => lossop::kl_div(&x.desc, &y.desc, reduction, true, &o.desc),
+            4 => lossop::kl_div(&x.desc, &y.desc, reduction, false, &o.desc),
+            5 => lossop::binary_cross_entropy(
+                &x.desc,
+                &y.desc,
+                w.as_ref().map(|t| &t.desc),
+                reduction,
+                &o.desc,
+            ),
+            _ => lossop::binary_cross_entropy_with_logits(
+                &x.desc,
+                &y.desc,
+                w.as_ref().map(|t| &t.desc),
+                pw.as_ref().map(|t| &t.desc),
+                reduction,
+                &o.desc,
+            ),
+        };
+        let e = e.unwrap_or_else(|err| panic!("kind {kind} {dx} {dy} -> {out_d} r{reduction} {xshape:?} {yshape:?} {oshape:?}: {err}"));
+        run(e);
+        assert!(o.outside_untouched(), "kind {kind}: wrote outside out");
+        let arr = |t: &T| {
+            if t.desc.dtype == S64 {
+                Array::i64s(
+                    &t.desc.shape,
+                    &t.values().iter().map(|&v| v as i64).collect::<Vec<_>>(),
+                )
+            } else {
+                Array::f64s(&t.desc.shape, &t.values())
+            }
+        };
+        let mut inputs = vec![Some(arr(&x)), Some(arr(&y))];
+        if kind >= 5 {
+            inputs.push(w.as_ref().map(arr));
+            if kind == 6 {
+                inputs.push(pw.as_ref().map(arr));
+            }
+        }
+        inputs.push(Some(Array::int(kind as i64)));
+        inputs.push(Some(Array::int(reduction)));
+        let c = batch.case(prog, inputs);
+        checks.push((c, kind, p, out_d, o.values(), reduction));
+    }
+    let Some(results) = batch.run("nnrest_elementwise_losses_match_torch") else {
+        return;
+    };
+    for (c, kind, p, out_d, got, reduction) in checks {
+        let want = results[c]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("kind {kind}: torch: {e}"));
+        let w: Vec<f64> = torch_values(&want[0])
+            .iter()
+            .map(|&v| round_to(out_d, round_to(p, v)))
+            .collect();
+        let scale = torch_values(&want[1]);
+        let abs: Vec<f64> = scale
+            .iter()
+            .map(|s| {
+                if reduction == 0 {
+                    1e-15 * (1.0 + s)
+                } else {
+                    1e-12 * s
+                }
+            })
+            .collect();
+        // (a [1] out against torch's 0-d result)
+        close(
+            &format!("loss kind {kind} reduction {reduction}"),
+            p,
+            &got,
+            &w,
+            1.0,
+            &abs,
+        );
+    }
+}
+
+/// What the element-wise losses refuse.
+#[test]
+fn nnrest_elementwise_losses_refuse_bad_parameters() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let x16 = T::contiguous(F16, &[2, 3]);
+    let xi = T::contiguous(S64, &[2, 3]);
+    let s = T::contiguous(F32, &[]);
+    let one = T::contiguous(F32, &[1]);
+    let row = T::contiguous(F32, &[3]);
+    // reduction out of range; reduced out not 0-d (L1, SoftMargin) / not dim-0-reduced (MseLossOut)
+    assert!(lossop::l1_loss(&x.desc, &x.desc, 3, &s.desc).is_err());
+    assert!(lossop::l1_loss(&x.desc, &x.desc, 1, &one.desc).is_err());
+    assert!(lossop::soft_margin_loss(&x.desc, &x.desc, 2, &one.desc).is_err());
+    assert!(lossop::mse_loss_out(&x.desc, &x.desc, 1, &row.desc).is_ok());
+    assert!(lossop::mse_loss_out(&x.desc, &x.desc, 1, &s.desc).is_err());
+    // L1 of int64: a mean needs a float; "none" refuses int self with float target
+    assert!(lossop::l1_loss(&xi.desc, &xi.desc, 1, &s.desc).is_err());
+    assert!(lossop::l1_loss(&xi.desc, &xi.desc, 2, &s.desc).is_ok());
+    assert!(lossop::l1_loss(&xi.desc, &x.desc, 0, &x.desc).is_err());
+    // KlDiv takes batchmean (3), not 4; a [1] out is fine
+    assert!(lossop::kl_div(&x.desc, &x.desc, 3, false, &one.desc).is_ok());
+    assert!(lossop::kl_div(&x.desc, &x.desc, 4, false, &one.desc).is_err());
+    // BCE: shapes must match; with weight one dtype
+    assert!(lossop::binary_cross_entropy(&x.desc, &row.desc, None, 0, &x.desc).is_err());
+    assert!(lossop::binary_cross_entropy(&x.desc, &x.desc, Some(&x16.desc), 0, &x.desc).is_err());
+    assert!(lossop::binary_cross_entropy(&x.desc, &x.desc, Some(&row.desc), 1, &s.desc).is_ok());
+    // BCEWithLogits: out has target's dtype; weights broadcast to target
+    assert!(
+        lossop::binary_cross_entropy_with_logits(&x.desc, &x16.desc, None, None, 0, &x.desc)
+            .is_err()
+    );
+    let big = T::contiguous(F32, &[4, 2, 3]);
+    assert!(lossop::binary_cross_entropy_with_logits(
+        &x.desc,
+        &x.desc,
+        Some(&big.desc),
+        None,
+        0,
+        &x.desc
+    )
+    .is_err());
+    // An out that is self's own view (staged: every input read before out is written).
+    let mut a = T::contiguous(F32, &[2, 3]);
+    let mut b = T::contiguous(F32, &[3]);
+    for i in 0..6 {
+        a.set(i, i as f64);
+    }
+    for i in 0..3 {
+        b.set(i, 10.0);
+    }
+    run(lossop::l1_loss(&a.desc, &b.desc, 0, &a.desc).unwrap());
+    assert_eq!(a.values(), [10.0, 9.0, 8.0, 7.0, 6.0, 5.0]);
+    // Empty inputs: the mean is NaN, the sum 0.
+    let e = T::contiguous(F32, &[0, 3]);
+    let o = T::contiguous(F32, &[]);
+    run(lossop::l1_loss(&e.desc, &e.desc, 1, &o.desc).unwrap());
+    assert!(o.values()[0].is_nan());
+    run(lossop::soft_margin_loss(&e.desc, &e.desc, 2, &o.desc).unwrap());
+    assert_eq!(o.values()[0], 0.0);
+}
+
+/// Logit against torch.logit (eps < 0: no clamp).
+#[test]
+fn nnrest_logit_matches_torch() {
+    let mut rng = Rng::new(0x6e72_0005);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        // (the clamp in f32, as the device's kernel: 1 − eps is an f32 value)
+        "e = a[1].item(); z = a[0].float()\nif e >= 0: z = z.clamp(e, 1 - e)\nout = torch.logit(z.double())",
+    );
+    let mut checks = Vec::new();
+    for _ in 0..80 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let shape = rand_shape(&mut rng, 4);
+        let mut x = rand_view(&mut rng, d, &shape, 2);
+        for i in 0..shape.iter().product::<usize>() {
+            let v = match rng.below(10) {
+                0 => 0.0,
+                1 => 1.0,
+                2 => rand_value(&mut rng, F32),
+                _ => rng.below(1025) as f64 / 1024.0,
+            };
+            x.set(i, v);
+        }
+        let eps = rng.pick(&[-1.0, 0.0, 0.125, 0.25, 1e-6, 2.0]);
+        let o = rand_view(&mut rng, d, &shape, 2);
+        run(act::logit(&x.desc, eps, &o.desc).unwrap());
+        assert!(o.outside_untouched());
+        let c = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&shape, &x.values())),
+                num(eps as f32 as f64),
+            ],
+        );
+        checks.push((c, d, o.values()));
+    }
+    if let Some(results) = batch.run("nnrest_logit_matches_torch") {
+        for (c, d, got) in checks {
+            let w: Vec<f64> = torch_values(&results[c].as_ref().unwrap()[0])
+                .iter()
+                .map(|&v| round_to(d, v))
+                .collect();
+            close("logit", d, &got, &w, 1.0, &vec![1e-15; w.len()]);
+        }
+    }
+}
