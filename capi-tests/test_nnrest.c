@@ -2,7 +2,7 @@
  * The rest of the neural-network headers (issue 18) as a CANN program calls them:
  * Selu, AddRelu, Erfinv, Heaviside, LogSigmoid(Forward), RReluWithNoise (inference),
  * Shrink, Hardtanh, FatreluMul (activations); Logit, MseLossOut, L1Loss, SoftMarginLoss,
- * KlDiv, BinaryCrossEntropy, BinaryCrossEntropyWithLogits (losses). Expected values are
+ * KlDiv, BinaryCrossEntropy, BinaryCrossEntropyWithLogits, NLLLoss, NLLLoss2d (losses). Expected values are
  * computed here in double; errors are checked with their status and message.
  */
 #include "ops_common.h"
@@ -19,6 +19,8 @@
 #include "aclnnop/aclnn_logit.h"
 #include "aclnnop/aclnn_logsigmoid.h"
 #include "aclnnop/aclnn_mse_loss_out.h"
+#include "aclnnop/aclnn_nll_loss.h"
+#include "aclnnop/aclnn_nll_loss2d.h"
 #include "aclnnop/aclnn_rrelu_with_noise.h"
 #include "aclnnop/aclnn_selu.h"
 #include "aclnnop/aclnn_shrink.h"
@@ -216,11 +218,46 @@ static void test_losses(void)
     for (size_t k = 0; k < ARRAY_LEN(all); k++) dev_free(all[k]);
 }
 
+static void test_nll(void)
+{
+    /* NLLLoss of (2, 3) log-probabilities, targets {2, 0}, weights {1, 2, 0.5} */
+    int64_t s23[] = {2, 3}, s2[] = {2}, s3[] = {3}, s1[] = {1};
+    DevTensor x = mk(F, s23, 2, V(-1, -2, -3, -4, -5, -6)), t = mk(ACL_INT64, s2, 1, V(2, 0));
+    DevTensor w = mk(F, s3, 1, V(1, 2, 0.5)), o = mk(F, s2, 1, NULL), r = mk(F, s1, 1, NULL), tw = mk(F, s1, 1, NULL);
+    RUN2(aclnnNLLLossGetWorkspaceSize(x.tensor, t.tensor, w.tensor, 0, -100, o.tensor, tw.tensor, &ews, &eex),
+         aclnnNLLLoss);
+    EXPECT_T(o, 1.5, 4);
+    RUN2(aclnnNLLLossGetWorkspaceSize(x.tensor, t.tensor, w.tensor, 1, -100, r.tensor, tw.tensor, &ews, &eex),
+         aclnnNLLLoss);
+    EXPECT_T(r, 5.5 / 1.5);
+    EXPECT_T(tw, 1.5);
+    /* ignoreIndex 0 drops the second row */
+    RUN2(aclnnNLLLossGetWorkspaceSize(x.tensor, t.tensor, w.tensor, 2, 0, r.tensor, tw.tensor, &ews, &eex),
+         aclnnNLLLoss);
+    EXPECT_T(r, 1.5);
+    EXPECT_T(tw, 0.5);
+    EXPECT_ERR(aclnnNLLLossGetWorkspaceSize(x.tensor, t.tensor, NULL, 0, -100, o.tensor, tw.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnNLLLossGetWorkspaceSize", "weight", &o);
+    /* NLLLoss2d: (1, 3, 1, 2) and targets (1, 1, 2) = {1, 2}, sum */
+    int64_t s4[] = {1, 3, 1, 2}, st[] = {1, 1, 2};
+    DevTensor x4 = mk(F, s4, 4, V(-1, -2, -3, -4, -5, -6)), t3 = mk(ACL_INT32, st, 3, V(1, 2));
+    RUN2(aclnnNLLLoss2dGetWorkspaceSize(x4.tensor, t3.tensor, w.tensor, 2, -100, r.tensor, tw.tensor, &ews, &eex),
+         aclnnNLLLoss2d);
+    /* position 0: class 1 -> -2·(-3); position 1: class 2 -> -0.5·(-6) */
+    EXPECT_T(r, 9);
+    EXPECT_T(tw, 2.5);
+    EXPECT_ERR(aclnnNLLLoss2dGetWorkspaceSize(x.tensor, t.tensor, w.tensor, 2, -100, r.tensor, tw.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnNLLLoss2dGetWorkspaceSize", "self", &r);
+    DevTensor *all[] = {&x, &t, &w, &o, &r, &tw, &x4, &t3};
+    for (size_t k = 0; k < ARRAY_LEN(all); k++) dev_free(all[k]);
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_activations);
     RUN_TEST(test_losses);
+    RUN_TEST(test_nll);
     device_teardown();
     return capi_finish();
 }

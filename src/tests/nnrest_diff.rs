@@ -845,3 +845,155 @@ fn nnrest_logit_matches_torch() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// NLLLoss, NLLLoss2d
+// ---------------------------------------------------------------------------------------
+
+use crate::ops::nll_loss;
+
+/// NLLLoss (2-D and 1-D self) and NLLLoss2d against torch's nll_loss in f64: random
+/// shapes and views, weights, ignoreIndex (inside and outside [0, C)), target dtypes,
+/// every reduction; totalWeightOut against Σ of the weights taken.
+#[test]
+fn nnrest_nll_loss_matches_torch() {
+    let mut rng = Rng::new(0x6e72_0006);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "x = a[0].double(); t = a[1].long(); w = a[2].double(); r = a[3].item(); ig = a[4].item()\n\
+         red = ['none', 'mean', 'sum'][r]\n\
+         out = F.nll_loss(x, t, w, ignore_index=ig, reduction=red)\n\
+         tw = torch.where(t == ig, torch.zeros_like(t, dtype=torch.float64), w[t.clamp(0, w.numel() - 1)]).sum()\n\
+         out = (out, tw)",
+    );
+    let mut checks = Vec::new();
+    for case in 0..150 {
+        let form = case % 3; // 0: (N, C), 1: (C), 2: 2-d (N, C, H, W)
+        let d = rng.pick(&[F32, F16, BF16]);
+        let td = rng.pick(&[S64, S32, U8]);
+        let c = 1 + rng.below(5) as usize;
+        let n = rng.below(4) as usize;
+        let (xs, tsh) = match form {
+            0 => (vec![n, c], vec![n]),
+            1 => (vec![c], vec![]),
+            _ => {
+                let (h, w) = (1 + rng.below(3) as usize, 1 + rng.below(3) as usize);
+                (vec![n, c, h, w], vec![n, h, w])
+            }
+        };
+        let mut x = rand_view(&mut rng, d, &xs, 2);
+        fill(&mut rng, &mut x);
+        let ignore = if rng.pct(50) {
+            rng.below(c as u64) as i64
+        } else {
+            -100
+        };
+        let mut t = rand_view(&mut rng, td, &tsh, 2);
+        for i in 0..tsh.iter().product::<usize>() {
+            let v = if ignore >= 0 && rng.pct(20) {
+                ignore
+            } else {
+                rng.below(c as u64) as i64
+            };
+            t.set(i, v as f64);
+        }
+        let mut w = rand_view(&mut rng, d, &[c], 2);
+        for i in 0..c {
+            w.set(i, rng.below(9) as f64 / 4.0);
+        }
+        let reduction = rng.below(3) as i64;
+        let oshape = if reduction == 0 && form != 1 {
+            tsh.clone()
+        } else if rng.pct(50) {
+            vec![1]
+        } else {
+            vec![]
+        };
+        let od = if form == 2 { d } else { rng.pick(&[d, F32]) };
+        let o = rand_view(&mut rng, od, &oshape, 2);
+        let tw = T::contiguous(d, &[1]);
+        let e = if form == 2 {
+            nll_loss::nll_loss2d(
+                &x.desc, &t.desc, &w.desc, reduction, ignore, &o.desc, &tw.desc,
+            )
+        } else {
+            nll_loss::nll_loss(
+                &x.desc, &t.desc, &w.desc, reduction, ignore, &o.desc, &tw.desc,
+            )
+        };
+        run(e.unwrap());
+        assert!(o.outside_untouched());
+        let c_ = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&xs, &x.values())),
+                Some(Array::i64s(
+                    &tsh,
+                    &t.values().iter().map(|&v| v as i64).collect::<Vec<_>>(),
+                )),
+                Some(Array::f64s(&[c], &w.values())),
+                Some(Array::int(reduction)),
+                Some(Array::int(ignore)),
+            ],
+        );
+        checks.push((c_, d, od, reduction, o.values(), tw.values()[0]));
+    }
+    let Some(results) = batch.run("nnrest_nll_loss_matches_torch") else {
+        return;
+    };
+    for (c, d, od, reduction, got, tw) in checks {
+        let want = results[c].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
+        let w: Vec<f64> = torch_values(&want[0])
+            .iter()
+            .map(|&v| round_to(od, round_to(d, v)))
+            .collect();
+        let scale: f64 = 1e-12
+            * got
+                .iter()
+                .map(|v| v.abs())
+                .filter(|v| v.is_finite())
+                .sum::<f64>();
+        close("nll_loss", d, &got, &w, 1.0, &vec![scale; w.len()]);
+        if reduction != 0 {
+            let wt = round_to(d, torch_values(&want[1])[0]);
+            assert_eq!(tw, wt, "totalWeightOut");
+        }
+    }
+}
+
+/// NLLLoss refusals, and a target out of range refused when the work runs, before
+/// anything is written.
+#[test]
+fn nnrest_nll_loss_refusals() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let mut t = T::contiguous(S64, &[2]);
+    let w = T::contiguous(F32, &[3]);
+    let w4 = T::contiguous(F32, &[4]);
+    let o = T::contiguous(F32, &[2]);
+    let s = T::contiguous(F32, &[]);
+    let tw = T::contiguous(F32, &[1]);
+    assert!(nll_loss::nll_loss(&x.desc, &t.desc, &w4.desc, 0, -100, &o.desc, &tw.desc).is_err());
+    assert!(nll_loss::nll_loss(&x.desc, &t.desc, &w.desc, 3, -100, &o.desc, &tw.desc).is_err());
+    assert!(nll_loss::nll_loss(&x.desc, &t.desc, &w.desc, 1, -100, &o.desc, &tw.desc).is_err());
+    let tf = T::contiguous(F32, &[2]);
+    assert!(nll_loss::nll_loss(&x.desc, &tf.desc, &w.desc, 0, -100, &o.desc, &tw.desc).is_err());
+    let w16 = T::contiguous(F16, &[3]);
+    assert!(nll_loss::nll_loss(&x.desc, &t.desc, &w16.desc, 0, -100, &o.desc, &tw.desc).is_err());
+    // 2-d: 4-D self and 3-D target
+    assert!(nll_loss::nll_loss2d(&x.desc, &t.desc, &w.desc, 0, -100, &o.desc, &tw.desc).is_err());
+    t.set(0, 1.0);
+    t.set(1, 3.0);
+    let mut o2 = T::contiguous(F32, &[]);
+    o2.set(0, 42.0);
+    let e = nll_loss::nll_loss(&x.desc, &t.desc, &w.desc, 2, -100, &s.desc, &tw.desc).unwrap();
+    let mut ws = vec![0u64; 8];
+    let r = e.work.run(
+        &e.bindings,
+        crate::executor::Workspace {
+            addr: ws.as_mut_ptr() as usize,
+            size: 64,
+        },
+    );
+    assert!(matches!(r, Err(crate::Error::Invalid(_))));
+    let _ = &mut o2;
+}
