@@ -1,6 +1,8 @@
 //! Activations: the point-wise ones that take attributes (Elu, LeakyRelu, Softplus,
-//! Hardsigmoid, Hardswish, Threshold, GeluV2) and the gated ones that split a dim into
-//! halves (GeluMul, SwiGlu, GeGlu, GeGluV3).
+//! Hardsigmoid, Hardswish, Threshold, GeluV2, Selu, LogSigmoid, Shrink, Erfinv,
+//! RReluWithNoise's inference form, Hardtanh), the binary ones (AddRelu, Heaviside) and
+//! the gated ones that split a dim into halves (GeluMul, SwiGlu, GeGlu, GeGluV3,
+//! FatreluMul).
 //!
 //! Point-wise activations are rules on the element-wise engine: one kernel, `Pointwise`,
 //! evaluates the formula `F` in f64 from the value in the compute dtype (f16/bf16 widen to
@@ -73,6 +75,84 @@ mod f {
     pub const FAST_GELU: u8 = 14;
     /// sigmoid(x) (GLU's gate).
     pub const SIGMOID: u8 = 15;
+    /// scale·(max(0, x) + min(0, alpha·(e^x − 1))) with SELU's constants.
+    pub const SELU: u8 = 16;
+    /// ln(sigmoid(x)) = −ln(1 + e^(−x)), without overflow on either side.
+    pub const LOGSIGMOID: u8 = 17;
+    /// x > l ? x − bias : x < −l ? x + bias : 0 (ONNX Shrink; NaN gives 0); a = [lambd, bias].
+    pub const SHRINK: u8 = 18;
+    /// erf⁻¹(x): ±inf at ±1, NaN beyond.
+    pub const ERFINV: u8 = 19;
+    /// ln(z/(1 − z)), z = x clamped to [eps, 1 − eps] when eps ≥ 0; a = [eps, 1 − eps, eps ≥ 0].
+    pub const LOGIT: u8 = 20;
+}
+
+/// SELU's alpha and scale (aclnnSelu.md, torch.nn.SELU).
+const SELU_ALPHA: f64 = 1.673_263_242_354_377_284_817_042_991_671_7;
+const SELU_SCALE: f64 = 1.050_700_987_355_480_493_419_334_985_294_6;
+
+/// erf⁻¹(x) in f64: Giles' single-precision approximation ("Approximating the erfinv
+/// function", 2010) refined by two Newton steps on erf (or, for |x| > 0.5, on erfc against
+/// the exact 1 − |x|, so the residual keeps its digits near ±1): relative error ~1e-15,
+/// far below an f32 ulp.
+fn erfinv64(x: f64) -> f64 {
+    if x.is_nan() || x.abs() > 1.0 {
+        return f64::NAN;
+    }
+    if x.abs() == 1.0 {
+        return x * f64::INFINITY;
+    }
+    let w = -((1.0 - x) * (1.0 + x)).ln();
+    let p = if w < 5.0 {
+        let w = w - 2.5;
+        let mut p = 2.810_226_36e-08;
+        for c in [
+            3.432_739_39e-07,
+            -3.523_387_7e-06,
+            -4.391_506_54e-06,
+            0.000_218_580_87,
+            -0.001_253_725_03,
+            -0.004_177_681_64,
+            0.246_640_727,
+            1.501_409_41,
+        ] {
+            p = c + p * w;
+        }
+        p
+    } else {
+        let w = w.sqrt() - 3.0;
+        let mut p = -0.000_200_214_257;
+        for c in [
+            0.000_100_950_558,
+            0.001_349_343_22,
+            -0.003_673_428_44,
+            0.005_739_507_73,
+            -0.007_622_461_3,
+            0.009_438_870_47,
+            1.001_674_06,
+            2.832_976_82,
+        ] {
+            p = c + p * w;
+        }
+        p
+    };
+    let mut y = p * x;
+    let (a, one_minus) = (x.abs(), 1.0 - x.abs());
+    for _ in 0..2 {
+        let ya = y.abs();
+        // erf(|y|) − |x|, through erfc where erf is close to 1.
+        let r = if a > 0.5 {
+            one_minus - super::unary::erfc64(ya)
+        } else {
+            super::unary::erf64(ya) - a
+        };
+        let step = r / (std::f64::consts::FRAC_2_SQRT_PI * (-ya * ya).exp());
+        if !step.is_finite() {
+            break;
+        }
+        y = (ya - step).copysign(x);
+    }
+    y
 }
 
 /// min(max(v, 0), 6) with NaN propagating (torch's hardsigmoid/hardswish).
@@ -167,6 +247,32 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
         f::SWISH => x * sigmoid(a[0] * x),
         f::FAST_GELU => x * sigmoid(1.702 * x),
         f::SIGMOID => sigmoid(x),
+        f::SELU => {
+            if x > 0.0 {
+                SELU_SCALE * x
+            } else {
+                SELU_SCALE * SELU_ALPHA * x.exp_m1()
+            }
+        }
+        f::LOGSIGMOID => -log1p_exp(-x),
+        f::SHRINK => {
+            if x > a[0] {
+                x - a[1]
+            } else if x < -a[0] {
+                x + a[1]
+            } else {
+                0.0
+            }
+        }
+        f::ERFINV => erfinv64(x),
+        f::LOGIT => {
+            let z = if a[2] != 0.0 && !x.is_nan() {
+                x.max(a[0]).min(a[1])
+            } else {
+                x
+            };
+            (z / (1.0 - z)).ln()
+        }
         _ => x * sigmoid(x),
     }
 }
@@ -1028,6 +1134,604 @@ pub fn fast_gelu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     )
 }
 
+// ---------------------------------------------------------------------------------------
+// Selu, LogSigmoid, Shrink, Erfinv, RReluWithNoise (eval), Hardtanh, AddRelu, Heaviside,
+// FatreluMul
+// ---------------------------------------------------------------------------------------
+
+/// Selu's A2 list (aclnn_selu.cpp): int32 and int8 too.
+const SELU: &[DType] = &[F32, F16, S32, S8, BF16];
+/// Erfinv's inputs (aclnnErfinv.md): integers and bool compute in f32.
+const ERFINV_IN: &[DType] = &[F32, F16, BF16, Bool, S8, S16, S32, S64, U8];
+/// Shrink's list (aclnn_shrink.cpp).
+const SHRINK: &[DType] = &[F32, F16];
+/// Hardtanh's A2 list (aclnn_hardtanh.cpp); its bounds take the same dtypes.
+const HARDTANH: &[DType] = &[F16, F32, F64, S8, U8, S16, S32, S64, BF16];
+/// AddRelu's A2 list (aclnn_add_relu.cpp).
+const ADD_RELU: &[DType] = &[BF16, F16, F32, S8, U8, S16, S32, S64];
+
+/// The value/kernel dtypes of a float formula on `d`: floats as usual (f16/bf16 through
+/// f32); an integer input is read into f32 and the f32 result rounds back into `d` (by the
+/// conversion rule: truncation) before any cast to out, as the device's integer kernels do.
+fn float_formula_via(d: DType) -> Via {
+    if d.is_float() {
+        Via::of(d)
+    } else {
+        Via {
+            value: d,
+            kernel: F32,
+        }
+    }
+}
+
+fn selu_common(
+    api: &'static str,
+    name: &'static str,
+    x: &TensorDesc,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: SELU,
+        out: SELU,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(api, &RULE, name, x, out.map(|o| ("out", o)), |d| {
+        let v = float_formula_via(d);
+        Ok(Compute {
+            checked: d,
+            input: v,
+            result: v,
+            kernel: pointwise_kernel::<{ f::SELU }>(v.kernel),
+            narrow: None,
+            params: Params::default(),
+        })
+    })
+}
+
+/// aclnnSelu: scale·(max(0, x) + min(0, alpha·(e^x − 1))), alpha ≈ 1.6733, scale ≈ 1.0507
+/// (torch's constants); int8/int32 compute in f32 and truncate into self's dtype; the
+/// result is then converted to out (any dtype of the list).
+pub fn selu(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    selu_common("aclnnSelu", "self", self_, Some(out))
+}
+
+/// aclnnInplaceSelu.
+pub fn inplace_selu(self_ref: &TensorDesc) -> Result<Executor> {
+    selu_common("aclnnInplaceSelu", "selfRef", self_ref, None)
+}
+
+/// aclnnLogSigmoid: ln(1/(1 + e^(−x))), computed as −ln(1 + e^(−x)) without overflow;
+/// out has self's dtype.
+pub fn log_sigmoid(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    log_sigmoid_as("aclnnLogSigmoid", self_, out)
+}
+
+/// aclnnLogSigmoidForward: LogSigmoid; `buffer` is the device kernel's scratch for the
+/// backward pass, which CANN's own implementation does not write either (it may be NULL).
+pub fn log_sigmoid_forward(
+    self_: &TensorDesc,
+    out: &TensorDesc,
+    _buffer: Option<&TensorDesc>,
+) -> Result<Executor> {
+    log_sigmoid_as("aclnnLogSigmoidForward", self_, out)
+}
+
+fn log_sigmoid_as(api: &'static str, self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    pointwise::<{ f::LOGSIGMOID }>(api, &HALFS_EQUAL, "self", self_, Some(("out", out)), &[])
+}
+
+/// aclnnShrink (ONNX Shrink): x > lambd ? x − bias : x < −lambd ? x + bias : 0, lambd ≥ 0;
+/// lambd and bias are read as f32 (`ToFloat`); out is f32 or f16.
+pub fn shrink(
+    self_: &TensorDesc,
+    lambd: &Scalar,
+    bias: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: SHRINK,
+        out: SHRINK,
+        out_rule: OutRule::Castable,
+    };
+    ew::check_tensor("self", self_, SHRINK)?;
+    ew::check_tensor("out", out, SHRINK)?;
+    crate::ensure!(
+        self_.shape == out.shape,
+        "self has shape {:?} but out has {:?}: they must be equal",
+        self_.shape,
+        out.shape
+    );
+    let l = attr(lambd).get::<f64>();
+    crate::ensure!(l >= 0.0 || l.is_nan(), "lambd is {l}: it must be >= 0");
+    pointwise::<{ f::SHRINK }>(
+        "aclnnShrink",
+        &RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[*lambd, *bias],
+    )
+}
+
+fn erfinv_common(
+    api: &'static str,
+    name: &'static str,
+    x: &TensorDesc,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    let rule = Rule {
+        a: if out.is_some() { ERFINV_IN } else { HALFS },
+        out: HALFS,
+        out_rule: OutRule::Castable,
+    };
+    unary::build(api, &rule, name, x, out.map(|o| ("out", o)), |d| {
+        let c = unary::floating(d);
+        Ok(Compute::same(c, pointwise_kernel::<{ f::ERFINV }>(c)))
+    })
+}
+
+/// aclnnErfinv: the inverse error function (±inf at ±1, NaN outside [−1, 1]); integer
+/// and bool inputs compute in f32; out is a float dtype the result converts to.
+pub fn erfinv(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    erfinv_common("aclnnErfinv", "self", self_, Some(out))
+}
+
+/// aclnnInplaceErfinv (f32/f16/bf16).
+pub fn inplace_erfinv(self_ref: &TensorDesc) -> Result<Executor> {
+    erfinv_common("aclnnInplaceErfinv", "selfRef", self_ref, None)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn rrelu_common(
+    api: &'static str,
+    self_: &TensorDesc,
+    noise: &TensorDesc,
+    lower: &Scalar,
+    upper: &Scalar,
+    training: bool,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Equal,
+    };
+    ew::check_tensor("self", self_, HALFS)?;
+    ew::check_tensor("noise", noise, HALFS)?;
+    for (name, s) in [("lower", lower), ("upper", upper)] {
+        ew::check_scalar_dtype(name, s.dtype, HALFS)?;
+    }
+    let o = out.unwrap_or(self_);
+    ew::check_tensor("out", o, HALFS)?;
+    for (name, t) in [("self", self_), ("noise", noise)] {
+        crate::ensure!(
+            t.dtype == o.dtype,
+            "{name} has dtype {} but out has {}: {api} needs one dtype",
+            t.dtype,
+            o.dtype
+        );
+    }
+    crate::ensure!(
+        self_.shape == o.shape,
+        "self has shape {:?} but out has {:?}: they must be equal",
+        self_.shape,
+        o.shape
+    );
+    crate::ensure!(
+        !training,
+        "training is true: {api}'s training form draws its slopes from the device's random \
+         generator (seed, offset), which aclnn-cpu does not reproduce; only the inference \
+         form (training false) is implemented"
+    );
+    // Inference: LeakyRelu with slope (lower + upper)/2, computed in f32 as the device does.
+    let slope = (attr(lower).get::<f64>() as f32 + attr(upper).get::<f64>() as f32) / 2.0;
+    pointwise::<{ f::LEAKY_RELU }>(
+        api,
+        &RULE,
+        "self",
+        self_,
+        out.map(|o| ("out", o)),
+        &[Scalar::from_value(slope)],
+    )
+}
+
+/// aclnnRReluWithNoise, inference form (training false): x > 0 ? x : x·(lower + upper)/2;
+/// noise is checked (dtype) but not read or written. The training form (random slopes
+/// from the device's generator) returns ACLNN_ERR_PARAM_INVALID naming it.
+#[allow(clippy::too_many_arguments)]
+pub fn rrelu_with_noise(
+    self_: &TensorDesc,
+    noise: &TensorDesc,
+    lower: &Scalar,
+    upper: &Scalar,
+    training: bool,
+    _seed: i64,
+    _offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    rrelu_common(
+        "aclnnRReluWithNoise",
+        self_,
+        noise,
+        lower,
+        upper,
+        training,
+        Some(out),
+    )
+}
+
+/// aclnnInplaceRReluWithNoise: the inference form in place into self.
+pub fn inplace_rrelu_with_noise(
+    self_: &TensorDesc,
+    noise: &TensorDesc,
+    lower: &Scalar,
+    upper: &Scalar,
+    training: bool,
+    _seed: i64,
+    _offset: i64,
+) -> Result<Executor> {
+    rrelu_common(
+        "aclnnInplaceRReluWithNoise",
+        self_,
+        noise,
+        lower,
+        upper,
+        training,
+        None,
+    )
+}
+
+fn hardtanh_common(
+    api: &'static str,
+    name: &'static str,
+    self_: &TensorDesc,
+    min: &Scalar,
+    max: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HARDTANH,
+        out: HARDTANH,
+        out_rule: OutRule::Equal,
+    };
+    ew::check_tensor(name, self_, HARDTANH)?;
+    for (n, s) in [("clipValueMin", min), ("clipValueMax", max)] {
+        ew::check_scalar_dtype(n, s.dtype, HARDTANH)?;
+    }
+    if let Some(o) = out {
+        crate::ensure!(
+            o.dtype == self_.dtype,
+            "out has dtype {} but must have self's dtype {}",
+            o.dtype,
+            self_.dtype
+        );
+    }
+    // The device compares the bounds in min's kind (integers as i64, floats as f64).
+    let bad = if min.dtype.is_int() {
+        min.cast(S64).get::<i64>() > max.cast(S64).get::<i64>()
+    } else {
+        min.cast(F64).get::<f64>() > max.cast(F64).get::<f64>()
+    };
+    crate::ensure!(
+        !bad,
+        "clipValueMin {:?} is greater than clipValueMax {:?}: min must be <= max",
+        min.cast(F64).get::<f64>(),
+        max.cast(F64).get::<f64>()
+    );
+    unary::build(api, &RULE, name, self_, out.map(|o| ("out", o)), |d| {
+        let c = d.compute();
+        // The bounds become tensors of self's dtype (ConvertToTensor), then widen.
+        let mut comp = Compute::same(d, super::clamp::scalar_bounds_kernel(c));
+        comp.params = Params {
+            scalars: smallvec::smallvec![min.cast(d).cast(c), max.cast(d).cast(c)],
+            ints: smallvec::smallvec![1, 1],
+        };
+        Ok(comp)
+    })
+}
+
+/// aclnnHardtanh: min(max(x, clipValueMin), clipValueMax) in self's dtype (the bounds
+/// converted to it; NaN stays NaN); out has self's dtype; min > max is refused.
+pub fn hardtanh(
+    self_: &TensorDesc,
+    min: &Scalar,
+    max: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    hardtanh_common("aclnnHardtanh", "self", self_, min, max, Some(out))
+}
+
+/// aclnnInplaceHardtanh.
+pub fn inplace_hardtanh(self_ref: &TensorDesc, min: &Scalar, max: &Scalar) -> Result<Executor> {
+    hardtanh_common("aclnnInplaceHardtanh", "selfRef", self_ref, min, max, None)
+}
+
+/// `relu(a + alpha·b)` in the kernel type (NaN stays NaN; alpha in `Params::scalars[0]`).
+struct PlusRelu<T>(T);
+impl<T: crate::engine::kernel::Arith + super::extremum::Extremum> BinaryOp for PlusRelu<T> {
+    type A = T;
+    type B = T;
+    type O = T;
+    fn new(p: &Params) -> Self {
+        PlusRelu(p.scalars[0].get::<T>())
+    }
+    #[inline(always)]
+    fn apply(&self, a: T, b: T) -> T {
+        a.add(self.0.mul(b)).maximum(T::default())
+    }
+}
+
+fn add_relu_common(
+    api: &'static str,
+    self_name: &'static str,
+    self_: &TensorDesc,
+    other: &TensorDesc,
+    alpha: &Scalar,
+    out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    use super::binary::{self as bin, Dtypes, Operand};
+    const DTYPES: Dtypes = Dtypes {
+        a: ADD_RELU,
+        b: ADD_RELU,
+        out: ADD_RELU,
+    };
+    ew::check_scalar_dtype("alpha", alpha.dtype, ADD_RELU)?;
+    if out.is_none() {
+        let shape = crate::broadcast::broadcast_shapes(&[
+            (self_name, &self_.shape),
+            ("other", &other.shape),
+        ])?;
+        crate::ensure!(
+            shape[..] == self_.shape[..],
+            "selfRef has shape {:?} but the broadcast shape is {shape:?}: it must hold the result",
+            self_.shape
+        );
+    }
+    bin::build(
+        api,
+        &DTYPES,
+        Operand::Tensor(self_name, self_),
+        Operand::Tensor("other", other),
+        out.map(|o| ("out", o)),
+        |p| {
+            crate::ensure!(
+                can_cast(alpha.dtype, p),
+                "alpha of dtype {} cannot be cast to the promoted dtype {p}",
+                alpha.dtype
+            );
+            let c = p.compute();
+            // Floats add in f32 with alpha read as f32 (the device's Axpy); integers with
+            // alpha converted to the promoted dtype.
+            let a = if p.is_float() {
+                attr(alpha).cast(c)
+            } else {
+                alpha.cast(p).cast(c)
+            };
+            let k = match c {
+                S8 => binary::<PlusRelu<i8>> as KernelFn,
+                U8 => binary::<PlusRelu<u8>>,
+                S16 => binary::<PlusRelu<i16>>,
+                S32 => binary::<PlusRelu<i32>>,
+                S64 => binary::<PlusRelu<i64>>,
+                _ => binary::<PlusRelu<f32>>,
+            };
+            let mut comp = Compute::same(p, k);
+            comp.params = Params {
+                scalars: smallvec::smallvec![a],
+                ints: Default::default(),
+            };
+            Ok(comp)
+        },
+    )
+}
+
+/// aclnnAddRelu: relu(self + alpha·other), self and other broadcast and promote; the
+/// result (in the promoted dtype) is converted to out. f16/bf16 compute in f32 and round
+/// once (a multiply and an add, not fused).
+pub fn add_relu(
+    self_: &TensorDesc,
+    other: &TensorDesc,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    add_relu_common("aclnnAddRelu", "self", self_, other, alpha, Some(out))
+}
+
+/// aclnnInplaceAddRelu: selfRef = relu(selfRef + alpha·other); selfRef holds the
+/// broadcast shape.
+pub fn inplace_add_relu(
+    self_ref: &TensorDesc,
+    other: &TensorDesc,
+    alpha: &Scalar,
+) -> Result<Executor> {
+    add_relu_common(
+        "aclnnInplaceAddRelu",
+        "selfRef",
+        self_ref,
+        other,
+        alpha,
+        None,
+    )
+}
+
+/// `x == 0 ? v : (x > 0 ? 1 : 0)` (torch.heaviside: NaN gives 0).
+struct HeavisideOp<T>(PhantomData<T>);
+impl<T: Real> BinaryOp for HeavisideOp<T> {
+    type A = T;
+    type B = T;
+    type O = T;
+    fn new(_: &Params) -> Self {
+        HeavisideOp(PhantomData)
+    }
+    #[inline(always)]
+    fn apply(&self, x: T, v: T) -> T {
+        let w = x.widen();
+        if w == 0.0 {
+            v
+        } else {
+            T::narrow((w > 0.0) as u8 as f64)
+        }
+    }
+}
+
+/// aclnnHeaviside: the step function, `values` where input is ±0; input, values and out
+/// of one dtype (f32/f16/bf16, as torch), input and values broadcast to out's shape.
+pub fn heaviside(input: &TensorDesc, values: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnHeaviside";
+    for (n, t) in [("input", input), ("values", values), ("out", out)] {
+        ew::check_tensor(n, t, HALFS)?;
+    }
+    for (n, t) in [("values", values), ("out", out)] {
+        crate::ensure!(
+            t.dtype == input.dtype,
+            "{n} has dtype {} but must have input's dtype {}",
+            t.dtype,
+            input.dtype
+        );
+    }
+    ew::check_out_shape(
+        input.dtype,
+        &[("input", &input.shape), ("values", &values.shape)],
+        "out",
+        out,
+    )?;
+    out.check_output("out")?;
+    let v = Via::of(input.dtype);
+    ew::executor(
+        API,
+        &[Arg::Tensor("input", input), Arg::Tensor("values", values)],
+        &[v, v],
+        "out",
+        out,
+        v,
+        binary::<HeavisideOp<f32>> as KernelFn,
+        Params::default(),
+        false,
+    )
+}
+
+/// `(x1 > t ? x1 : 0)·x2` in f64 from the f32 values, rounded once.
+struct FatreluMulOp;
+impl crate::engine::kernel::TernaryOp for FatreluMulOp {
+    type A = f32;
+    type B = f32;
+    type C = f32;
+    type O = f32;
+    fn new(_: &Params) -> Self {
+        FatreluMulOp
+    }
+    #[inline(always)]
+    fn apply(&self, x1: f32, x2: f32, t: f32) -> f32 {
+        let a = if x1 > t { x1 as f64 } else { 0.0 };
+        (a * x2 as f64) as f32
+    }
+}
+
+/// aclnnFatreluMul (aclnnFatreluMul.md): input's last dim (even, ≤ 1024) splits into
+/// halves x1, x2; `out = (x1 > threshold ? x1 : 0)·x2`, threshold a one-element tensor of
+/// input's dtype read when the work runs. Inputs of 2 to 8 dims whose other dims multiply
+/// to at most 200000, f32/f16/bf16; out has input's dtype.
+pub fn fatrelu_mul(
+    input: &TensorDesc,
+    threshold: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnFatreluMul";
+    for (n, t) in [("input", input), ("threshold", threshold), ("out", out)] {
+        ew::check_tensor(n, t, HALFS)?;
+    }
+    for (n, t) in [("threshold", threshold), ("out", out)] {
+        crate::ensure!(
+            t.dtype == input.dtype,
+            "{n} has dtype {} but must have input's dtype {}",
+            t.dtype,
+            input.dtype
+        );
+    }
+    crate::ensure!(
+        threshold.numel() == 1,
+        "threshold has shape {:?}: it must hold exactly one element",
+        threshold.shape
+    );
+    let rank = input.rank();
+    crate::ensure!(
+        (2..=8).contains(&rank),
+        "input has {rank} dims {:?}; {API} takes 2 to 8",
+        input.shape
+    );
+    let last = input.shape[rank - 1];
+    crate::ensure!(
+        last % 2 == 0 && last <= 1024,
+        "input's last dim is {last}: it must be even and at most 1024"
+    );
+    let rows: usize = input.shape[..rank - 1].iter().product();
+    crate::ensure!(
+        rows <= 200_000,
+        "input's dims but the last multiply to {rows}; {API} takes at most 200000"
+    );
+    let h = halves("input", input, rank - 1, true)?;
+    crate::ensure!(
+        out.shape == h.shape,
+        "out has shape {:?} but must be input's shape with the last dim halved, {:?}",
+        out.shape,
+        h.shape
+    );
+    out.check_output("out")?;
+    // The threshold as a 0-d view of its one element (any rank broadcasts then).
+    let mut t0 = threshold.clone();
+    t0.shape.clear();
+    t0.strides.clear();
+    t0.format = crate::format::Format::ND;
+    let v = Via::of(input.dtype);
+    let step = ew::executor(
+        API,
+        &[
+            Arg::Tensor("input", &h.activated),
+            Arg::Tensor("input", &h.gate),
+            Arg::Tensor("threshold", &t0),
+        ],
+        &[v, v, v],
+        "out",
+        out,
+        v,
+        crate::engine::kernel::ternary::<FatreluMulOp> as KernelFn,
+        Params::default(),
+        false,
+    )?;
+    let mut seq = Sequence::new();
+    seq.push(step, &[0, 0, 1, 2]);
+    let bindings = Bindings {
+        tensors: std::sync::Arc::new(vec![
+            Some(input.clone()),
+            Some(threshold.clone()),
+            Some(out.clone()),
+        ]),
+        n_inputs: 2,
+        outputs: smallvec::smallvec![2],
+    };
+    Ok(Executor::new(API, bindings, seq))
+}
+
+/// aclnnLogit (loss group): ln(z/(1 − z)) with z = input clamped to [eps, 1 − eps] when
+/// eps ≥ 0 (eps < 0, CANN's suggested −1, clamps nothing); eps is read as f32 and 1 − eps
+/// computed in f32, as the device's kernel does; out has input's dtype and shape.
+pub fn logit(input: &TensorDesc, eps: f64, out: &TensorDesc) -> Result<Executor> {
+    let e = eps as f32;
+    let attrs = [
+        Scalar::from_value(e),
+        Scalar::from_value(1.0f32 - e),
+        Scalar::from_value((e >= 0.0) as u8 as f32),
+    ];
+    pointwise::<{ f::LOGIT }>(
+        "aclnnLogit",
+        &HALFS_EQUAL,
+        "input",
+        input,
+        Some(("out", out)),
+        &attrs,
+    )
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -1134,5 +1838,82 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: HALFS,
         rule: "out = gelu(half)·other half, outGelu = gelu(half) (GeGlu: the right half; V3: activateLeft)",
+    },
+    Entry {
+        ops: "Selu, InplaceSelu",
+        a: SELU,
+        b: &[],
+        out: SELU,
+        rule: "scale·(max(0, x) + min(0, alpha·(e^x − 1))); integers in f32, truncated",
+    },
+    Entry {
+        ops: "LogSigmoid, LogSigmoidForward",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "−ln(1 + e^(−x)), out dtype = self dtype",
+    },
+    Entry {
+        ops: "Shrink",
+        a: SHRINK,
+        b: &[],
+        out: SHRINK,
+        rule: "x > lambd ? x − bias : x < −lambd ? x + bias : 0",
+    },
+    Entry {
+        ops: "Erfinv",
+        a: ERFINV_IN,
+        b: &[],
+        out: HALFS,
+        rule: "erf⁻¹(x); integers and bool in f32",
+    },
+    Entry {
+        ops: "InplaceErfinv",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "erf⁻¹(x) in place",
+    },
+    Entry {
+        ops: "RReluWithNoise, InplaceRReluWithNoise",
+        a: HALFS,
+        b: HALFS,
+        out: HALFS,
+        rule: "inference: x > 0 ? x : x·(lower + upper)/2 (training refused)",
+    },
+    Entry {
+        ops: "Hardtanh, InplaceHardtanh",
+        a: HARDTANH,
+        b: &[],
+        out: HARDTANH,
+        rule: "min(max(x, min), max) in self's dtype",
+    },
+    Entry {
+        ops: "AddRelu, InplaceAddRelu",
+        a: ADD_RELU,
+        b: ADD_RELU,
+        out: ADD_RELU,
+        rule: "relu(self + alpha·other), broadcast and promoted",
+    },
+    Entry {
+        ops: "Heaviside",
+        a: HALFS,
+        b: HALFS,
+        out: HALFS,
+        rule: "x == 0 ? values : x > 0, one dtype",
+    },
+    Entry {
+        ops: "FatreluMul",
+        a: HALFS,
+        b: HALFS,
+        out: HALFS,
+        rule: "(x1 > threshold ? x1 : 0)·x2 of input's last-dim halves",
+    },
+    Entry {
+        ops: "Logit",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "ln(z/(1 − z)), z = clamp(x, eps, 1 − eps) for eps ≥ 0",
     },
 ];

@@ -35,6 +35,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::activation::CATALOG,
         super::pool::CATALOG,
         super::loss::CATALOG,
+        super::nll_loss::CATALOG,
         super::round::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,

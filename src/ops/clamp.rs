@@ -145,15 +145,7 @@ fn clamp_scalars(
         scalars: smallvec::smallvec![bound(min), bound(max)],
         ints: smallvec::smallvec![min.is_some() as i64, max.is_some() as i64],
     };
-    let k = match c {
-        F64 => unary::<ClampOp<f64>> as KernelFn,
-        S8 => unary::<ClampOp<i8>>,
-        U8 => unary::<ClampOp<u8>>,
-        S16 => unary::<ClampOp<i16>>,
-        S32 => unary::<ClampOp<i32>>,
-        S64 => unary::<ClampOp<i64>>,
-        _ => unary::<ClampOp<f32>>,
-    };
+    let k = scalar_bounds_kernel(c);
     let v = Via::of(p);
     ew::executor(
         api,
@@ -166,6 +158,20 @@ fn clamp_scalars(
         params,
         out_name == "selfRef",
     )
+}
+
+/// The scalar-bound clamp kernel for compute dtype `c` (params: scalars [lo, hi] in `c`,
+/// ints [has lo, has hi]); Hardtanh runs on it too.
+pub(super) fn scalar_bounds_kernel(c: DType) -> KernelFn {
+    match c {
+        F64 => unary::<ClampOp<f64>> as KernelFn,
+        S8 => unary::<ClampOp<i8>>,
+        U8 => unary::<ClampOp<u8>>,
+        S16 => unary::<ClampOp<i16>>,
+        S32 => unary::<ClampOp<i32>>,
+        S64 => unary::<ClampOp<i64>>,
+        _ => unary::<ClampOp<f32>>,
+    }
 }
 
 /// `min(max(x, lo), hi)` with both bounds tensors.

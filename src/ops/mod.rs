@@ -22,6 +22,7 @@ pub mod gemm;
 pub mod index;
 pub mod join;
 pub mod llm;
+pub mod nll_loss;
 pub mod logical;
 pub mod loss;
 pub mod math;

@@ -136,6 +136,12 @@ unsafe extern "C" {
     fn erfcf(x: f32) -> f32;
 }
 
+/// The C library's error function in f64.
+pub(crate) fn erf64(x: f64) -> f64 {
+    // SAFETY: a pure libm function.
+    unsafe { erf(x) }
+}
+
 /// The C library's complementary error function in f64 (accurate where 1 − erf cancels).
 pub(crate) fn erfc64(x: f64) -> f64 {
     // SAFETY: a pure C math function.

@@ -17,6 +17,7 @@ mod miri;
 mod movement_diff;
 mod narrow_diff;
 mod nn_diff;
+mod nnrest_diff;
 mod norm_diff;
 mod nz_weight_diff;
 mod ops_capi_diff;
