@@ -222,7 +222,7 @@ fn expect_torch_bytes(batch: &Batch, what: &str, pending: Vec<(String, usize, Bu
     }
 }
 
-fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
+pub(super) fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
     assert_eq!(
         before,
         &out.outside()[..],
@@ -913,12 +913,12 @@ fn weight_quant_batch_matmul_v2_errors_name_the_problem() {
     .contains("reduce dim"));
     assert!(call(
         &x,
-        &Buf::new(S32, &[64, 1], Layout::Contiguous, || 1.0),
-        &h(&[8]),
+        &Buf::new(S32, &[64, 2], Layout::Contiguous, || 1.0),
+        &h(&[16]),
         0,
         &y
     )
-    .contains("not implemented"));
+    .contains("[2, 16]")); // an INT32 weight carries eight int4 an element
     let bf = Buf::new(BF16, &[8], Layout::Contiguous, || 1.0);
     assert!(call(&x, &w, &bf, 0, &y).contains("must be the same"));
     let q = f32_buf(&[8]);
