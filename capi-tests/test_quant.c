@@ -4,12 +4,18 @@
  * WeightQuantBatchMatmulV2 on a Q4_0 weight laid out as ggml lays it (int4 rows, then the
  * f16 group scales, both seen transposed, the second split at an element offset),
  * ConvertWeightToINT4Pack feeding it, and the refusal of ACL_INT4 by operators that do
- * not unpack it. Expected values are computed here in double.
+ * not unpack it; AscendQuant (V3), AscendAntiQuant and DynamicQuant (V2) into int8 and
+ * int4. Expected values are computed here in double or worked out by hand.
  */
 #include "ops_common.h"
 
+#include "aclnnop/aclnn_ascend_anti_quant.h"
+#include "aclnnop/aclnn_ascend_quant.h"
+#include "aclnnop/aclnn_ascend_quant_v3.h"
 #include "aclnnop/aclnn_cast.h"
 #include "aclnnop/aclnn_convert_weight_to_int4_pack.h"
+#include "aclnnop/aclnn_dynamic_quant.h"
+#include "aclnnop/aclnn_dynamic_quant_v2.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #include <math.h>
@@ -189,12 +195,94 @@ static void test_int4_refused_elsewhere(void)
     dev_free(&out);
 }
 
+/* AscendQuant / V3 into int8 and int4, then AscendAntiQuant back. */
+static void test_ascend_quant_round_trip(void)
+{
+    int64_t sx[] = {2, 4}, s4[] = {4}, s2[] = {2};
+    DevTensor x = mk(H, sx, 2, V(1.5, -2.5, 0.25, 100, -3, 2.5, 7.75, -200));
+    DevTensor scale = mk(H, s4, 1, V(1, 1, 2, 2)), off = mk(H, s4, 1, V(0, 0, 0, 1));
+    DevTensor y = mk(ACL_INT8, sx, 2, NULL);
+    char rnd[] = "round", flr[] = "floor";
+    /* x * scale + offset: 1.5, -2.5, 0.5, 201 | -3, 2.5, 15.5, -399; half to even, saturated */
+    RUN2(aclnnAscendQuantGetWorkspaceSize(x.tensor, scale.tensor, off.tensor, false, rnd, ACL_INT8, y.tensor, &ews,
+                                          &eex),
+         aclnnAscendQuant);
+    EXPECT_T(y, 2, -2, 0, 127, -3, 2, 16, -128);
+    RUN2(aclnnAscendQuantGetWorkspaceSize(x.tensor, scale.tensor, NULL, false, flr, ACL_INT8, y.tensor, &ews, &eex),
+         aclnnAscendQuant);
+    EXPECT_T(y, 1, -3, 0, 127, -3, 2, 15, -128);
+    /* V3 along axis -2: one scale a row (1 and 0.5), into int4 (two a byte, saturated to [-8, 7]) */
+    DevTensor srow = mk(H, s2, 1, V(1, 0.5));
+    void *d4 = NULL;
+    CHECK_OK(aclrtMalloc(&d4, 4, ACL_MEM_MALLOC_HUGE_FIRST));
+    int64_t st[] = {4, 1}, len = 8;
+    aclTensor *y4 = aclCreateTensor(sx, 2, ACL_INT4, st, 0, ACL_FORMAT_ND, &len, 1, d4);
+    RUN2(aclnnAscendQuantV3GetWorkspaceSize(x.tensor, srow.tensor, NULL, false, rnd, ACL_INT4, -2, y4, &ews, &eex),
+         aclnnAscendQuantV3);
+    uint8_t b[4];
+    CHECK_OK(aclrtMemcpy(b, 4, d4, 4, ACL_MEMCPY_DEVICE_TO_HOST));
+    /* row 0: 1.5 -2.5 0.25 100 -> 2 -2 0 7; row 1 (x0.5): -1.5 1.25 3.875 -100 -> -2 1 4 -8 */
+    const int want4[] = {2, -2, 0, 7, -2, 1, 4, -8};
+    for (int i = 0; i < 8; i++) CHECK(nib(b, i) == want4[i]);
+    /* AscendAntiQuant of the int4 back, scale 0.5 and offset 1: (q + 1) * 0.5 */
+    int64_t sc1[] = {1};
+    DevTensor as = mk(ACL_FLOAT, sc1, 1, V(0.5)), ao = mk(ACL_FLOAT, sc1, 1, V(1)), yh = mk(H, sx, 2, NULL);
+    RUN2(aclnnAscendAntiQuantGetWorkspaceSize(y4, as.tensor, ao.tensor, ACL_FLOAT16, false, yh.tensor, &ews, &eex),
+         aclnnAscendAntiQuant);
+    EXPECT_T(yh, 1.5, -0.5, 0.5, 4, -0.5, 1, 2.5, -3.5);
+    EXPECT_ERR(aclnnAscendQuantGetWorkspaceSize(x.tensor, scale.tensor, NULL, false, "hybrid", ACL_INT8, y.tensor,
+                                                &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnAscendQuantGetWorkspaceSize", "hybrid", &y);
+    EXPECT_ERR(aclnnAscendQuantGetWorkspaceSize(NULL, scale.tensor, NULL, false, rnd, ACL_INT8, y.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnAscendQuantGetWorkspaceSize", "x", &y);
+    aclDestroyTensor(y4);
+    aclrtFree(d4);
+    dev_free(&x);
+    dev_free(&scale);
+    dev_free(&off);
+    dev_free(&y);
+    dev_free(&srow);
+    dev_free(&as);
+    dev_free(&ao);
+    dev_free(&yh);
+}
+
+/* DynamicQuant: per-row scale max|x| / 127; V2 asymmetric with offsetOut. */
+static void test_dynamic_quant(void)
+{
+    int64_t sx[] = {2, 4}, s2[] = {2};
+    DevTensor x = mk(H, sx, 2, V(1, -2, 0.5, 127, 0, 0, 0, 0));
+    DevTensor y = mk(ACL_INT8, sx, 2, NULL), sc = mk(ACL_FLOAT, s2, 1, NULL), of = mk(ACL_FLOAT, s2, 1, NULL);
+    RUN2(aclnnDynamicQuantGetWorkspaceSize(x.tensor, NULL, y.tensor, sc.tensor, &ews, &eex), aclnnDynamicQuant);
+    /* row 0: scale 1 -> 1 -2 0 (0.5 to even) 127; row 1 all zero: scale 0, y 0 */
+    EXPECT_T(y, 1, -2, 0, 127, 0, 0, 0, 0);
+    EXPECT_T(sc, 1, 0);
+    /* asymmetric: row 0 max 127, min -2: scale 129 / 255, offset 127 - 127 / scale */
+    RUN2(aclnnDynamicQuantV2GetWorkspaceSize(x.tensor, NULL, NULL, ACL_INT8, y.tensor, sc.tensor, of.tensor, &ews,
+                                             &eex),
+         aclnnDynamicQuantV2);
+    double got[2], q[8];
+    rd(&sc, got);
+    CHECK(fabs(got[0] - 129.0 / 255.0) < 1e-6);
+    rd(&y, q);
+    CHECK(q[3] == 127 && q[1] == -128);
+    EXPECT_ERR(aclnnDynamicQuantV2GetWorkspaceSize(x.tensor, NULL, NULL, ACL_INT4, y.tensor, sc.tensor, NULL, &ews,
+                                                   &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnDynamicQuantV2GetWorkspaceSize", "dstType", &y);
+    dev_free(&x);
+    dev_free(&y);
+    dev_free(&sc);
+    dev_free(&of);
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_q4_0_weight_like_ggml);
     RUN_TEST(test_convert_weight_to_int4_pack);
     RUN_TEST(test_int4_refused_elsewhere);
+    RUN_TEST(test_ascend_quant_round_trip);
+    RUN_TEST(test_dynamic_quant);
     device_teardown();
     return capi_finish();
 }

@@ -54,6 +54,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::scatter::CATALOG,
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
+        super::quant::CATALOG,
         super::nz_weight::CATALOG,
     ]
     .iter()

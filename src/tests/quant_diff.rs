@@ -385,3 +385,335 @@ fn convert_weight_to_int4_pack_matches_the_nibble_layout() {
     assert!(message(llm::convert_weight_to_int4_pack(&t(&[4, 8], F32, va), &t(&[4, 8], S4, ba)))
         .contains("dtype"));
 }
+
+/// A contiguous quantized output of `shape` (INT8, ACL_INT4 or INT32 holding eight int4
+/// along the last dim), its bytes pre-filled with 0xee, read back as the int values.
+struct QOut {
+    d: DType,
+    shape: Vec<usize>,
+    mem: Vec<u64>,
+    bytes: usize,
+}
+
+impl QOut {
+    /// `shape` is the float operand's; an INT32 output has its last dim divided by 8.
+    fn new(d: DType, shape: &[usize]) -> QOut {
+        let n: usize = shape.iter().product();
+        let bytes = match d {
+            S8 => n,
+            _ => n / 2,
+        };
+        let mut mem = vec![0u64; bytes / 8 + 2];
+        // SAFETY: the buffer seen as bytes.
+        unsafe { std::ptr::write_bytes(mem.as_mut_ptr() as *mut u8, 0xee, mem.len() * 8) };
+        QOut {
+            d,
+            shape: shape.to_vec(),
+            mem,
+            bytes,
+        }
+    }
+    fn desc(&self) -> TensorDesc {
+        let mut dims: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
+        if self.d == S32 {
+            *dims.last_mut().unwrap() /= 8;
+        }
+        let n: i64 = dims.iter().product();
+        TensorDesc::new(&dims, self.d as i32, None, 0, 2, &[n], self.mem.as_ptr() as usize).unwrap()
+    }
+    fn raw(&self) -> &[u8] {
+        // SAFETY: the buffer seen as bytes.
+        unsafe { std::slice::from_raw_parts(self.mem.as_ptr() as *const u8, self.mem.len() * 8) }
+    }
+    fn values(&self) -> Vec<f64> {
+        let n: usize = self.shape.iter().product();
+        let b = self.raw();
+        (0..n)
+            .map(|e| match self.d {
+                S8 => b[e] as i8 as f64,
+                _ => {
+                    let v = if e % 2 == 1 { b[e / 2] >> 4 } else { b[e / 2] & 15 };
+                    (((v << 4) as i8) >> 4) as f64
+                }
+            })
+            .collect()
+    }
+    /// Nothing past the output's bytes was written.
+    fn untouched_after(&self) -> bool {
+        self.raw()[self.bytes..].iter().all(|&b| b == 0xee)
+    }
+    fn range(&self) -> (f32, f32) {
+        if self.d == S8 {
+            (-128.0, 127.0)
+        } else {
+            (-8.0, 7.0)
+        }
+    }
+}
+
+fn round_mode(m: &str, v: f32) -> f32 {
+    match m {
+        "round" => {
+            // half to even, written out
+            let f = v.floor();
+            let diff = v - f;
+            if diff > 0.5 || (diff == 0.5 && (f as i64) % 2 != 0) {
+                f + 1.0
+            } else {
+                f
+            }
+        }
+        "floor" => v.floor(),
+        "ceil" => v.ceil(),
+        _ => v.trunc(),
+    }
+}
+
+fn saturate(v: f32, (lo, hi): (f32, f32)) -> f64 {
+    if v.is_nan() {
+        0.0
+    } else {
+        v.max(lo).min(hi) as f64
+    }
+}
+
+fn row_major(shape: &[usize], i: usize) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    let mut r = i;
+    for d in (0..shape.len()).rev() {
+        idx[d] = r % shape[d];
+        r /= shape[d];
+    }
+    idx
+}
+
+#[test]
+fn ascend_quant_matches_an_f32_loop() {
+    let mut rng = Rng::new(0x51);
+    for case in 0..200 {
+        let v3 = case % 2 == 1;
+        let d = rng.pick(&[F32, F16, BF16]);
+        let od = rng.pick(&[S8, S8, S4, S32]);
+        let rank = 1 + rng.below(4) as usize;
+        let mut shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(5) as usize).collect();
+        let unit = if od == S32 { 8 } else { 2 };
+        shape[rank - 1] = unit * (1 + rng.below(3) as usize);
+        if rng.pct(5) {
+            shape[0] = 0; // empty tensors are supported
+        }
+        let axis = if v3 && rank >= 2 && rng.pct(50) {
+            rank - 2
+        } else {
+            rank - 1
+        };
+        let sd = if d == F32 { rng.pick(&[F32, F16, BF16]) } else { d };
+        let s_shape: Vec<usize> = match rng.below(3) {
+            0 => vec![1],
+            1 => vec![shape[axis]],
+            _ => (0..rank).map(|k| if k == axis { shape[axis] } else { 1 }).collect(),
+        };
+        let sqrt = rng.pct(30);
+        let mode = rng.pick(&["round", "floor", "ceil", "trunc"]);
+        let x = Buf::new(d, &shape, layout(&mut rng), || {
+            if rng.pct(3) {
+                f64::NAN
+            } else {
+                (rng.below(2001) as f64 - 1000.0) / 16.0
+            }
+        });
+        let sc = Buf::new(sd, &s_shape, layout(&mut rng), || (1 + rng.below(40)) as f64 / 8.0);
+        let off = rng
+            .pct(50)
+            .then(|| Buf::new(sd, &s_shape, layout(&mut rng), || (rng.below(64) as f64 - 32.0) / 4.0));
+        let y = QOut::new(od, &shape);
+        let od_desc = off.as_ref().map(|o| o.desc());
+        let dst = od as i64;
+        let e = if v3 {
+            let ax = if rng.pct(50) { axis as i64 - rank as i64 } else { axis as i64 };
+            crate::ops::quant::ascend_quant_v3(&x.desc(), &sc.desc(), od_desc.as_ref(), sqrt, mode, dst, ax, &y.desc())
+        } else {
+            crate::ops::quant::ascend_quant(&x.desc(), &sc.desc(), od_desc.as_ref(), sqrt, mode, dst, &y.desc())
+        }
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        e.check_int4().unwrap();
+        run(&e).unwrap();
+        assert!(y.untouched_after(), "case {case}: wrote past y");
+        let (xv, sv) = (x.values(), sc.values());
+        let ov = off.as_ref().map(|o| o.values());
+        let got = y.values();
+        for (i, g) in got.iter().enumerate() {
+            let idx = row_major(&shape, i);
+            let p = if sv.len() == 1 { 0 } else { idx[axis] };
+            let (xf, sf) = (xv[i] as f32, sv[p] as f32);
+            let mut v = xf * sf;
+            if sqrt {
+                v *= sf;
+            }
+            if let Some(o) = &ov {
+                v += o[p] as f32;
+            }
+            let want = saturate(round_mode(mode, v), y.range());
+            assert_eq!(*g, want, "case {case} {d}->{od} {shape:?} axis {axis} {mode} sqrt {sqrt}: y[{idx:?}] from x {xf} scale {sf}");
+        }
+    }
+}
+
+#[test]
+fn ascend_anti_quant_matches_an_f32_loop() {
+    let mut rng = Rng::new(0x52);
+    for case in 0..120 {
+        let xd = rng.pick(&[S8, S4, S32]);
+        let yd = rng.pick(&[F16, BF16]);
+        let sd = rng.pick(&[F32, BF16]);
+        let rows = 1 + rng.below(5) as usize;
+        let cols = if xd == S32 { 8 * (1 + rng.below(3) as usize) } else { 2 * (1 + rng.below(8) as usize) };
+        // x: int8 in any layout; int4 contiguous; INT32 eight int4 a word along the row.
+        let vals: Vec<i32> = (0..rows * cols)
+            .map(|_| if xd == S8 { rng.below(256) as i32 - 128 } else { rng.below(16) as i32 - 8 })
+            .collect();
+        let mut packed = vec![0u8; rows * cols / 2 + 8];
+        for (e, v) in vals.iter().enumerate() {
+            packed[e / 2] |= ((*v as u8) & 15) << (4 * (e % 2));
+        }
+        let x8 = Buf::new(S8, &[rows, cols], Layout::Contiguous, {
+            let (mut k, v) = (0, vals.clone());
+            move || {
+                k += 1;
+                v.get(k - 1).copied().unwrap_or(0) as f64
+            }
+        });
+        let xdesc = match xd {
+            S8 => x8.desc(),
+            S4 => TensorDesc::new(&[rows as i64, cols as i64], S4 as i32, None, 0, 2, &[(rows * cols) as i64], packed.as_ptr() as usize).unwrap(),
+            _ => TensorDesc::new(&[rows as i64, (cols / 8) as i64], S32 as i32, None, 0, 2, &[(rows * cols / 8) as i64], packed.as_ptr() as usize).unwrap(),
+        };
+        let s_len = if rng.pct(30) { 1 } else { cols };
+        let sc = Buf::new(sd, &[s_len], layout(&mut rng), || (1 + rng.below(64)) as f64 / 64.0);
+        let off = rng.pct(50).then(|| Buf::new(sd, &[s_len], layout(&mut rng), || rng.below(9) as f64 - 4.0));
+        let sqrt = rng.pct(30);
+        let y = Buf::new(yd, &[rows, cols], layout(&mut rng), || 5.0);
+        let before = y.outside();
+        let od = off.as_ref().map(|o| o.desc());
+        let e = crate::ops::quant::ascend_anti_quant(&xdesc, &sc.desc(), od.as_ref(), yd as i64, sqrt, &y.desc())
+            .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        e.check_int4().unwrap();
+        run(&e).unwrap();
+        super::llm_diff::out_unwritten(&format!("antiquant {case}"), &before, &y);
+        let (sv, got) = (sc.values(), y.values());
+        let ov = off.as_ref().map(|o| o.values());
+        for i in 0..rows * cols {
+            let p = if s_len == 1 { 0 } else { i % cols };
+            let s = sv[p] as f32;
+            let mut v = (vals[i] as f32 + ov.as_ref().map_or(0.0, |o| o[p] as f32)) * s;
+            if sqrt {
+                v *= s;
+            }
+            let want = round_to(yd, v as f64);
+            assert_eq!(got[i], want, "case {case} {xd}->{yd}: y[{i}] from {} scale {s}", vals[i]);
+        }
+    }
+}
+
+#[test]
+fn dynamic_quant_matches_an_f32_loop() {
+    let mut rng = Rng::new(0x53);
+    for case in 0..150 {
+        let v2 = case % 2 == 1;
+        let d = rng.pick(&[F16, BF16]);
+        let od = rng.pick(&[S8, S8, S4, S32]);
+        let asym = v2 && rng.pct(50);
+        let rank = 2 + rng.below(2) as usize;
+        let mut shape: Vec<usize> = (0..rank).map(|_| 1 + rng.below(4) as usize).collect();
+        let unit = if od == S32 { 8 } else { 2 };
+        shape[rank - 1] = unit * (1 + rng.below(4) as usize);
+        let h = shape[rank - 1];
+        let zero_row = rng.pct(20);
+        let x = Buf::new(d, &shape, layout(&mut rng), || {
+            if zero_row {
+                0.0
+            } else {
+                (rng.below(4001) as f64 - 2000.0) / 64.0
+            }
+        });
+        let smooth = rng.pct(40).then(|| Buf::new(d, &[h], layout(&mut rng), || (1 + rng.below(32)) as f64 / 16.0));
+        let y = QOut::new(od, &shape);
+        let rows_shape = &shape[..rank - 1];
+        let scale = Buf::new(F32, rows_shape, layout(&mut rng), || 9.0);
+        let offset = asym.then(|| Buf::new(F32, rows_shape, layout(&mut rng), || 9.0));
+        let sm = smooth.as_ref().map(|s| s.desc());
+        let of = offset.as_ref().map(|o| o.desc());
+        let e = if v2 {
+            crate::ops::quant::dynamic_quant_v2(&x.desc(), sm.as_ref(), None, od as i64, &y.desc(), &scale.desc(), of.as_ref())
+        } else {
+            crate::ops::quant::dynamic_quant(&x.desc(), sm.as_ref(), &y.desc(), &scale.desc())
+        }
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        e.check_int4().unwrap();
+        run(&e).unwrap();
+        assert!(y.untouched_after(), "case {case}");
+        let xv = x.values();
+        let smv = smooth.as_ref().map(|s| s.values());
+        let (got, gs) = (y.values(), scale.values());
+        let go = offset.as_ref().map(|o| o.values());
+        let (qmin, qmax) = y.range();
+        for r in 0..xv.len() / h {
+            let row: Vec<f32> = (0..h)
+                .map(|j| xv[r * h + j] as f32 * smv.as_ref().map_or(1.0, |s| s[j] as f32))
+                .collect();
+            let (sc, of) = if asym {
+                let mx = row.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+                let mn = row.iter().cloned().fold(f32::INFINITY, f32::min);
+                let sc = (mx - mn) / (qmax - qmin);
+                (sc, qmax - mx / sc)
+            } else {
+                (row.iter().fold(0f32, |m, v| m.max(v.abs())) / qmax, 0.0)
+            };
+            assert_eq!(gs[r], sc as f64, "case {case}: scale of row {r}");
+            if let Some(go) = &go {
+                let want = if of.is_nan() { 0.0 } else { of as f64 };
+                assert_eq!(go[r], want, "case {case}: offset of row {r}");
+            }
+            for j in 0..h {
+                let want = saturate(round_mode("round", row[j] / sc + of), (qmin, qmax));
+                assert_eq!(got[r * h + j], want, "case {case} {d}->{od} asym {asym}: y[{r}][{j}] from {}", row[j]);
+            }
+        }
+    }
+}
+
+#[test]
+fn quantize_errors_name_the_problem() {
+    use crate::ops::quant::*;
+    let f = |d: DType, shape: &[usize]| Buf::new(d, shape, Layout::Contiguous, || 1.0);
+    let (x, s) = (f(F16, &[2, 8]), f(F16, &[8]));
+    let y = QOut::new(S8, &[2, 8]);
+    let q = |x: &Buf, s: &Buf, mode: &str, dst: i64, axis: i64, y: &TensorDesc| {
+        message(ascend_quant_v3(&x.desc(), &s.desc(), None, false, mode, dst, axis, y))
+    };
+    assert_eq!(q(&x, &s, "round", 2, -1, &y.desc()), "accepted");
+    assert!(q(&x, &s, "hybrid", 2, -1, &y.desc()).contains("hybrid"));
+    assert!(q(&x, &s, "nearest", 2, -1, &y.desc()).contains("roundMode"));
+    assert!(q(&x, &s, "round", 3, -1, &y.desc()).contains("dstType 3"));
+    assert!(q(&x, &s, "round", 35, -1, &y.desc()).contains("FLOAT8"));
+    assert!(q(&f(F16, &[2, 3, 8]), &s, "round", 2, 0, &QOut::new(S8, &[2, 3, 8]).desc()).contains("axis 0"));
+    assert!(q(&x, &f(F16, &[3]), "round", 2, -1, &y.desc()).contains("scale has shape"));
+    assert!(q(&x, &f(BF16, &[8]), "round", 2, -1, &y.desc()).contains("must be the same"));
+    assert!(q(&f(F16, &[2, 7]), &f(F16, &[7]), "round", 29, -1, &QOut::new(S4, &[2, 8]).desc()).contains("even"));
+    assert!(q(&f(F16, &[2, 12]), &f(F16, &[12]), "round", 3, -1, &QOut::new(S32, &[2, 8]).desc()).contains("multiple of 8"));
+    // AntiQuant: a non-contiguous int4 x, a scale of the wrong length, dstType.
+    let bytes = vec![0u8; 64];
+    let x4 = TensorDesc::new(&[4, 4], S4 as i32, Some(&[1, 4]), 0, 2, &[16], bytes.as_ptr() as usize).unwrap();
+    let yh = f(F16, &[4, 4]);
+    assert!(message(ascend_anti_quant(&x4, &f(F32, &[4]).desc(), None, 1, false, &yh.desc())).contains("contiguous"));
+    let x8 = f(S8, &[4, 4]);
+    assert!(message(ascend_anti_quant(&x8.desc(), &f(F32, &[3]).desc(), None, 1, false, &yh.desc())).contains("scale has shape"));
+    assert!(message(ascend_anti_quant(&x8.desc(), &f(F32, &[4]).desc(), None, 27, false, &yh.desc())).contains("dstType 27"));
+    assert!(message(ascend_anti_quant(&x8.desc(), &f(F16, &[4]).desc(), None, 1, false, &yh.desc())).contains("dtype"));
+    // DynamicQuant: a 1-D x, a wrong scaleOut shape, groupIndex.
+    let sc = f(F32, &[2]);
+    assert!(message(dynamic_quant(&f(F16, &[8]).desc(), None, &QOut::new(S8, &[8]).desc(), &sc.desc())).contains("2 to 8"));
+    assert!(message(dynamic_quant(&x.desc(), None, &y.desc(), &f(F32, &[3]).desc())).contains("scaleOut"));
+    let gi = f(S32, &[1]);
+    assert!(message(dynamic_quant_v2(&x.desc(), Some(&s.desc()), Some(&gi.desc()), 2, &y.desc(), &sc.desc(), None)).contains("not implemented"));
+    assert!(message(dynamic_quant_v2(&x.desc(), None, None, 29, &y.desc(), &sc.desc(), None)).contains("dstType 29"));
+}
