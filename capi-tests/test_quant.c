@@ -5,7 +5,8 @@
  * f16 group scales, both seen transposed, the second split at an element offset),
  * ConvertWeightToINT4Pack feeding it, and the refusal of ACL_INT4 by operators that do
  * not unpack it; AscendQuant (V3), AscendAntiQuant and DynamicQuant (V2) into int8 and
- * int4. Expected values are computed here in double or worked out by hand.
+ * int4; QuantMatmulV3/V4 with float and TransQuantParam (UINT64) scales. Expected values
+ * are computed here in double or worked out by hand.
  */
 #include "ops_common.h"
 
@@ -16,6 +17,8 @@
 #include "aclnnop/aclnn_convert_weight_to_int4_pack.h"
 #include "aclnnop/aclnn_dynamic_quant.h"
 #include "aclnnop/aclnn_dynamic_quant_v2.h"
+#include "aclnnop/aclnn_quant_matmul_v3.h"
+#include "aclnnop/aclnn_quant_matmul_v4.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #include <math.h>
@@ -275,6 +278,56 @@ static void test_dynamic_quant(void)
     dev_free(&of);
 }
 
+/* The UINT64 word aclnnTransQuantParam makes of a scale (and a 9-bit offset). */
+static uint64_t quant_param(float scale, int offset)
+{
+    uint32_t bits;
+    memcpy(&bits, &scale, 4);
+    return ((uint64_t)(bits & 0xFFFFE000u)) | (1ull << 46) | ((uint64_t)(offset & 0x1ff) << 37);
+}
+
+static void test_quant_matmul(void)
+{
+    /* x1 (2, 3) int8, x2 given transposed as (n = 2, k = 3) */
+    int64_t s1[] = {2, 3}, s2[] = {2, 3}, sn[] = {2}, sm[] = {2}, so[] = {2, 2};
+    DevTensor a = mk(ACL_INT8, s1, 2, V(1, 2, 3, -4, 5, -6)), b = mk(ACL_INT8, s2, 2, V(1, 0, -1, 2, 2, 2));
+    /* x1 @ x2^T = [[1 - 3, 2 + 4 + 6], [-4 + 6, -8 + 10 - 12]] = [[-2, 12], [2, -10]] */
+    DevTensor scale = mk(ACL_FLOAT, sn, 1, V(0.5, 2)), tok = mk(ACL_FLOAT, sm, 1, V(1, 3));
+    DevTensor out = mk(H, so, 2, NULL);
+    RUN2(aclnnQuantMatmulV4GetWorkspaceSize(a.tensor, b.tensor, scale.tensor, NULL, tok.tensor, NULL, false, true,
+                                            out.tensor, &ews, &eex),
+         aclnnQuantMatmulV4);
+    EXPECT_T(out, -1, 24, 3, -60);
+    /* UINT64 scale 0.25 with a packed offset of 3 into int8: -2/4+3 = 2.5 -> 2 (to even), 6, 3.5 -> 4, 0.5 -> 0 */
+    uint64_t w = quant_param(0.25f, 3);
+    int64_t s1d[] = {1};
+    aclTensor *q = NULL;
+    void *dq = NULL;
+    CHECK_OK(aclrtMalloc(&dq, 8, ACL_MEM_MALLOC_HUGE_FIRST));
+    CHECK_OK(aclrtMemcpy(dq, 8, &w, 8, ACL_MEMCPY_HOST_TO_DEVICE));
+    int64_t one = 1;
+    q = aclCreateTensor(s1d, 1, ACL_UINT64, &one, 0, ACL_FORMAT_ND, s1d, 1, dq);
+    DevTensor o8 = mk(ACL_INT8, so, 2, NULL);
+    RUN2(aclnnQuantMatmulV3GetWorkspaceSize(a.tensor, b.tensor, q, NULL, NULL, false, true, o8.tensor, &ews, &eex),
+         aclnnQuantMatmulV3);
+    EXPECT_T(o8, 2, 6, 4, 0);
+    /* f16 out needs a per-token scale with a float scale (Atlas A2's combinations) */
+    EXPECT_ERR(aclnnQuantMatmulV3GetWorkspaceSize(a.tensor, b.tensor, scale.tensor, NULL, NULL, false, true,
+                                                  out.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnQuantMatmulV3GetWorkspaceSize", "combinations", &out);
+    EXPECT_ERR(aclnnQuantMatmulV3GetWorkspaceSize(a.tensor, b.tensor, scale.tensor, NULL, NULL, false, false,
+                                                  out.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnQuantMatmulV3GetWorkspaceSize", "k", &out);
+    aclDestroyTensor(q);
+    aclrtFree(dq);
+    dev_free(&a);
+    dev_free(&b);
+    dev_free(&scale);
+    dev_free(&tok);
+    dev_free(&out);
+    dev_free(&o8);
+}
+
 int main(void)
 {
     device_init();
@@ -283,6 +336,7 @@ int main(void)
     RUN_TEST(test_int4_refused_elsewhere);
     RUN_TEST(test_ascend_quant_round_trip);
     RUN_TEST(test_dynamic_quant);
+    RUN_TEST(test_quant_matmul);
     device_teardown();
     return capi_finish();
 }

@@ -717,3 +717,168 @@ fn quantize_errors_name_the_problem() {
     assert!(message(dynamic_quant_v2(&x.desc(), Some(&s.desc()), Some(&gi.desc()), 2, &y.desc(), &sc.desc(), None)).contains("not implemented"));
     assert!(message(dynamic_quant_v2(&x.desc(), None, None, 29, &y.desc(), &sc.desc(), None)).contains("dstType 29"));
 }
+
+/// A TransQuantParam word for `scale` (and a 9-bit offset), as its documentation spells it.
+fn quant_param(scale: f32, offset: Option<f32>) -> u64 {
+    let mut w = (scale.to_bits() as u64 & 0xFFFF_E000) | (1 << 46);
+    if let Some(o) = offset {
+        let o = (o.round() as i64).clamp(-256, 255);
+        w = (w & 0x4000_FFFF_FFFF) | (((o & 0x1ff) as u64) << 37);
+    }
+    w
+}
+
+#[test]
+fn quant_matmul_v3_v4_match_an_integer_product() {
+    let mut rng = Rng::new(0x60);
+    for case in 0..160 {
+        let int4 = rng.pct(30);
+        let (t1, t2) = (!int4 && rng.pct(40), rng.pct(50));
+        let m = 1 + rng.below(6) as usize;
+        let k = if int4 { 8 * (1 + rng.below(6) as usize) } else { 1 + rng.below(70) as usize };
+        let n = if int4 { 8 * (1 + rng.below(4) as usize) } else { 1 + rng.below(20) as usize };
+        // out dtype and scale form from Atlas A2's combinations
+        let combo = rng.below(4); // 0: u64 -> f16, 1: u64 -> int8, 2: float -> bf16, 3: f32 + pertoken -> f16
+        let combo = if int4 && combo == 1 { 0 } else { combo };
+        let out_d = [F16, S8, BF16, F16][combo as usize];
+        let gen = |rng: &mut Rng| {
+            if int4 {
+                rng.below(16) as f64 - 8.0
+            } else {
+                rng.below(256) as f64 - 128.0
+            }
+        };
+        let (s1, s2) = (if t1 { [k, m] } else { [m, k] }, if t2 { [n, k] } else { [k, n] });
+        let (xa, xb) = (
+            Buf::new(S8, &s1, layout(&mut rng), || gen(&mut rng)),
+            Buf::new(S8, &s2, layout(&mut rng), || gen(&mut rng)),
+        );
+        let (av, bv) = (xa.values(), xb.values());
+        // int4 operands: the same values as contiguous ACL_INT4 (x1) and INT32 words (x2).
+        let pack = |vals: &[f64]| {
+            let mut bytes = vec![0u8; vals.len() / 2 + 8];
+            for (e, v) in vals.iter().enumerate() {
+                bytes[e / 2] |= ((*v as i8 as u8) & 15) << (4 * (e % 2));
+            }
+            bytes
+        };
+        let (pa, pb) = (pack(&av), pack(&bv));
+        let pb_words: Vec<u32> = pb
+            .chunks(4)
+            .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c.get(i).copied().unwrap_or(0))))
+            .collect();
+        let (d1, d2) = if int4 {
+            let d1 = TensorDesc::new(&[s1[0] as i64, s1[1] as i64], S4 as i32, None, 0, 2, &[(m * k) as i64], pa.as_ptr() as usize).unwrap();
+            let d2 = TensorDesc::new(&[s2[0] as i64, (s2[1] / 8) as i64], S32 as i32, None, 0, 2, &[(n * k / 8) as i64], pb_words.as_ptr() as usize).unwrap();
+            (d1, d2)
+        } else {
+            (xa.desc(), xb.desc())
+        };
+        let s_len = if rng.pct(30) { 1 } else { n };
+        let sf: Vec<f32> = (0..s_len).map(|_| (1 + rng.below(64)) as f32 / 1024.0).collect();
+        let offs: Vec<f32> = (0..s_len).map(|_| rng.below(21) as f32 - 10.0).collect();
+        let use_off = combo == 1 && rng.pct(50);
+        let packed_off = combo == 1 && !use_off && rng.pct(50);
+        let words: Vec<u64> = sf.iter().zip(&offs).map(|(s, o)| quant_param(*s, packed_off.then_some(*o))).collect();
+        let scale_d = match combo {
+            0 | 1 => rng.pick(&[U64, S64]),
+            2 => rng.pick(&[F32, BF16]),
+            _ => F32,
+        };
+        let sbuf = Buf::new(if scale_d == BF16 { BF16 } else { F32 }, &[s_len], Layout::Contiguous, {
+            let (mut i, v) = (0, sf.clone());
+            move || {
+                i += 1;
+                v.get(i - 1).copied().unwrap_or(0.0) as f64
+            }
+        });
+        let scale_desc = if matches!(scale_d, U64 | S64) {
+            TensorDesc::new(&[s_len as i64], scale_d as i32, None, 0, 2, &[s_len as i64], words.as_ptr() as usize).unwrap()
+        } else {
+            sbuf.desc()
+        };
+        let sv: Vec<f32> = match scale_d {
+            U64 | S64 => sf.iter().map(|s| f32::from_bits(s.to_bits() & 0xFFFF_E000)).collect(),
+            _ => sbuf.values().iter().map(|v| *v as f32).collect(),
+        };
+        let off = use_off.then(|| Buf::new(F32, &[s_len], Layout::Contiguous, || rng.below(9) as f64 - 4.0));
+        let pertoken = (combo == 3 || (combo == 2 && rng.pct(50)))
+            .then(|| Buf::new(F32, &[m], layout(&mut rng), || (1 + rng.below(16)) as f64 / 4.0));
+        let bias_d = match combo {
+            0 | 1 => rng.pick(&[None, Some(S32)]),
+            2 => rng.pick(&[None, Some(S32), Some(BF16), Some(F32)]),
+            _ => rng.pick(&[None, Some(S32), Some(F16), Some(F32)]),
+        };
+        let bias = bias_d.map(|d| Buf::new(d, &[n], layout(&mut rng), || rng.below(201) as f64 - 100.0));
+        let out = Buf::new(out_d, &[m, n], layout(&mut rng), || 7.0);
+        let before = out.outside();
+        let (od, pd, bd) = (off.as_ref().map(|o| o.desc()), pertoken.as_ref().map(|p| p.desc()), bias.as_ref().map(|b| b.desc()));
+        let e = if pd.is_none() && rng.pct(50) {
+            llm::quant_matmul_v3(&d1, &d2, &scale_desc, od.as_ref(), bd.as_ref(), t1, t2, &out.desc())
+        } else {
+            llm::quant_matmul_v4(&d1, &d2, &scale_desc, od.as_ref(), pd.as_ref(), bd.as_ref(), t1, t2, &out.desc())
+        }
+        .unwrap_or_else(|e| panic!("case {case} combo {combo} int4 {int4}: {e}"));
+        e.check_int4().unwrap();
+        run(&e).unwrap();
+        super::llm_diff::out_unwritten(&format!("qmm {case}"), &before, &out);
+        let got = out.values();
+        let ov = off.as_ref().map(|o| o.values());
+        let pv = pertoken.as_ref().map(|p| p.values());
+        let biasv = bias.as_ref().map(|b| b.values());
+        for i in 0..m {
+            for j in 0..n {
+                let p = if s_len == 1 { 0 } else { j };
+                let mut acc: i64 = (0..k)
+                    .map(|kk| {
+                        let a = if t1 { av[kk * m + i] } else { av[i * k + kk] };
+                        let b = if t2 { bv[j * k + kk] } else { bv[kk * n + j] };
+                        (a * b) as i64
+                    })
+                    .sum();
+                if bias_d == Some(S32) {
+                    acc += biasv.as_ref().unwrap()[j] as i64;
+                }
+                let mut v = acc as f32 * sv[p];
+                if let Some(pv) = &pv {
+                    v *= pv[i] as f32;
+                }
+                if bias_d.is_some() && bias_d != Some(S32) {
+                    v += biasv.as_ref().unwrap()[j] as f32;
+                }
+                let want = if out_d == S8 {
+                    let o = match (&ov, packed_off) {
+                        (Some(ov), _) => ov[p] as f32,
+                        (None, true) => offs[p],
+                        _ => 0.0,
+                    };
+                    saturate(round_mode("round", v + o), (-128.0, 127.0))
+                } else {
+                    round_to(out_d, v as f64)
+                };
+                assert_eq!(got[i * n + j], want, "case {case} combo {combo} int4 {int4} t1 {t1} t2 {t2} {m}x{k}x{n}: out[{i}][{j}] acc {acc}");
+            }
+        }
+    }
+}
+
+#[test]
+fn quant_matmul_errors_name_the_problem() {
+    let f = |d: DType, shape: &[usize]| Buf::new(d, shape, Layout::Contiguous, || 1.0);
+    let (a, b) = (f(S8, &[2, 4]), f(S8, &[4, 3]));
+    let s = f(F32, &[3]);
+    let out = f(BF16, &[2, 3]);
+    let call = |a: &Buf, b: &Buf, s: &Buf, p: Option<&Buf>, out: &Buf| {
+        let pd = p.map(|p| p.desc());
+        message(llm::quant_matmul_v4(&a.desc(), &b.desc(), &s.desc(), None, pd.as_ref(), None, false, false, &out.desc()))
+    };
+    assert_eq!(call(&a, &b, &s, None, &out), "accepted");
+    assert!(call(&a, &f(S8, &[5, 3]), &s, None, &out).contains("differ in k"));
+    assert!(call(&f(S8, &[2, 2, 4]), &b, &s, None, &out).contains("batched"));
+    assert!(call(&a, &b, &f(F32, &[2]), None, &out).contains("scale has shape"));
+    assert!(call(&a, &b, &s, Some(&f(F32, &[3])), &out).contains("pertokenScaleOptional"));
+    assert!(call(&a, &b, &s, None, &f(F16, &[2, 3])).contains("combinations"));
+    assert!(call(&a, &b, &s, None, &f(S32, &[2, 3])).contains("not implemented"));
+    assert!(call(&f(S8, &[0, 4]), &b, &s, None, &f(BF16, &[0, 3])).contains("empty"));
+    assert_eq!(crate::ops::llm::full_quant_matmul::decode_quant_param(quant_param(0.5, Some(-3.0))), (0.5, -3.0));
+}
