@@ -4,12 +4,11 @@
 //! phase-1 gate that keeps ACL_INT4 away from every other operator.
 
 use super::add_diff::Rng;
-use super::llm_diff::{grid, half_ulp, layout, Buf, Layout};
+use super::llm_diff::{check_wqbmm, grid, layout, round_half, Buf, Layout};
 use super::reduce_diff::run;
 use crate::dtype::DType::{self, *};
 use crate::executor::Executor;
 use crate::ops::llm;
-use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
 /// An int4 storage of nibbles seen as a view (logical shape, element strides, offset).
@@ -85,9 +84,6 @@ fn message(r: crate::Result<Executor>) -> String {
     }
 }
 
-fn round_to(d: DType, v: f64) -> f64 {
-    Scalar::from_value(v).cast(d).cast(F64).get::<f64>()
-}
 
 /// The weight of a WeightQuantBatchMatmulV2 case: int4 nibbles, or the same values packed
 /// eight to an INT32 (non-transposed (k, n/8) or transposed (k/8, n)).
@@ -212,33 +208,11 @@ fn weight_quant_batch_matmul_v2_int4_matches_an_f64_product() {
         run(&e).unwrap();
         drop(weight);
         super::llm_diff::out_unwritten(&format!("int4 wqbmm {case}"), &before, &y);
-        let (xv, sv) = (x.values(), sc.values());
         let ov = off.as_ref().map(|o| o.values());
         let bv = bias.as_ref().map(|b| b.values());
-        let got = y.values();
-        let p = |i: usize, j: usize| match (group, sv.len()) {
-            (g, _) if g > 0 => (i / g) * n + j,
-            (_, 1) => 0,
-            _ => j,
-        };
-        for r in 0..m {
-            for j in 0..n {
-                let terms: Vec<f64> = (0..k)
-                    .map(|i| {
-                        let o = ov.as_ref().map_or(0.0, |o| o[p(i, j)]);
-                        xv[r * k + i] * round_to(d, (wv[i * n + j] + o) * sv[p(i, j)])
-                    })
-                    .collect();
-                let want = terms.iter().sum::<f64>() + bv.as_ref().map_or(0.0, |b| b[j]);
-                let mag: f64 = terms.iter().map(|t| t.abs()).sum();
-                let tol = mag * (k + 1) as f64 * 2f64.powi(-24) + half_ulp(d, want) * 1.01;
-                let g = got[r * n + j];
-                assert!(
-                    (g - want).abs() <= tol,
-                    "case {case} {d} packed {packed} transposed {transposed} {m}x{k}x{n} group {group}: y[{r}][{j}] = {g}, want {want} ± {tol}"
-                );
-            }
-        }
+        let what = format!("case {case} {d} packed {packed} transposed {transposed} group {group}");
+        let (xv, sv) = (x.values(), sc.values());
+        check_wqbmm(&what, d, (m, k, n, group), (&xv, &wv, &sv), (&ov, &bv), &y.values());
     }
 }
 
@@ -608,7 +582,7 @@ fn ascend_anti_quant_matches_an_f32_loop() {
             if sqrt {
                 v *= s;
             }
-            let want = round_to(yd, v as f64);
+            let want = round_half(yd, v as f64);
             assert_eq!(got[i], want, "case {case} {xd}->{yd}: y[{i}] from {} scale {s}", vals[i]);
         }
     }
@@ -854,7 +828,7 @@ fn quant_matmul_v3_v4_match_an_integer_product() {
                     };
                     saturate(round_mode("round", v + o), (-128.0, 127.0))
                 } else {
-                    round_to(out_d, v as f64)
+                    round_half(out_d, v as f64)
                 };
                 assert_eq!(got[i * n + j], want, "case {case} combo {combo} int4 {int4} t1 {t1} t2 {t2} {m}x{k}x{n}: out[{i}][{j}] acc {acc}");
             }
