@@ -5,7 +5,7 @@
  * f16 group scales, both seen transposed, the second split at an element offset),
  * ConvertWeightToINT4Pack feeding it, and the refusal of ACL_INT4 by operators that do
  * not unpack it; AscendQuant (V3), AscendAntiQuant and DynamicQuant (V2) into int8 and
- * int4; QuantMatmulV3/V4 with float and TransQuantParam (UINT64) scales. Expected values
+ * int4; TransQuantParamV2; QuantMatmulV3/V4 with float and TransQuantParam (UINT64) scales. Expected values
  * are computed here in double or worked out by hand.
  */
 #include "ops_common.h"
@@ -19,6 +19,7 @@
 #include "aclnnop/aclnn_dynamic_quant_v2.h"
 #include "aclnnop/aclnn_quant_matmul_v3.h"
 #include "aclnnop/aclnn_quant_matmul_v4.h"
+#include "aclnnop/aclnn_trans_quant_param_v2.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
 #include <math.h>
@@ -307,6 +308,17 @@ static void test_quant_matmul(void)
     CHECK_OK(aclrtMemcpy(dq, 8, &w, 8, ACL_MEMCPY_HOST_TO_DEVICE));
     int64_t one = 1;
     q = aclCreateTensor(s1d, 1, ACL_UINT64, &one, 0, ACL_FORMAT_ND, s1d, 1, dq);
+    /* TransQuantParamV2 makes the same word on the device */
+    DevTensor fs = mk(ACL_FLOAT, s1d, 1, V(0.25)), fo = mk(ACL_FLOAT, s1d, 1, V(2.6));
+    DevTensor word = mk(ACL_UINT64, s1d, 1, NULL);
+    RUN2(aclnnTransQuantParamV2GetWorkspaceSize(fs.tensor, fo.tensor, word.tensor, &ews, &eex),
+         aclnnTransQuantParamV2);
+    uint64_t made = 0;
+    CHECK_OK(aclrtMemcpy(&made, 8, word.dev, 8, ACL_MEMCPY_DEVICE_TO_HOST));
+    CHECK(made == w);
+    dev_free(&fs);
+    dev_free(&fo);
+    dev_free(&word);
     DevTensor o8 = mk(ACL_INT8, so, 2, NULL);
     RUN2(aclnnQuantMatmulV3GetWorkspaceSize(a.tensor, b.tensor, q, NULL, NULL, false, true, o8.tensor, &ews, &eex),
          aclnnQuantMatmulV3);

@@ -608,6 +608,110 @@ impl Work for DynamicQuantize {
     }
 }
 
+/// aclnnTransQuantParamV2: FLOAT32 scale (and offset) into the UINT64/INT64 words the
+/// quantized matmuls read: `(bits(scale) & 0xFFFFE000) | 1 << 46`, and with an offset its
+/// value rounded (half away from zero), clamped to [-256, 255], in bits 37-45. Shapes
+/// (1,), (n,) or (1, n) (a scale of (g,), (g, 1) or (g, n) without offset); a 1-D out has
+/// the longer of the scale's and offset's lengths, a 2-D one the scale's shape.
+pub fn trans_quant_param_v2(
+    scale: &TensorDesc,
+    offset: Option<&TensorDesc>,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("scale", scale, F32_ONLY)?;
+    ew::check_tensor("out", out, &[U64, S64])?;
+    let dims_ok = |t: &TensorDesc| (1..=2).contains(&t.rank()) && !t.is_empty();
+    crate::ensure!(
+        dims_ok(scale),
+        "scale has shape {:?}; it must have 1 or 2 dims and not be empty",
+        scale.shape
+    );
+    let want: Vec<usize> = match offset {
+        None => scale.shape.to_vec(),
+        Some(o) => {
+            ew::check_tensor("offset", o, F32_ONLY)?;
+            let vector = |t: &TensorDesc| t.rank() == 1 || (t.rank() == 2 && t.shape[0] == 1);
+            crate::ensure!(
+                dims_ok(o) && vector(o) && vector(scale),
+                "with an offset, scale {:?} and offset {:?} must each be (t,) or (1, n)",
+                scale.shape,
+                o.shape
+            );
+            let (ls, lo) = (scale.shape[scale.rank() - 1], o.shape[o.rank() - 1]);
+            crate::ensure!(
+                ls == lo || ls == 1 || lo == 1,
+                "scale {:?} and offset {:?} do not broadcast: their lengths must be equal or 1",
+                scale.shape,
+                o.shape
+            );
+            if scale.rank() == 1 {
+                vec![ls.max(lo)]
+            } else {
+                scale.shape.to_vec()
+            }
+        }
+    };
+    ew::check_result_shape("out", out, &want)?;
+    if let Some(o) = offset {
+        let n = *want.last().unwrap_or(&1);
+        let lo = o.shape[o.rank() - 1];
+        crate::ensure!(
+            lo == 1 || lo == n,
+            "offset {:?} does not broadcast to out {want:?}",
+            o.shape
+        );
+    }
+    let bd = bindings(&[Some(scale), offset], &[Some(out)]);
+    Ok(Executor::new(
+        "aclnnTransQuantParamV2",
+        bd,
+        TransQuantParam { shape: want },
+    ))
+}
+
+struct TransQuantParam {
+    shape: Vec<usize>,
+}
+
+/// One quant-param word (aclnnTransQuantParam's format).
+pub(crate) fn quant_param_word(scale: f32, offset: Option<f32>) -> u64 {
+    let mut w = (scale.to_bits() as u64 & 0xFFFF_E000) | 1 << 46;
+    if let Some(o) = offset {
+        let o = if o.is_nan() { 0 } else { (o.round() as i64).clamp(-256, 255) };
+        w = (w & 0x4000_FFFF_FFFF) | ((o as u64 & 0x1ff) << 37);
+    }
+    w
+}
+
+impl Work for TransQuantParam {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn small(&self) -> bool {
+        true
+    }
+    fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
+        let vec_view = |v: &TensorDesc| {
+            // a (t,) or (1, n) view broadcast along out's last dim
+            let mut g = v.clone();
+            if g.rank() > self.shape.len() {
+                g.shape.remove(0);
+                g.strides.remove(0);
+            }
+            g
+        };
+        let s = load_view::<f32>(t, 0, &vec_view(t.view(0)?), &self.shape)?;
+        let o = match t.tensors[1].as_ref() {
+            Some(v) => Some(load_view::<f32>(t, 1, &vec_view(v), &self.shape)?),
+            None => None,
+        };
+        let words: Vec<i64> = (0..s.len())
+            .map(|i| quant_param_word(s[i], o.as_ref().map(|o| o[i])) as i64)
+            .collect();
+        store(t, 2, &words)
+    }
+}
+
 use super::catalog::Entry;
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
@@ -632,5 +736,12 @@ pub const CATALOG: &[Entry] = &[
         b: DYN_X,
         out: QUANT_Y,
         rule: "per row: scale = max|x·smooth| / qmax (V2 with offsetOut: asymmetric), y = round(x·smooth / scale (+ offset)), in f32 (groupIndex refused)",
+    },
+    Entry {
+        ops: "TransQuantParamV2",
+        a: F32_ONLY,
+        b: F32_ONLY,
+        out: &[U64, S64],
+        rule: "f32 scale (and offset) into the 64-bit quant-param words the quantized matmuls read (scale bits & 0xFFFFE000, bit 46, a 9-bit offset in bits 37-45)",
     },
 ];

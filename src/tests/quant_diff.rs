@@ -856,3 +856,61 @@ fn quant_matmul_errors_name_the_problem() {
     assert!(call(&f(S8, &[0, 4]), &b, &s, None, &f(BF16, &[0, 3])).contains("empty"));
     assert_eq!(crate::ops::llm::full_quant_matmul::decode_quant_param(quant_param(0.5, Some(-3.0))), (0.5, -3.0));
 }
+
+#[test]
+fn trans_quant_param_v2_writes_the_documented_words() {
+    let mut rng = Rng::new(0x70);
+    for case in 0..60 {
+        let n = 1 + rng.below(9) as usize;
+        let with_offset = rng.pct(60);
+        let two_d = rng.pct(40);
+        let s_shape = if two_d { vec![1, n] } else if rng.pct(20) { vec![1] } else { vec![n] };
+        let sv: Vec<f64> = (0..s_shape.iter().product::<usize>())
+            .map(|_| (rng.below(1 << 20) as f64 + 1.0) / 65536.0)
+            .collect();
+        let scale = Buf::new(F32, &s_shape, Layout::Contiguous, {
+            let (mut i, v) = (0, sv.clone());
+            move || {
+                i += 1;
+                v.get(i - 1).copied().unwrap_or(0.0)
+            }
+        });
+        let o_len = if s_shape == [1] || rng.pct(70) { n } else { 1 };
+        let offset = with_offset.then(|| {
+            Buf::new(F32, &[o_len], layout(&mut rng), || (rng.below(1200) as f64 - 600.0) / 2.0)
+        });
+        let out_shape = match (&offset, two_d) {
+            (None, _) | (_, true) => s_shape.clone(),
+            (Some(_), false) => vec![s_shape[0].max(o_len)],
+        };
+        let od = rng.pick(&[U64, S64]);
+        let out = Buf::new(od, &out_shape, layout(&mut rng), || 0.0);
+        let before = out.outside();
+        let odesc = offset.as_ref().map(|o| o.desc());
+        let e = crate::ops::quant::trans_quant_param_v2(&scale.desc(), odesc.as_ref(), &out.desc())
+            .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        run(&e).unwrap();
+        super::llm_diff::out_unwritten(&format!("tqp {case}"), &before, &out);
+        let got = out.array();
+        let (svals, ovals) = (scale.values(), offset.as_ref().map(|o| o.values()));
+        let total: usize = out_shape.iter().product();
+        for i in 0..total {
+            let s = svals[if svals.len() == 1 { 0 } else { i }] as f32;
+            let o = ovals.as_ref().map(|o| o[if o.len() == 1 { 0 } else { i }] as f32);
+            let word = u64::from_le_bytes(got.bytes[i * 8..i * 8 + 8].try_into().unwrap());
+            assert_eq!(word, quant_param(s, o), "case {case}: word {i} of scale {s} offset {o:?}");
+        }
+    }
+    let f = |shape: &[usize]| Buf::new(F32, shape, Layout::Contiguous, || 1.0);
+    let out = Buf::new(U64, &[4], Layout::Contiguous, || 0.0);
+    let call = |s: &Buf, o: Option<&Buf>, out: &Buf| {
+        let od = o.map(|o| o.desc());
+        message(crate::ops::quant::trans_quant_param_v2(&s.desc(), od.as_ref(), &out.desc()))
+    };
+    assert_eq!(call(&f(&[4]), None, &out), "accepted");
+    assert!(call(&f(&[3]), None, &out).contains("out has shape"));
+    assert!(call(&f(&[4]), Some(&f(&[3])), &out).contains("do not broadcast"));
+    assert!(call(&f(&[2, 4]), Some(&f(&[4])), &Buf::new(U64, &[2, 4], Layout::Contiguous, || 0.0)).contains("(1, n)"));
+    assert!(call(&f(&[0]), None, &Buf::new(U64, &[0], Layout::Contiguous, || 0.0)).contains("empty"));
+    assert!(call(&f(&[4]), None, &Buf::new(S32, &[4], Layout::Contiguous, || 0.0)).contains("dtype"));
+}
