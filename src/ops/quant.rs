@@ -148,9 +148,7 @@ impl QuantOut {
 /// dstType (an aclDataType value) must name y's dtype, among `allowed`.
 fn check_dst_type(dst: i64, y: &TensorDesc, allowed: &[DType]) -> Result<()> {
     let d = match dst {
-        34..=36 => crate::bail!(
-            "dstType {dst} (HIFLOAT8/FLOAT8) is not supported on Atlas A2"
-        ),
+        34..=36 => crate::bail!("dstType {dst} (HIFLOAT8/FLOAT8) is not supported on Atlas A2"),
         v => DType::from_raw_storage(v as i32)
             .ok()
             .filter(|d| allowed.contains(d) && v as i32 as i64 == v),
@@ -194,8 +192,7 @@ fn check_param_shape(name: &str, s: &TensorDesc, x: &[usize], axis: usize) -> Re
         s.shape[0] == x[axis] || s.shape[0] == 1
     } else {
         s.rank() == x.len()
-            && s
-                .shape
+            && s.shape
                 .iter()
                 .enumerate()
                 .all(|(d, &n)| n == 1 || (d == axis && n == x[axis]))
@@ -302,10 +299,7 @@ fn quant_rule(
     let rounding = Rounding::parse(round_mode)?;
     check_dst_type(dst_type, y, QUANT_Y)?;
     let r = x.rank();
-    crate::ensure!(
-        (1..=8).contains(&r),
-        "x has {r} dims; it must have 1 to 8"
-    );
+    crate::ensure!((1..=8).contains(&r), "x has {r} dims; it must have 1 to 8");
     let lo = if r >= 2 { r as i64 - 2 } else { 0 };
     let a = if axis < 0 { axis + r as i64 } else { axis };
     crate::ensure!(
@@ -677,7 +671,11 @@ struct TransQuantParam {
 pub(crate) fn quant_param_word(scale: f32, offset: Option<f32>) -> u64 {
     let mut w = (scale.to_bits() as u64 & 0xFFFF_E000) | 1 << 46;
     if let Some(o) = offset {
-        let o = if o.is_nan() { 0 } else { (o.round() as i64).clamp(-256, 255) };
+        let o = if o.is_nan() {
+            0
+        } else {
+            (o.round() as i64).clamp(-256, 255)
+        };
         w = (w & 0x4000_FFFF_FFFF) | ((o as u64 & 0x1ff) << 37);
     }
     w

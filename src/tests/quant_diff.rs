@@ -53,9 +53,11 @@ impl Nibbles {
         let mut v = Vec::with_capacity(r * c);
         for i in 0..r {
             for j in 0..c {
-                v.push(self.at(
-                    self.offset + i * self.strides[0] as usize + j * self.strides[1] as usize,
-                ));
+                v.push(
+                    self.at(self.offset
+                        + i * self.strides[0] as usize
+                        + j * self.strides[1] as usize),
+                );
             }
         }
         v
@@ -83,7 +85,6 @@ fn message(r: crate::Result<Executor>) -> String {
         Err(e) => e.to_string(),
     }
 }
-
 
 /// The weight of a WeightQuantBatchMatmulV2 case: int4 nibbles, or the same values packed
 /// eight to an INT32 (non-transposed (k, n/8) or transposed (k/8, n)).
@@ -131,7 +132,11 @@ fn weight_quant_batch_matmul_v2_int4_matches_an_f64_product() {
         } else {
             [vec![1], vec![1, 1], vec![n], vec![1, n]][rng.below(4) as usize].clone()
         };
-        let offset = if packed { 0 } else { 2 * rng.below(3) as usize + rng.below(2) as usize };
+        let offset = if packed {
+            0
+        } else {
+            2 * rng.below(3) as usize + rng.below(2) as usize
+        };
         let nib = Nibbles::new(k, n, transposed, offset, &mut rng);
         let wv = nib.values();
         let weight = if packed {
@@ -140,7 +145,11 @@ fn weight_quant_batch_matmul_v2_int4_matches_an_f64_product() {
             let mut words = vec![0i32; outer * inner / 8];
             for o in 0..outer {
                 for i in 0..inner {
-                    let v = if transposed { wv[i * n + o] } else { wv[o * n + i] } as i32;
+                    let v = if transposed {
+                        wv[i * n + o]
+                    } else {
+                        wv[o * n + i]
+                    } as i32;
                     let w = &mut words[(o * inner + i) / 8];
                     *w |= (v & 15) << (4 * (i % 8));
                 }
@@ -212,7 +221,14 @@ fn weight_quant_batch_matmul_v2_int4_matches_an_f64_product() {
         let bv = bias.as_ref().map(|b| b.values());
         let what = format!("case {case} {d} packed {packed} transposed {transposed} group {group}");
         let (xv, sv) = (x.values(), sc.values());
-        check_wqbmm(&what, d, (m, k, n, group), (&xv, &wv, &sv), (&ov, &bv), &y.values());
+        check_wqbmm(
+            &what,
+            d,
+            (m, k, n, group),
+            (&xv, &wv, &sv),
+            (&ov, &bv),
+            &y.values(),
+        );
     }
 }
 
@@ -258,7 +274,10 @@ fn int4_views_span_half_their_elements() {
     // Elements 5 ..= 5 + 639: bytes 2 ..= 322.
     assert_eq!((lo - base, hi - base), (2, 322));
     assert_eq!(S4.bytes_for(7), 4);
-    assert!(DType::from_raw(29).is_err(), "ACL_INT4 is no dtype argument");
+    assert!(
+        DType::from_raw(29).is_err(),
+        "ACL_INT4 is no dtype argument"
+    );
     assert!(DType::from_raw_storage(29).is_ok());
     assert_eq!(crate::dtype::promote(S4, F16), None);
     assert!(!crate::dtype::can_cast(S4, S8));
@@ -336,7 +355,10 @@ fn convert_weight_to_int4_pack_matches_the_nibble_layout() {
             let nib = if i % 2 == 1 { b >> 4 } else { b & 15 };
             assert_eq!(nib, (*v & 15) as u8, "case {case} element {i}");
         }
-        assert!(out[bytes_len..].iter().all(|&b| b == 0xee), "case {case}: wrote past the output");
+        assert!(
+            out[bytes_len..].iter().all(|&b| b == 0xee),
+            "case {case}: wrote past the output"
+        );
     }
     // Errors: an odd last dim, a wrong output shape, NZ output, an empty weight.
     let vals = vec![0i32; 64];
@@ -345,19 +367,36 @@ fn convert_weight_to_int4_pack_matches_the_nibble_layout() {
         TensorDesc::new(dims, d as i32, None, 0, 2, &[64], addr).unwrap()
     };
     let (va, ba) = (vals.as_ptr() as usize, buf.as_mut_ptr() as usize);
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[8, 7], S32, va), &t(&[8, 7], S4, ba)))
-        .contains("multiple of 2"));
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[4, 12], S32, va), &t(&[4, 1], S32, ba)))
-        .contains("multiple of 8"));
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[4, 8], S32, va), &t(&[4, 2], S32, ba)))
-        .contains("must be [4, 1]"));
+    assert!(message(llm::convert_weight_to_int4_pack(
+        &t(&[8, 7], S32, va),
+        &t(&[8, 7], S4, ba)
+    ))
+    .contains("multiple of 2"));
+    assert!(message(llm::convert_weight_to_int4_pack(
+        &t(&[4, 12], S32, va),
+        &t(&[4, 1], S32, ba)
+    ))
+    .contains("multiple of 8"));
+    assert!(message(llm::convert_weight_to_int4_pack(
+        &t(&[4, 8], S32, va),
+        &t(&[4, 2], S32, ba)
+    ))
+    .contains("must be [4, 1]"));
     let mut nz = t(&[4, 8], S4, ba);
     nz.format = crate::format::Format::FRACTAL_NZ;
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[4, 8], S32, va), &nz)).contains("FRACTAL_NZ"));
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[0, 8], S32, va), &t(&[0, 8], S4, ba)))
-        .contains("empty"));
-    assert!(message(llm::convert_weight_to_int4_pack(&t(&[4, 8], F32, va), &t(&[4, 8], S4, ba)))
-        .contains("dtype"));
+    assert!(
+        message(llm::convert_weight_to_int4_pack(&t(&[4, 8], S32, va), &nz)).contains("FRACTAL_NZ")
+    );
+    assert!(message(llm::convert_weight_to_int4_pack(
+        &t(&[0, 8], S32, va),
+        &t(&[0, 8], S4, ba)
+    ))
+    .contains("empty"));
+    assert!(message(llm::convert_weight_to_int4_pack(
+        &t(&[4, 8], F32, va),
+        &t(&[4, 8], S4, ba)
+    ))
+    .contains("dtype"));
 }
 
 /// A contiguous quantized output of `shape` (INT8, ACL_INT4 or INT32 holding eight int4
@@ -393,7 +432,16 @@ impl QOut {
             *dims.last_mut().unwrap() /= 8;
         }
         let n: i64 = dims.iter().product();
-        TensorDesc::new(&dims, self.d as i32, None, 0, 2, &[n], self.mem.as_ptr() as usize).unwrap()
+        TensorDesc::new(
+            &dims,
+            self.d as i32,
+            None,
+            0,
+            2,
+            &[n],
+            self.mem.as_ptr() as usize,
+        )
+        .unwrap()
     }
     fn raw(&self) -> &[u8] {
         // SAFETY: the buffer seen as bytes.
@@ -406,7 +454,11 @@ impl QOut {
             .map(|e| match self.d {
                 S8 => b[e] as i8 as f64,
                 _ => {
-                    let v = if e % 2 == 1 { b[e / 2] >> 4 } else { b[e / 2] & 15 };
+                    let v = if e % 2 == 1 {
+                        b[e / 2] >> 4
+                    } else {
+                        b[e / 2] & 15
+                    };
                     (((v << 4) as i8) >> 4) as f64
                 }
             })
@@ -480,11 +532,17 @@ fn ascend_quant_matches_an_f32_loop() {
         } else {
             rank - 1
         };
-        let sd = if d == F32 { rng.pick(&[F32, F16, BF16]) } else { d };
+        let sd = if d == F32 {
+            rng.pick(&[F32, F16, BF16])
+        } else {
+            d
+        };
         let s_shape: Vec<usize> = match rng.below(3) {
             0 => vec![1],
             1 => vec![shape[axis]],
-            _ => (0..rank).map(|k| if k == axis { shape[axis] } else { 1 }).collect(),
+            _ => (0..rank)
+                .map(|k| if k == axis { shape[axis] } else { 1 })
+                .collect(),
         };
         let sqrt = rng.pct(30);
         let mode = rng.pick(&["round", "floor", "ceil", "trunc"]);
@@ -495,18 +553,43 @@ fn ascend_quant_matches_an_f32_loop() {
                 (rng.below(2001) as f64 - 1000.0) / 16.0
             }
         });
-        let sc = Buf::new(sd, &s_shape, layout(&mut rng), || (1 + rng.below(40)) as f64 / 8.0);
-        let off = rng
-            .pct(50)
-            .then(|| Buf::new(sd, &s_shape, layout(&mut rng), || (rng.below(64) as f64 - 32.0) / 4.0));
+        let sc = Buf::new(sd, &s_shape, layout(&mut rng), || {
+            (1 + rng.below(40)) as f64 / 8.0
+        });
+        let off = rng.pct(50).then(|| {
+            Buf::new(sd, &s_shape, layout(&mut rng), || {
+                (rng.below(64) as f64 - 32.0) / 4.0
+            })
+        });
         let y = QOut::new(od, &shape);
         let od_desc = off.as_ref().map(|o| o.desc());
         let dst = od as i64;
         let e = if v3 {
-            let ax = if rng.pct(50) { axis as i64 - rank as i64 } else { axis as i64 };
-            crate::ops::quant::ascend_quant_v3(&x.desc(), &sc.desc(), od_desc.as_ref(), sqrt, mode, dst, ax, &y.desc())
+            let ax = if rng.pct(50) {
+                axis as i64 - rank as i64
+            } else {
+                axis as i64
+            };
+            crate::ops::quant::ascend_quant_v3(
+                &x.desc(),
+                &sc.desc(),
+                od_desc.as_ref(),
+                sqrt,
+                mode,
+                dst,
+                ax,
+                &y.desc(),
+            )
         } else {
-            crate::ops::quant::ascend_quant(&x.desc(), &sc.desc(), od_desc.as_ref(), sqrt, mode, dst, &y.desc())
+            crate::ops::quant::ascend_quant(
+                &x.desc(),
+                &sc.desc(),
+                od_desc.as_ref(),
+                sqrt,
+                mode,
+                dst,
+                &y.desc(),
+            )
         }
         .unwrap_or_else(|e| panic!("case {case}: {e}"));
         e.check_int4().unwrap();
@@ -540,10 +623,20 @@ fn ascend_anti_quant_matches_an_f32_loop() {
         let yd = rng.pick(&[F16, BF16]);
         let sd = rng.pick(&[F32, BF16]);
         let rows = 1 + rng.below(5) as usize;
-        let cols = if xd == S32 { 8 * (1 + rng.below(3) as usize) } else { 2 * (1 + rng.below(8) as usize) };
+        let cols = if xd == S32 {
+            8 * (1 + rng.below(3) as usize)
+        } else {
+            2 * (1 + rng.below(8) as usize)
+        };
         // x: int8 in any layout; int4 contiguous; INT32 eight int4 a word along the row.
         let vals: Vec<i32> = (0..rows * cols)
-            .map(|_| if xd == S8 { rng.below(256) as i32 - 128 } else { rng.below(16) as i32 - 8 })
+            .map(|_| {
+                if xd == S8 {
+                    rng.below(256) as i32 - 128
+                } else {
+                    rng.below(16) as i32 - 8
+                }
+            })
             .collect();
         let mut packed = vec![0u8; rows * cols / 2 + 8];
         for (e, v) in vals.iter().enumerate() {
@@ -558,18 +651,47 @@ fn ascend_anti_quant_matches_an_f32_loop() {
         });
         let xdesc = match xd {
             S8 => x8.desc(),
-            S4 => TensorDesc::new(&[rows as i64, cols as i64], S4 as i32, None, 0, 2, &[(rows * cols) as i64], packed.as_ptr() as usize).unwrap(),
-            _ => TensorDesc::new(&[rows as i64, (cols / 8) as i64], S32 as i32, None, 0, 2, &[(rows * cols / 8) as i64], packed.as_ptr() as usize).unwrap(),
+            S4 => TensorDesc::new(
+                &[rows as i64, cols as i64],
+                S4 as i32,
+                None,
+                0,
+                2,
+                &[(rows * cols) as i64],
+                packed.as_ptr() as usize,
+            )
+            .unwrap(),
+            _ => TensorDesc::new(
+                &[rows as i64, (cols / 8) as i64],
+                S32 as i32,
+                None,
+                0,
+                2,
+                &[(rows * cols / 8) as i64],
+                packed.as_ptr() as usize,
+            )
+            .unwrap(),
         };
         let s_len = if rng.pct(30) { 1 } else { cols };
-        let sc = Buf::new(sd, &[s_len], layout(&mut rng), || (1 + rng.below(64)) as f64 / 64.0);
-        let off = rng.pct(50).then(|| Buf::new(sd, &[s_len], layout(&mut rng), || rng.below(9) as f64 - 4.0));
+        let sc = Buf::new(sd, &[s_len], layout(&mut rng), || {
+            (1 + rng.below(64)) as f64 / 64.0
+        });
+        let off = rng
+            .pct(50)
+            .then(|| Buf::new(sd, &[s_len], layout(&mut rng), || rng.below(9) as f64 - 4.0));
         let sqrt = rng.pct(30);
         let y = Buf::new(yd, &[rows, cols], layout(&mut rng), || 5.0);
         let before = y.outside();
         let od = off.as_ref().map(|o| o.desc());
-        let e = crate::ops::quant::ascend_anti_quant(&xdesc, &sc.desc(), od.as_ref(), yd as i64, sqrt, &y.desc())
-            .unwrap_or_else(|e| panic!("case {case}: {e}"));
+        let e = crate::ops::quant::ascend_anti_quant(
+            &xdesc,
+            &sc.desc(),
+            od.as_ref(),
+            yd as i64,
+            sqrt,
+            &y.desc(),
+        )
+        .unwrap_or_else(|e| panic!("case {case}: {e}"));
         e.check_int4().unwrap();
         run(&e).unwrap();
         super::llm_diff::out_unwritten(&format!("antiquant {case}"), &before, &y);
@@ -583,7 +705,11 @@ fn ascend_anti_quant_matches_an_f32_loop() {
                 v *= s;
             }
             let want = round_half(yd, v as f64);
-            assert_eq!(got[i], want, "case {case} {xd}->{yd}: y[{i}] from {} scale {s}", vals[i]);
+            assert_eq!(
+                got[i], want,
+                "case {case} {xd}->{yd}: y[{i}] from {} scale {s}",
+                vals[i]
+            );
         }
     }
 }
@@ -609,7 +735,11 @@ fn dynamic_quant_matches_an_f32_loop() {
                 (rng.below(4001) as f64 - 2000.0) / 64.0
             }
         });
-        let smooth = rng.pct(40).then(|| Buf::new(d, &[h], layout(&mut rng), || (1 + rng.below(32)) as f64 / 16.0));
+        let smooth = rng.pct(40).then(|| {
+            Buf::new(d, &[h], layout(&mut rng), || {
+                (1 + rng.below(32)) as f64 / 16.0
+            })
+        });
         let y = QOut::new(od, &shape);
         let rows_shape = &shape[..rank - 1];
         let scale = Buf::new(F32, rows_shape, layout(&mut rng), || 9.0);
@@ -617,7 +747,15 @@ fn dynamic_quant_matches_an_f32_loop() {
         let sm = smooth.as_ref().map(|s| s.desc());
         let of = offset.as_ref().map(|o| o.desc());
         let e = if v2 {
-            crate::ops::quant::dynamic_quant_v2(&x.desc(), sm.as_ref(), None, od as i64, &y.desc(), &scale.desc(), of.as_ref())
+            crate::ops::quant::dynamic_quant_v2(
+                &x.desc(),
+                sm.as_ref(),
+                None,
+                od as i64,
+                &y.desc(),
+                &scale.desc(),
+                of.as_ref(),
+            )
         } else {
             crate::ops::quant::dynamic_quant(&x.desc(), sm.as_ref(), &y.desc(), &scale.desc())
         }
@@ -649,7 +787,12 @@ fn dynamic_quant_matches_an_f32_loop() {
             }
             for j in 0..h {
                 let want = saturate(round_mode("round", row[j] / sc + of), (qmin, qmax));
-                assert_eq!(got[r * h + j], want, "case {case} {d}->{od} asym {asym}: y[{r}][{j}] from {}", row[j]);
+                assert_eq!(
+                    got[r * h + j],
+                    want,
+                    "case {case} {d}->{od} asym {asym}: y[{r}][{j}] from {}",
+                    row[j]
+                );
             }
         }
     }
@@ -662,34 +805,138 @@ fn quantize_errors_name_the_problem() {
     let (x, s) = (f(F16, &[2, 8]), f(F16, &[8]));
     let y = QOut::new(S8, &[2, 8]);
     let q = |x: &Buf, s: &Buf, mode: &str, dst: i64, axis: i64, y: &TensorDesc| {
-        message(ascend_quant_v3(&x.desc(), &s.desc(), None, false, mode, dst, axis, y))
+        message(ascend_quant_v3(
+            &x.desc(),
+            &s.desc(),
+            None,
+            false,
+            mode,
+            dst,
+            axis,
+            y,
+        ))
     };
     assert_eq!(q(&x, &s, "round", 2, -1, &y.desc()), "accepted");
     assert!(q(&x, &s, "hybrid", 2, -1, &y.desc()).contains("hybrid"));
     assert!(q(&x, &s, "nearest", 2, -1, &y.desc()).contains("roundMode"));
     assert!(q(&x, &s, "round", 3, -1, &y.desc()).contains("dstType 3"));
     assert!(q(&x, &s, "round", 35, -1, &y.desc()).contains("FLOAT8"));
-    assert!(q(&f(F16, &[2, 3, 8]), &s, "round", 2, 0, &QOut::new(S8, &[2, 3, 8]).desc()).contains("axis 0"));
+    assert!(q(
+        &f(F16, &[2, 3, 8]),
+        &s,
+        "round",
+        2,
+        0,
+        &QOut::new(S8, &[2, 3, 8]).desc()
+    )
+    .contains("axis 0"));
     assert!(q(&x, &f(F16, &[3]), "round", 2, -1, &y.desc()).contains("scale has shape"));
     assert!(q(&x, &f(BF16, &[8]), "round", 2, -1, &y.desc()).contains("must be the same"));
-    assert!(q(&f(F16, &[2, 7]), &f(F16, &[7]), "round", 29, -1, &QOut::new(S4, &[2, 8]).desc()).contains("even"));
-    assert!(q(&f(F16, &[2, 12]), &f(F16, &[12]), "round", 3, -1, &QOut::new(S32, &[2, 8]).desc()).contains("multiple of 8"));
+    assert!(q(
+        &f(F16, &[2, 7]),
+        &f(F16, &[7]),
+        "round",
+        29,
+        -1,
+        &QOut::new(S4, &[2, 8]).desc()
+    )
+    .contains("even"));
+    assert!(q(
+        &f(F16, &[2, 12]),
+        &f(F16, &[12]),
+        "round",
+        3,
+        -1,
+        &QOut::new(S32, &[2, 8]).desc()
+    )
+    .contains("multiple of 8"));
     // AntiQuant: a non-contiguous int4 x, a scale of the wrong length, dstType.
     let bytes = vec![0u8; 64];
-    let x4 = TensorDesc::new(&[4, 4], S4 as i32, Some(&[1, 4]), 0, 2, &[16], bytes.as_ptr() as usize).unwrap();
+    let x4 = TensorDesc::new(
+        &[4, 4],
+        S4 as i32,
+        Some(&[1, 4]),
+        0,
+        2,
+        &[16],
+        bytes.as_ptr() as usize,
+    )
+    .unwrap();
     let yh = f(F16, &[4, 4]);
-    assert!(message(ascend_anti_quant(&x4, &f(F32, &[4]).desc(), None, 1, false, &yh.desc())).contains("contiguous"));
+    assert!(message(ascend_anti_quant(
+        &x4,
+        &f(F32, &[4]).desc(),
+        None,
+        1,
+        false,
+        &yh.desc()
+    ))
+    .contains("contiguous"));
     let x8 = f(S8, &[4, 4]);
-    assert!(message(ascend_anti_quant(&x8.desc(), &f(F32, &[3]).desc(), None, 1, false, &yh.desc())).contains("scale has shape"));
-    assert!(message(ascend_anti_quant(&x8.desc(), &f(F32, &[4]).desc(), None, 27, false, &yh.desc())).contains("dstType 27"));
-    assert!(message(ascend_anti_quant(&x8.desc(), &f(F16, &[4]).desc(), None, 1, false, &yh.desc())).contains("dtype"));
+    assert!(message(ascend_anti_quant(
+        &x8.desc(),
+        &f(F32, &[3]).desc(),
+        None,
+        1,
+        false,
+        &yh.desc()
+    ))
+    .contains("scale has shape"));
+    assert!(message(ascend_anti_quant(
+        &x8.desc(),
+        &f(F32, &[4]).desc(),
+        None,
+        27,
+        false,
+        &yh.desc()
+    ))
+    .contains("dstType 27"));
+    assert!(message(ascend_anti_quant(
+        &x8.desc(),
+        &f(F16, &[4]).desc(),
+        None,
+        1,
+        false,
+        &yh.desc()
+    ))
+    .contains("dtype"));
     // DynamicQuant: a 1-D x, a wrong scaleOut shape, groupIndex.
     let sc = f(F32, &[2]);
-    assert!(message(dynamic_quant(&f(F16, &[8]).desc(), None, &QOut::new(S8, &[8]).desc(), &sc.desc())).contains("2 to 8"));
-    assert!(message(dynamic_quant(&x.desc(), None, &y.desc(), &f(F32, &[3]).desc())).contains("scaleOut"));
+    assert!(message(dynamic_quant(
+        &f(F16, &[8]).desc(),
+        None,
+        &QOut::new(S8, &[8]).desc(),
+        &sc.desc()
+    ))
+    .contains("2 to 8"));
+    assert!(message(dynamic_quant(
+        &x.desc(),
+        None,
+        &y.desc(),
+        &f(F32, &[3]).desc()
+    ))
+    .contains("scaleOut"));
     let gi = f(S32, &[1]);
-    assert!(message(dynamic_quant_v2(&x.desc(), Some(&s.desc()), Some(&gi.desc()), 2, &y.desc(), &sc.desc(), None)).contains("not implemented"));
-    assert!(message(dynamic_quant_v2(&x.desc(), None, None, 29, &y.desc(), &sc.desc(), None)).contains("dstType 29"));
+    assert!(message(dynamic_quant_v2(
+        &x.desc(),
+        Some(&s.desc()),
+        Some(&gi.desc()),
+        2,
+        &y.desc(),
+        &sc.desc(),
+        None
+    ))
+    .contains("not implemented"));
+    assert!(message(dynamic_quant_v2(
+        &x.desc(),
+        None,
+        None,
+        29,
+        &y.desc(),
+        &sc.desc(),
+        None
+    ))
+    .contains("dstType 29"));
 }
 
 /// A TransQuantParam word for `scale` (and a 9-bit offset), as its documentation spells it.
@@ -709,8 +956,16 @@ fn quant_matmul_v3_v4_match_an_integer_product() {
         let int4 = rng.pct(30);
         let (t1, t2) = (!int4 && rng.pct(40), rng.pct(50));
         let m = 1 + rng.below(6) as usize;
-        let k = if int4 { 8 * (1 + rng.below(6) as usize) } else { 1 + rng.below(70) as usize };
-        let n = if int4 { 8 * (1 + rng.below(4) as usize) } else { 1 + rng.below(20) as usize };
+        let k = if int4 {
+            8 * (1 + rng.below(6) as usize)
+        } else {
+            1 + rng.below(70) as usize
+        };
+        let n = if int4 {
+            8 * (1 + rng.below(4) as usize)
+        } else {
+            1 + rng.below(20) as usize
+        };
         // out dtype and scale form from Atlas A2's combinations
         let combo = rng.below(4); // 0: u64 -> f16, 1: u64 -> int8, 2: float -> bf16, 3: f32 + pertoken -> f16
         let combo = if int4 && combo == 1 { 0 } else { combo };
@@ -722,7 +977,10 @@ fn quant_matmul_v3_v4_match_an_integer_product() {
                 rng.below(256) as f64 - 128.0
             }
         };
-        let (s1, s2) = (if t1 { [k, m] } else { [m, k] }, if t2 { [n, k] } else { [k, n] });
+        let (s1, s2) = (
+            if t1 { [k, m] } else { [m, k] },
+            if t2 { [n, k] } else { [k, n] },
+        );
         let (xa, xb) = (
             Buf::new(S8, &s1, layout(&mut rng), || gen(&mut rng)),
             Buf::new(S8, &s2, layout(&mut rng), || gen(&mut rng)),
@@ -742,55 +1000,127 @@ fn quant_matmul_v3_v4_match_an_integer_product() {
             .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c.get(i).copied().unwrap_or(0))))
             .collect();
         let (d1, d2) = if int4 {
-            let d1 = TensorDesc::new(&[s1[0] as i64, s1[1] as i64], S4 as i32, None, 0, 2, &[(m * k) as i64], pa.as_ptr() as usize).unwrap();
-            let d2 = TensorDesc::new(&[s2[0] as i64, (s2[1] / 8) as i64], S32 as i32, None, 0, 2, &[(n * k / 8) as i64], pb_words.as_ptr() as usize).unwrap();
+            let d1 = TensorDesc::new(
+                &[s1[0] as i64, s1[1] as i64],
+                S4 as i32,
+                None,
+                0,
+                2,
+                &[(m * k) as i64],
+                pa.as_ptr() as usize,
+            )
+            .unwrap();
+            let d2 = TensorDesc::new(
+                &[s2[0] as i64, (s2[1] / 8) as i64],
+                S32 as i32,
+                None,
+                0,
+                2,
+                &[(n * k / 8) as i64],
+                pb_words.as_ptr() as usize,
+            )
+            .unwrap();
             (d1, d2)
         } else {
             (xa.desc(), xb.desc())
         };
         let s_len = if rng.pct(30) { 1 } else { n };
-        let sf: Vec<f32> = (0..s_len).map(|_| (1 + rng.below(64)) as f32 / 1024.0).collect();
+        let sf: Vec<f32> = (0..s_len)
+            .map(|_| (1 + rng.below(64)) as f32 / 1024.0)
+            .collect();
         let offs: Vec<f32> = (0..s_len).map(|_| rng.below(21) as f32 - 10.0).collect();
         let use_off = combo == 1 && rng.pct(50);
         let packed_off = combo == 1 && !use_off && rng.pct(50);
-        let words: Vec<u64> = sf.iter().zip(&offs).map(|(s, o)| quant_param(*s, packed_off.then_some(*o))).collect();
+        let words: Vec<u64> = sf
+            .iter()
+            .zip(&offs)
+            .map(|(s, o)| quant_param(*s, packed_off.then_some(*o)))
+            .collect();
         let scale_d = match combo {
             0 | 1 => rng.pick(&[U64, S64]),
             2 => rng.pick(&[F32, BF16]),
             _ => F32,
         };
-        let sbuf = Buf::new(if scale_d == BF16 { BF16 } else { F32 }, &[s_len], Layout::Contiguous, {
-            let (mut i, v) = (0, sf.clone());
-            move || {
-                i += 1;
-                v.get(i - 1).copied().unwrap_or(0.0) as f64
-            }
-        });
+        let sbuf = Buf::new(
+            if scale_d == BF16 { BF16 } else { F32 },
+            &[s_len],
+            Layout::Contiguous,
+            {
+                let (mut i, v) = (0, sf.clone());
+                move || {
+                    i += 1;
+                    v.get(i - 1).copied().unwrap_or(0.0) as f64
+                }
+            },
+        );
         let scale_desc = if matches!(scale_d, U64 | S64) {
-            TensorDesc::new(&[s_len as i64], scale_d as i32, None, 0, 2, &[s_len as i64], words.as_ptr() as usize).unwrap()
+            TensorDesc::new(
+                &[s_len as i64],
+                scale_d as i32,
+                None,
+                0,
+                2,
+                &[s_len as i64],
+                words.as_ptr() as usize,
+            )
+            .unwrap()
         } else {
             sbuf.desc()
         };
         let sv: Vec<f32> = match scale_d {
-            U64 | S64 => sf.iter().map(|s| f32::from_bits(s.to_bits() & 0xFFFF_E000)).collect(),
+            U64 | S64 => sf
+                .iter()
+                .map(|s| f32::from_bits(s.to_bits() & 0xFFFF_E000))
+                .collect(),
             _ => sbuf.values().iter().map(|v| *v as f32).collect(),
         };
-        let off = use_off.then(|| Buf::new(F32, &[s_len], Layout::Contiguous, || rng.below(9) as f64 - 4.0));
-        let pertoken = (combo == 3 || (combo == 2 && rng.pct(50)))
-            .then(|| Buf::new(F32, &[m], layout(&mut rng), || (1 + rng.below(16)) as f64 / 4.0));
+        let off = use_off.then(|| {
+            Buf::new(F32, &[s_len], Layout::Contiguous, || {
+                rng.below(9) as f64 - 4.0
+            })
+        });
+        let pertoken = (combo == 3 || (combo == 2 && rng.pct(50))).then(|| {
+            Buf::new(F32, &[m], layout(&mut rng), || {
+                (1 + rng.below(16)) as f64 / 4.0
+            })
+        });
         let bias_d = match combo {
             0 | 1 => rng.pick(&[None, Some(S32)]),
             2 => rng.pick(&[None, Some(S32), Some(BF16), Some(F32)]),
             _ => rng.pick(&[None, Some(S32), Some(F16), Some(F32)]),
         };
-        let bias = bias_d.map(|d| Buf::new(d, &[n], layout(&mut rng), || rng.below(201) as f64 - 100.0));
+        let bias =
+            bias_d.map(|d| Buf::new(d, &[n], layout(&mut rng), || rng.below(201) as f64 - 100.0));
         let out = Buf::new(out_d, &[m, n], layout(&mut rng), || 7.0);
         let before = out.outside();
-        let (od, pd, bd) = (off.as_ref().map(|o| o.desc()), pertoken.as_ref().map(|p| p.desc()), bias.as_ref().map(|b| b.desc()));
+        let (od, pd, bd) = (
+            off.as_ref().map(|o| o.desc()),
+            pertoken.as_ref().map(|p| p.desc()),
+            bias.as_ref().map(|b| b.desc()),
+        );
         let e = if pd.is_none() && rng.pct(50) {
-            llm::quant_matmul_v3(&d1, &d2, &scale_desc, od.as_ref(), bd.as_ref(), t1, t2, &out.desc())
+            llm::quant_matmul_v3(
+                &d1,
+                &d2,
+                &scale_desc,
+                od.as_ref(),
+                bd.as_ref(),
+                t1,
+                t2,
+                &out.desc(),
+            )
         } else {
-            llm::quant_matmul_v4(&d1, &d2, &scale_desc, od.as_ref(), pd.as_ref(), bd.as_ref(), t1, t2, &out.desc())
+            llm::quant_matmul_v4(
+                &d1,
+                &d2,
+                &scale_desc,
+                od.as_ref(),
+                pd.as_ref(),
+                bd.as_ref(),
+                t1,
+                t2,
+                &out.desc(),
+            )
         }
         .unwrap_or_else(|e| panic!("case {case} combo {combo} int4 {int4}: {e}"));
         e.check_int4().unwrap();
@@ -844,7 +1174,17 @@ fn quant_matmul_errors_name_the_problem() {
     let out = f(BF16, &[2, 3]);
     let call = |a: &Buf, b: &Buf, s: &Buf, p: Option<&Buf>, out: &Buf| {
         let pd = p.map(|p| p.desc());
-        message(llm::quant_matmul_v4(&a.desc(), &b.desc(), &s.desc(), None, pd.as_ref(), None, false, false, &out.desc()))
+        message(llm::quant_matmul_v4(
+            &a.desc(),
+            &b.desc(),
+            &s.desc(),
+            None,
+            pd.as_ref(),
+            None,
+            false,
+            false,
+            &out.desc(),
+        ))
     };
     assert_eq!(call(&a, &b, &s, None, &out), "accepted");
     assert!(call(&a, &f(S8, &[5, 3]), &s, None, &out).contains("differ in k"));
@@ -854,7 +1194,10 @@ fn quant_matmul_errors_name_the_problem() {
     assert!(call(&a, &b, &s, None, &f(F16, &[2, 3])).contains("combinations"));
     assert!(call(&a, &b, &s, None, &f(S32, &[2, 3])).contains("not implemented"));
     assert!(call(&f(S8, &[0, 4]), &b, &s, None, &f(BF16, &[0, 3])).contains("empty"));
-    assert_eq!(crate::ops::llm::full_quant_matmul::decode_quant_param(quant_param(0.5, Some(-3.0))), (0.5, -3.0));
+    assert_eq!(
+        crate::ops::llm::full_quant_matmul::decode_quant_param(quant_param(0.5, Some(-3.0))),
+        (0.5, -3.0)
+    );
 }
 
 #[test]
@@ -864,7 +1207,13 @@ fn trans_quant_param_v2_writes_the_documented_words() {
         let n = 1 + rng.below(9) as usize;
         let with_offset = rng.pct(60);
         let two_d = rng.pct(40);
-        let s_shape = if two_d { vec![1, n] } else if rng.pct(20) { vec![1] } else { vec![n] };
+        let s_shape = if two_d {
+            vec![1, n]
+        } else if rng.pct(20) {
+            vec![1]
+        } else {
+            vec![n]
+        };
         let sv: Vec<f64> = (0..s_shape.iter().product::<usize>())
             .map(|_| (rng.below(1 << 20) as f64 + 1.0) / 65536.0)
             .collect();
@@ -877,7 +1226,9 @@ fn trans_quant_param_v2_writes_the_documented_words() {
         });
         let o_len = if s_shape == [1] || rng.pct(70) { n } else { 1 };
         let offset = with_offset.then(|| {
-            Buf::new(F32, &[o_len], layout(&mut rng), || (rng.below(1200) as f64 - 600.0) / 2.0)
+            Buf::new(F32, &[o_len], layout(&mut rng), || {
+                (rng.below(1200) as f64 - 600.0) / 2.0
+            })
         });
         let out_shape = match (&offset, two_d) {
             (None, _) | (_, true) => s_shape.clone(),
@@ -896,21 +1247,46 @@ fn trans_quant_param_v2_writes_the_documented_words() {
         let total: usize = out_shape.iter().product();
         for i in 0..total {
             let s = svals[if svals.len() == 1 { 0 } else { i }] as f32;
-            let o = ovals.as_ref().map(|o| o[if o.len() == 1 { 0 } else { i }] as f32);
+            let o = ovals
+                .as_ref()
+                .map(|o| o[if o.len() == 1 { 0 } else { i }] as f32);
             let word = u64::from_le_bytes(got.bytes[i * 8..i * 8 + 8].try_into().unwrap());
-            assert_eq!(word, quant_param(s, o), "case {case}: word {i} of scale {s} offset {o:?}");
+            assert_eq!(
+                word,
+                quant_param(s, o),
+                "case {case}: word {i} of scale {s} offset {o:?}"
+            );
         }
     }
     let f = |shape: &[usize]| Buf::new(F32, shape, Layout::Contiguous, || 1.0);
     let out = Buf::new(U64, &[4], Layout::Contiguous, || 0.0);
     let call = |s: &Buf, o: Option<&Buf>, out: &Buf| {
         let od = o.map(|o| o.desc());
-        message(crate::ops::quant::trans_quant_param_v2(&s.desc(), od.as_ref(), &out.desc()))
+        message(crate::ops::quant::trans_quant_param_v2(
+            &s.desc(),
+            od.as_ref(),
+            &out.desc(),
+        ))
     };
     assert_eq!(call(&f(&[4]), None, &out), "accepted");
     assert!(call(&f(&[3]), None, &out).contains("out has shape"));
     assert!(call(&f(&[4]), Some(&f(&[3])), &out).contains("do not broadcast"));
-    assert!(call(&f(&[2, 4]), Some(&f(&[4])), &Buf::new(U64, &[2, 4], Layout::Contiguous, || 0.0)).contains("(1, n)"));
-    assert!(call(&f(&[0]), None, &Buf::new(U64, &[0], Layout::Contiguous, || 0.0)).contains("empty"));
-    assert!(call(&f(&[4]), None, &Buf::new(S32, &[4], Layout::Contiguous, || 0.0)).contains("dtype"));
+    assert!(call(
+        &f(&[2, 4]),
+        Some(&f(&[4])),
+        &Buf::new(U64, &[2, 4], Layout::Contiguous, || 0.0)
+    )
+    .contains("(1, n)"));
+    assert!(call(
+        &f(&[0]),
+        None,
+        &Buf::new(U64, &[0], Layout::Contiguous, || 0.0)
+    )
+    .contains("empty"));
+    assert!(call(
+        &f(&[4]),
+        None,
+        &Buf::new(S32, &[4], Layout::Contiguous, || 0.0)
+    )
+    .contains("dtype"));
 }

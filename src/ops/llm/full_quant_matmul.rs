@@ -226,7 +226,10 @@ fn rule(
         pertoken.map_or("NULL".into(), |p| p.dtype.to_string()),
         out.dtype
     );
-    let bd = bindings(&[Some(x1), Some(x2), Some(scale), offset, pertoken, bias], &[Some(out)]);
+    let bd = bindings(
+        &[Some(x1), Some(x2), Some(scale), offset, pertoken, bias],
+        &[Some(out)],
+    );
     Ok(Executor::new(
         api,
         bd,
@@ -271,10 +274,16 @@ pub(crate) fn decode_quant_param(word: u64) -> (f32, f32) {
 }
 
 /// `op` of binding `b`'s 1-D view of length 1 or `n`, as `n` values.
-fn per_channel<T: crate::element::Element + Copy>(t: &Bindings, b: usize, n: usize) -> Result<Vec<T>> {
+fn per_channel<T: crate::element::Element + Copy>(
+    t: &Bindings,
+    b: usize,
+    n: usize,
+) -> Result<Vec<T>> {
     let v = t.view(b)?;
     let full = load_view::<T>(t, b, v, &[v.shape[0]])?;
-    Ok((0..n).map(|j| full[if full.len() == 1 { 0 } else { j }]).collect())
+    Ok((0..n)
+        .map(|j| full[if full.len() == 1 { 0 } else { j }])
+        .collect())
 }
 
 impl Work for FullQuantMm {
@@ -288,8 +297,16 @@ impl Work for FullQuantMm {
         let (m, k, n) = (self.m, self.k, self.n);
         // Both operands row-major with k innermost: a (m, k) and b (n, k).
         let transposed = |g: &TensorDesc| g.permuted(&[1, 0], g.format);
-        let a_view = if self.transpose_x1 { transposed(&self.x1) } else { self.x1.clone() };
-        let b_view = if self.transpose_x2 { self.x2.clone() } else { transposed(&self.x2) };
+        let a_view = if self.transpose_x1 {
+            transposed(&self.x1)
+        } else {
+            self.x1.clone()
+        };
+        let b_view = if self.transpose_x2 {
+            self.x2.clone()
+        } else {
+            transposed(&self.x2)
+        };
         let a = load_view::<i32>(t, X1, &a_view, &[m, k])?;
         let b = load_view::<i32>(t, X2, &b_view, &[n, k])?;
         let mut acc = vec![0i32; m * n];
@@ -339,7 +356,11 @@ impl Work for FullQuantMm {
                 }
                 if out_d == S8 {
                     v = (v + offset[j]).round_ties_even();
-                    v = if v.is_nan() { 0.0 } else { v.clamp(-128.0, 127.0) };
+                    v = if v.is_nan() {
+                        0.0
+                    } else {
+                        v.clamp(-128.0, 127.0)
+                    };
                 }
                 y[i * n + j] = v;
             }

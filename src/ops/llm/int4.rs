@@ -100,9 +100,9 @@ pub(crate) fn unpacked_view(v: &TensorDesc) -> Result<TensorDesc> {
     u.dtype = DType::S4;
     for d in 0..r {
         if d == packed {
-            u.shape[d] = v.shape[d]
-                .checked_mul(8)
-                .ok_or_else(|| crate::error::Error::Invalid("the packed dim is too large".into()))?;
+            u.shape[d] = v.shape[d].checked_mul(8).ok_or_else(|| {
+                crate::error::Error::Invalid("the packed dim is too large".into())
+            })?;
             u.strides[d] = 1;
         } else {
             u.strides[d] = v.strides[d].saturating_mul(8);
