@@ -4,7 +4,12 @@
 
 use std::fmt;
 
-/// The 16 element types the library computes with, carrying their `aclDataType` values.
+/// The 16 element types the library computes with, carrying their `aclDataType` values,
+/// and ACL_INT4 (`S4`), a storage type only: two signed 4-bit values a byte, the element of
+/// even index in the low nibble. Views of it count elements (strides, offset, storage
+/// dims), and its bytes are half its elements (`bytes_for`). It is in no table (`ALL`):
+/// only operators that say so accept it (`executor::Work::accepts_int4`); every other one
+/// refuses it at phase 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[repr(i32)]
 pub enum DType {
@@ -23,6 +28,8 @@ pub enum DType {
     C64 = 16,
     C128 = 17,
     BF16 = 27,
+    /// ACL_INT4: packed two to a byte (see above).
+    S4 = 29,
     C32 = 33,
 }
 
@@ -58,8 +65,8 @@ pub const ALL: [DType; 16] = [
 /// `aclDataType` members that exist in CANN but that no operator here computes with.
 const KNOWN_UNSUPPORTED: &[(i32, &str)] = &[
     (-1, "ACL_DT_UNDEFINED"),
+    (29, "ACL_INT4 (a tensor storage dtype only)"),
     (13, "ACL_STRING"),
-    (29, "ACL_INT4"),
     (30, "ACL_UINT1"),
     (34, "ACL_HIFLOAT8"),
     (35, "ACL_FLOAT8_E5M2"),
@@ -85,6 +92,16 @@ impl DType {
         }
     }
 
+    /// Validates the `aclDataType` of a tensor being created: the computing dtypes
+    /// (`from_raw`) and ACL_INT4, a storage dtype that only some operators accept. Dtype
+    /// arguments and scalars go through `from_raw`, which refuses ACL_INT4.
+    pub fn from_raw_storage(v: i32) -> Result<DType, String> {
+        if v == DType::S4 as i32 {
+            return Ok(DType::S4);
+        }
+        DType::from_raw(v)
+    }
+
     /// The C name, as users write it.
     pub fn acl_name(self) -> &'static str {
         match self {
@@ -103,18 +120,35 @@ impl DType {
             DType::C64 => "ACL_COMPLEX64",
             DType::C128 => "ACL_COMPLEX128",
             DType::BF16 => "ACL_BF16",
+            DType::S4 => "ACL_INT4",
             DType::C32 => "ACL_COMPLEX32",
         }
     }
 
-    /// Bytes per element.
+    /// Bytes per element; for ACL_INT4, the byte that holds an element (two share it):
+    /// what a view of it spans is `bytes_for`, and only the int4 kernels address it.
     pub fn size(self) -> usize {
         match self {
-            DType::S8 | DType::U8 | DType::Bool => 1,
+            DType::S8 | DType::U8 | DType::Bool | DType::S4 => 1,
             DType::F16 | DType::BF16 | DType::S16 | DType::U16 => 2,
             DType::F32 | DType::S32 | DType::U32 | DType::C32 => 4,
             DType::F64 | DType::S64 | DType::U64 | DType::C64 => 8,
             DType::C128 => 16,
+        }
+    }
+
+    /// True for ACL_INT4, whose elements are half a byte.
+    pub fn is_packed(self) -> bool {
+        self == DType::S4
+    }
+
+    /// Bytes that hold elements `0..n` of a storage of this dtype (ACL_INT4: ⌈n/2⌉, the
+    /// way CANN sizes int4 storage).
+    pub fn bytes_for(self, n: usize) -> usize {
+        if self.is_packed() {
+            n.div_ceil(2)
+        } else {
+            n.saturating_mul(self.size())
         }
     }
 
@@ -138,7 +172,8 @@ impl DType {
             | DType::S32
             | DType::U32
             | DType::S64
-            | DType::U64 => Kind::Int,
+            | DType::U64
+            | DType::S4 => Kind::Int,
             DType::F16 | DType::BF16 | DType::F32 | DType::F64 => Kind::Float,
             DType::C32 | DType::C64 | DType::C128 => Kind::Complex,
         }
@@ -168,8 +203,9 @@ impl DType {
         }
     }
 
-    fn table_index(self) -> usize {
-        ALL.iter().position(|d| *d == self).unwrap_or(0)
+    /// The row of the promotion table; None for ACL_INT4, which is in no table.
+    fn table_index(self) -> Option<usize> {
+        ALL.iter().position(|d| *d == self)
     }
 }
 
@@ -224,7 +260,7 @@ const PROMOTE: [[Option<DType>; 16]; 16] = {
 
 /// The computation dtype of two tensors (SEMANTICS §4), or None when they cannot be promoted.
 pub fn promote(a: DType, b: DType) -> Option<DType> {
-    PROMOTE[a.table_index()][b.table_index()]
+    PROMOTE[a.table_index()?][b.table_index()?]
 }
 
 /// The computation dtype of a tensor with a scalar (reference §5.0 "TensorScalar"): a float
@@ -233,6 +269,9 @@ pub fn promote(a: DType, b: DType) -> Option<DType> {
 /// whenever a complex type is involved the tensor-tensor table decides.
 pub fn promote_with_scalar(tensor: DType, scalar: DType) -> Option<DType> {
     use Kind::*;
+    if tensor.is_packed() || scalar.is_packed() {
+        return None;
+    }
     let unsigned_wide = |d: DType| matches!(d, DType::U16 | DType::U32 | DType::U64);
     match (tensor.kind(), scalar.kind()) {
         (Complex, _) | (_, Complex) => promote(tensor, scalar),
@@ -254,6 +293,9 @@ pub fn can_cast(from: DType, to: DType) -> bool {
     if from == to {
         return true;
     }
+    if from.is_packed() || to.is_packed() {
+        return false;
+    }
     matches!(
         (from.kind(), to.kind()),
         (Float, Float)
@@ -270,6 +312,9 @@ pub fn can_cast(from: DType, to: DType) -> bool {
 /// refused for complex->non-complex, float->integer and non-bool->bool.
 pub fn can_cast_value(from: DType, to: DType) -> bool {
     use Kind::*;
+    if from.is_packed() || to.is_packed() {
+        return false;
+    }
     !matches!(
         (from.kind(), to.kind()),
         (Complex, Bool | Int | Float) | (Float, Int) | (Int | Float, Bool)

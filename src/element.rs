@@ -273,7 +273,10 @@ macro_rules! with_dtype {
                 type $T = half::bf16;
                 $body
             }
-            DType::S8 => {
+            // ACL_INT4 never reaches a typed kernel (operators refuse it at phase 1
+            // unless they unpack it themselves): it dispatches as the byte holding it, so
+            // the match stays total without a panic path.
+            DType::S8 | DType::S4 => {
                 type $T = i8;
                 $body
             }

@@ -149,6 +149,12 @@ pub trait Work: Send + Sync {
     fn small(&self) -> bool {
         false
     }
+    /// Whether the work reads or writes ACL_INT4 views itself (nibble by nibble). Phase 1
+    /// refuses an executor with an ACL_INT4 binding whose work does not say so: no other
+    /// kernel knows an element can be half a byte.
+    fn accepts_int4(&self) -> bool {
+        false
+    }
     /// The plan in a few words, for the debug log (what the engine merged and chose); empty
     /// where an engine does not say. Called only when debug logging is on.
     fn describe(&self) -> String {
@@ -212,6 +218,25 @@ impl Executor {
 
     pub fn workspace_size(&self) -> u64 {
         self.work.workspace_size()
+    }
+
+    /// Phase 1's gate for ACL_INT4 (`Work::accepts_int4`): Err naming the binding when a
+    /// view of it reaches work that does not unpack it.
+    pub fn check_int4(&self) -> Result<()> {
+        if self.work.accepts_int4() {
+            return Ok(());
+        }
+        for (i, t) in self.bindings.tensors.iter().enumerate() {
+            if let Some(t) = t.as_ref().filter(|t| t.dtype.is_packed()) {
+                return Err(Error::Invalid(format!(
+                    "tensor {} ({}) has dtype ACL_INT4 (two 4-bit values a byte), which {} does not accept",
+                    self.bindings.describe(i),
+                    t.describe(),
+                    self.api
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The same work, run by another entry point's phase 2 (`api`): an operator that is

@@ -105,7 +105,7 @@ impl TensorDesc {
         storage_dims: &[i64],
         addr: usize,
     ) -> Result<TensorDesc> {
-        let dtype = DType::from_raw(dtype).map_err(Error::Invalid)?;
+        let dtype = DType::from_raw_storage(dtype).map_err(Error::Invalid)?;
         let format = Format::from_raw(format).map_err(Error::Invalid)?;
         let shape = dims_of(view_dims, "viewDims")?;
         // CANN's aclCreateTensor does not look at storageDims' signs (only at NULL arrays);
@@ -277,10 +277,11 @@ impl TensorDesc {
         let (a, b) = (self.shape[r - 2], self.shape[r - 1]);
         let transposed = a > 1 && b > 1 && self.strides[r - 2] < self.strides[r - 1];
         let (rows, cols) = if transposed { (b, a) } else { (a, b) };
-        Some((
-            crate::format::Nz::new(rows, cols, self.dtype.size()),
-            transposed,
-        ))
+        let mut nz = crate::format::Nz::new(rows, cols, self.dtype.size());
+        if self.dtype.is_packed() {
+            nz.c0 = 64; // 32 bytes of int4
+        }
+        Some((nz, transposed))
     }
 
     /// The byte range [first, last] the view's elements touch, or None if it has none. An
@@ -291,9 +292,11 @@ impl TensorDesc {
                 return None;
             }
             let batches: usize = self.shape[..self.rank() - 2].iter().product();
-            let size = self.dtype.size();
-            let first = self.addr.saturating_add(self.offset * size);
-            let bytes = batches.saturating_mul(nz.elements()).saturating_mul(size);
+            let first = self.addr.saturating_add(self.dtype.bytes_for(self.offset));
+            let bytes = self
+                .dtype
+                .bytes_for(batches.saturating_mul(nz.elements()))
+                .max(1);
             return Some((first, first.saturating_add(bytes - 1)));
         }
         // Creation checked that the largest index is addressable (`check_addressable`) and
@@ -304,6 +307,13 @@ impl TensorDesc {
                 return None; // no elements
             }
             max += (d - 1) * s as usize;
+        }
+        if self.dtype.is_packed() {
+            // Element i is in byte i / 2 (the low nibble holds the even one).
+            return Some((
+                self.addr.saturating_add(self.offset / 2),
+                self.addr.saturating_add(max / 2),
+            ));
         }
         let size = self.dtype.size();
         let first = self.addr.saturating_add(self.offset * size);

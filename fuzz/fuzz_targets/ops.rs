@@ -18,8 +18,9 @@ use libfuzzer_sys::fuzz_target;
 use std::ffi::{c_char, c_void};
 use std::ptr::{null, null_mut};
 
-/// The dtypes aclnn knows (f32 f16 s8 s32 u8 s16 u16 u32 s64 u64 f64 bool c64 c128 bf16 c32).
-const DTYPES: [i32; 16] = [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 16, 17, 27, 33];
+/// The dtypes aclnn knows (f32 f16 s8 s32 u8 s16 u16 u32 s64 u64 f64 bool c64 c128 bf16 c32,
+/// and the storage dtype ACL_INT4: every operator but the quantized ones must refuse it).
+const DTYPES: [i32; 17] = [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12, 16, 17, 27, 33, 29];
 
 /// Strings the declared `char *` parameters take (layouts, modes), and some they refuse.
 const STRINGS: [&[u8]; 8] = [b"BSND\0", b"BNSD\0", b"BSH\0", b"TND\0", b"\0", b"none\0", b"mean\0", b"\xff\xfe\0"];

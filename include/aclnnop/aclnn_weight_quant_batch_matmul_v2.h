@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /*
- * Phase 1 of `y = x @ ((weight + antiquantOffset) * antiquantScale) + bias`, weight int8 (k, n), scale per tensor, per channel or per group of antiquantGroupSize rows; f32 accumulation.
+ * Phase 1 of `y = x @ ((weight + antiquantOffset) * antiquantScale) + bias`, weight (k, n) int8, ACL_INT4 (two a byte, low nibble first, inner axis even) or INT32 holding eight int4 (aclnnConvertWeightToINT4Pack's ND output), scale per tensor, per channel or per group of antiquantGroupSize rows; f32 accumulation.
  */
 ACLNN_API aclnnStatus aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(const aclTensor *x, const aclTensor *weight, const aclTensor *antiquantScale, const aclTensor *antiquantOffsetOptional, const aclTensor *quantScaleOptional, const aclTensor *quantOffsetOptional, const aclTensor *biasOptional, int antiquantGroupSize, const aclTensor *y, uint64_t *workspaceSize, aclOpExecutor **executor);
 

@@ -55,6 +55,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::scatter::CATALOG,
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
+        super::quant::CATALOG,
         super::nz_weight::CATALOG,
         super::foreach::CATALOG,
         super::optim::CATALOG,
@@ -71,6 +72,7 @@ fn short(d: DType) -> &'static str {
         DType::F64 => "f64",
         DType::BF16 => "bf16",
         DType::S8 => "s8",
+        DType::S4 => "s4",
         DType::U8 => "u8",
         DType::S16 => "s16",
         DType::U16 => "u16",
@@ -92,6 +94,7 @@ fn list(ds: &[DType]) -> String {
     // In the contract's column order, so rows compare at a glance.
     crate::dtype::ALL
         .iter()
+        .chain(&[DType::S4]) // the storage dtype, after the table's columns
         .filter(|d| ds.contains(d))
         .map(|d| short(*d))
         .collect::<Vec<_>>()

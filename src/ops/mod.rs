@@ -36,6 +36,7 @@ pub mod pattern;
 pub mod pool;
 pub mod pow;
 pub mod prelu;
+pub mod quant;
 pub mod reduce;
 pub mod repeat_interleave;
 pub mod resample;

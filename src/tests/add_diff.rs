@@ -90,6 +90,7 @@ pub(super) enum K {
 
 pub(super) fn kind(d: DType) -> K {
     match d {
+        DType::S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         DType::Bool => K::Bool,
         DType::S8
         | DType::U8
@@ -106,6 +107,7 @@ pub(super) fn kind(d: DType) -> K {
 
 pub(super) fn size(d: DType) -> usize {
     match d {
+        DType::S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         DType::Bool | DType::S8 | DType::U8 => 1,
         DType::F16 | DType::BF16 | DType::S16 | DType::U16 => 2,
         DType::F32 | DType::S32 | DType::U32 | DType::C32 => 4,
@@ -130,6 +132,7 @@ fn int_bits(d: DType) -> (u32, bool) {
 
 fn short(d: DType) -> &'static str {
     match d {
+        DType::S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         DType::F32 => "f32",
         DType::F16 => "f16",
         DType::F64 => "f64",
@@ -433,6 +436,7 @@ fn le(b: &[u8], n: usize) -> u128 {
 /// Decodes one element of dtype `d` from its little-endian bytes.
 pub(super) fn decode(d: DType, b: &[u8]) -> V {
     match d {
+        DType::S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         DType::Bool => V::B(b[0] != 0),
         DType::S8
         | DType::U8

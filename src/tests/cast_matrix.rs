@@ -47,6 +47,7 @@ pub(super) enum Kd {
 
 pub(super) fn kd(d: DType) -> Kd {
     match d {
+        S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         Bool => Kd::Bool,
         S8 | U8 | S16 | U16 | S32 | U32 | S64 | U64 => Kd::Int,
         F16 | BF16 | F32 | F64 => Kd::Float,
@@ -56,6 +57,7 @@ pub(super) fn kd(d: DType) -> Kd {
 
 pub(super) fn bytes_of(d: DType) -> usize {
     match d {
+        S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         Bool | S8 | U8 => 1,
         F16 | BF16 | S16 | U16 => 2,
         F32 | S32 | U32 | C32 => 4,

@@ -222,7 +222,7 @@ fn expect_torch_bytes(batch: &Batch, what: &str, pending: Vec<(String, usize, Bu
     }
 }
 
-fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
+pub(super) fn out_unwritten(case: &str, before: &[(usize, Vec<u8>)], out: &Buf) {
     assert_eq!(
         before,
         &out.outside()[..],
@@ -784,7 +784,7 @@ fn rotary_position_embedding_errors_name_the_problem() {
 }
 
 /// `v` rounded to f16/bf16.
-fn round_half(d: DType, v: f64) -> f64 {
+pub(super) fn round_half(d: DType, v: f64) -> f64 {
     Scalar::from_value(v).cast(d).cast(F64).get::<f64>()
 }
 
@@ -851,29 +851,49 @@ fn weight_quant_batch_matmul_v2_matches_an_f64_product() {
         .unwrap_or_else(|e| panic!("case {case}: {e}"));
         run(&e).unwrap();
         out_unwritten(&format!("wqbmm {case}"), &before, &y);
-        let (xv, wv, sv) = (x.values(), w.values(), sc.values());
         let ov = off.as_ref().map(|o| o.values());
         let bv = bias.as_ref().map(|b| b.values());
-        let got = y.values();
-        let p = |i: usize, j: usize| match (group, sv.len()) {
-            (g, _) if g > 0 => (i / g) * n + j,
-            (_, 1) => 0,
-            _ => j,
-        };
-        for r in 0..m {
-            for j in 0..n {
-                let terms: Vec<f64> = (0..k)
-                    .map(|i| {
-                        let o = ov.as_ref().map_or(0.0, |o| o[p(i, j)]);
-                        xv[r * k + i] * round_half(d, (wv[i * n + j] + o) * sv[p(i, j)])
-                    })
-                    .collect();
-                let want = terms.iter().sum::<f64>() + bv.as_ref().map_or(0.0, |b| b[j]);
-                let mag: f64 = terms.iter().map(|t| t.abs()).sum();
-                let tol = mag * (k + 1) as f64 * 2f64.powi(-24) + half_ulp(d, want) * 1.01;
-                let g = got[r * n + j];
-                assert!((g - want).abs() <= tol, "case {case} {d} {m}x{k}x{n} group {group} scale {s_shape:?}: y[{r}][{j}] = {g}, want {want} ± {tol}");
-            }
+        let what = format!("case {case} {d} group {group} scale {s_shape:?}");
+        let dims = (m, k, n, group);
+        let (xv, wv, sv) = (x.values(), w.values(), sc.values());
+        check_wqbmm(&what, d, dims, (&xv, &wv, &sv), (&ov, &bv), &y.values());
+    }
+}
+
+/// y of WeightQuantBatchMatmulV2 (m, n) against the f64 product of x with the weight
+/// dequantized as the device rounds it ((w + offset)·scale rounded to x's dtype `d`), within
+/// k·2^-24 of Σ|terms| plus half an ulp of y. Scale/offset per tensor (one value), per
+/// channel, or per group of `group` rows.
+#[allow(clippy::type_complexity)]
+pub(super) fn check_wqbmm(
+    what: &str,
+    d: DType,
+    (m, k, n, group): (usize, usize, usize, usize),
+    (xv, wv, sv): (&[f64], &[f64], &[f64]),
+    (ov, bv): (&Option<Vec<f64>>, &Option<Vec<f64>>),
+    got: &[f64],
+) {
+    let p = |i: usize, j: usize| match (group, sv.len()) {
+        (g, _) if g > 0 => (i / g) * n + j,
+        (_, 1) => 0,
+        _ => j,
+    };
+    for r in 0..m {
+        for j in 0..n {
+            let terms: Vec<f64> = (0..k)
+                .map(|i| {
+                    let o = ov.as_ref().map_or(0.0, |o| o[p(i, j)]);
+                    xv[r * k + i] * round_half(d, (wv[i * n + j] + o) * sv[p(i, j)])
+                })
+                .collect();
+            let want = terms.iter().sum::<f64>() + bv.as_ref().map_or(0.0, |b| b[j]);
+            let mag: f64 = terms.iter().map(|t| t.abs()).sum();
+            let tol = mag * (k + 1) as f64 * 2f64.powi(-24) + half_ulp(d, want) * 1.01;
+            let g = got[r * n + j];
+            assert!(
+                (g - want).abs() <= tol,
+                "{what} {m}x{k}x{n}: y[{r}][{j}] = {g}, want {want} ± {tol}"
+            );
         }
     }
 }
@@ -913,12 +933,12 @@ fn weight_quant_batch_matmul_v2_errors_name_the_problem() {
     .contains("reduce dim"));
     assert!(call(
         &x,
-        &Buf::new(S32, &[64, 1], Layout::Contiguous, || 1.0),
-        &h(&[8]),
+        &Buf::new(S32, &[64, 2], Layout::Contiguous, || 1.0),
+        &h(&[16]),
         0,
         &y
     )
-    .contains("not implemented"));
+    .contains("[2, 16]")); // an INT32 weight carries eight int4 an element
     let bf = Buf::new(BF16, &[8], Layout::Contiguous, || 1.0);
     assert!(call(&x, &w, &bf, 0, &y).contains("must be the same"));
     let q = f32_buf(&[8]);

@@ -326,6 +326,7 @@ const SEMANTICS_5_CASTS: &str = "
 
 fn kind_name(d: DType) -> &'static str {
     match d {
+        DType::S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         DType::Bool => "bool",
         DType::S8
         | DType::U8

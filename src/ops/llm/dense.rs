@@ -64,6 +64,22 @@ pub(crate) fn load_view<T: Element>(
     if n == 0 {
         return Ok(out);
     }
+    if v.dtype.is_packed() {
+        let nibbles = super::int4::load(t, b, v, shape)?;
+        // SAFETY: both buffers hold n contiguous elements of their dtype.
+        unsafe {
+            convert::run(
+                nibbles.as_ptr() as *const u8,
+                crate::dtype::DType::S8,
+                1,
+                out.as_mut_ptr() as *mut u8,
+                T::DTYPE,
+                1,
+                n,
+            )
+        };
+        return Ok(out);
+    }
     let base = t.addr(b)? + v.offset * v.dtype.size();
     let strides = broadcast_strides(shape, &v.shape, &v.strides);
     let len = row_len(shape);
@@ -105,6 +121,10 @@ pub(crate) fn store_view<T: Element>(
     if v.is_empty() {
         return Ok(());
     }
+    crate::ensure!(
+        !v.dtype.is_packed(),
+        "internal: an ACL_INT4 output is written by int4::store"
+    );
     let base = t.addr(b)? + v.offset * v.dtype.size();
     let len = row_len(&v.shape);
     let inner = v.strides.last().copied().unwrap_or(0);

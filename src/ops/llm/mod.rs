@@ -6,14 +6,18 @@
 
 pub mod attention;
 pub mod dense;
+pub mod full_quant_matmul;
 pub mod grouped_matmul;
+pub mod int4;
 pub mod linalg;
 pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
 pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
+pub use full_quant_matmul::{quant_matmul_v3, quant_matmul_v4};
 pub use grouped_matmul::grouped_matmul_v3;
+pub use int4::convert_weight_to_int4_pack;
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
 pub use quant_matmul::weight_quant_batch_matmul_v2;
@@ -77,7 +81,21 @@ pub const CATALOG: &[Entry] = &[
         a: quant_matmul::X,
         b: quant_matmul::WEIGHT,
         out: quant_matmul::X,
-        rule: "x @ ((weight + offset)·scale) + bias, scale per tensor/channel/group, f32 accumulation (int4, NZ and output quantization refused)",
+        rule: "x @ ((weight + offset)·scale) + bias, weight int8, int4 (ACL_INT4) or int4 packed in INT32, scale per tensor/channel/group, f32 accumulation (NZ, fixed-point scale and output quantization refused)",
+    },
+    Entry {
+        ops: "ConvertWeightToINT4Pack",
+        a: int4::PACK_IN,
+        b: &[],
+        out: int4::PACK_OUT,
+        rule: "INT32-held int4 values packed two a byte (ACL_INT4) or eight an INT32, lowest nibble first (ND; NZ output refused)",
+    },
+    Entry {
+        ops: "QuantMatmulV3, QuantMatmulV4",
+        a: full_quant_matmul::OPERANDS,
+        b: full_quant_matmul::SCALES,
+        out: full_quant_matmul::OUTS,
+        rule: "x1 @ x2 exact in int32 (+ int32 bias), then ·scale (·pertokenScale) (+ float bias) (+ offset) in f32, rounded once; scale f32/bf16 or TransQuantParam's UINT64/INT64 (batched operands, NZ x2 and INT32 out refused)",
     },
     Entry {
         ops: "GroupedMatmulV3",

@@ -2,8 +2,11 @@
 //! pseudo-quantized product llama.cpp's CANN back-end runs Q8_0 weights on:
 //! `y = x @ ANTIQUANT(weight) + bias` with `ANTIQUANT(w) = (w + antiquantOffset) *
 //! antiquantScale`, on Atlas A2's path:
-//! - x (m, k) f16 or bf16, any view (ggml passes a contiguous one); weight (k, n) int8,
-//!   any view (ggml passes the transposed storage of its (n, k) rows); y (m, n) of x's dtype;
+//! - x (m, k) f16 or bf16, any view (ggml passes a contiguous one); weight (k, n) int8 or
+//!   int4 (ACL_INT4, two a byte, its innermost storage dim even), any view (ggml passes
+//!   the transposed storage of its (n, k) rows), or INT32 carrying int4 eight to an int32
+//!   (aclnnConvertWeightToINT4Pack's ND output: (k, n/8), or (k/8, n) seen transposed);
+//!   y (m, n) of x's dtype;
 //! - antiquantScale of x's dtype, per tensor ((1,) or (1, 1)), per channel ((n,) or
 //!   (1, n)) or, with antiquantGroupSize G (a multiple of 32 in [32, k-1]), per group
 //!   ((⌈k/G⌉, n): row i of weight uses scale row i / G); antiquantOffset (optional) of
@@ -16,13 +19,12 @@
 //! bias is added in f32 and the sum rounded once to y: within k·2^-24 of the f64 product of
 //! the rounded operands (relative to Σ|x·w|), plus half an ulp of y's dtype.
 //!
-//! Not implemented, refused with ACLNN_ERR_PARAM_INVALID naming them: int4 weights
-//! (ACL_INT4 tensors cannot be created here) and int32-packed int4 weights, FRACTAL_NZ
+//! Not implemented, refused with ACLNN_ERR_PARAM_INVALID naming them: FRACTAL_NZ
 //! weights, UINT64/INT64 antiquantScale and INT32 antiquantOffset (the fixed-point
 //! per-channel mode), and the output quantization (quantScaleOptional/quantOffsetOptional,
 //! int8 y).
 
-use super::dense::{bindings, load, store};
+use super::dense::{bindings, load, load_view, store};
 use super::linalg::product_f32;
 use crate::dtype::DType;
 use crate::error::Result;
@@ -32,7 +34,7 @@ use crate::tensor::TensorDesc;
 
 use DType::*;
 pub(crate) const X: &[DType] = &[F16, BF16];
-pub(crate) const WEIGHT: &[DType] = &[S8];
+pub(crate) const WEIGHT: &[DType] = &[S8, S4, S32];
 /// k and n are at most this on Atlas A2.
 const MAX_KN: usize = 65535;
 
@@ -49,7 +51,7 @@ enum Granularity {
 #[allow(clippy::too_many_arguments)]
 pub fn weight_quant_batch_matmul_v2(
     x: &TensorDesc,
-    weight: &TensorDesc,
+    bound_weight: &TensorDesc,
     antiquant_scale: &TensorDesc,
     antiquant_offset: Option<&TensorDesc>,
     quant_scale: Option<&TensorDesc>,
@@ -59,12 +61,26 @@ pub fn weight_quant_batch_matmul_v2(
     y: &TensorDesc,
 ) -> Result<Executor> {
     ew::check_tensor("x", x, X)?;
+    let weight = bound_weight;
     crate::ensure!(
-        !matches!(weight.dtype, S32),
-        "weight of dtype ACL_INT32 (int4 values packed eight to an int32) is not implemented by aclnn-cpu"
+        weight.format != crate::format::Format::FRACTAL_NZ,
+        "weight in ACL_FORMAT_FRACTAL_NZ is not implemented by aclnn-cpu for aclnnWeightQuantBatchMatmulV2"
     );
-    // A FRACTAL_NZ weight (a private format) is refused here too.
     ew::check_tensor("weight", weight, WEIGHT)?;
+    crate::ensure!(
+        weight.rank() == 2,
+        "weight {:?} must have 2 dims",
+        weight.shape
+    );
+    // The weight as the (k, n) matrix of int8 or int4 values it holds.
+    let logical = match weight.dtype {
+        S32 => super::int4::unpacked_view(weight)?,
+        _ => weight.clone(),
+    };
+    if weight.dtype == S4 {
+        check_inner_even(weight)?;
+    }
+    let weight = &logical;
     crate::ensure!(
         !matches!(antiquant_scale.dtype, U64 | S64),
         "antiquantScale of dtype {} (the fixed-point per-channel mode) is not implemented by aclnn-cpu",
@@ -170,7 +186,7 @@ pub fn weight_quant_batch_matmul_v2(
     let bd = bindings(
         &[
             Some(x),
-            Some(weight),
+            Some(bound_weight),
             Some(antiquant_scale),
             antiquant_offset,
             quant_scale,
@@ -189,6 +205,7 @@ pub fn weight_quant_batch_matmul_v2(
             granularity,
             scale_shape: s.to_vec(),
             compute: x.dtype,
+            weight: logical.clone(),
             has_offset: antiquant_offset.is_some(),
             bias: bias.map(|b| b.shape.to_vec()),
         },
@@ -203,6 +220,8 @@ struct Wqbmm {
     scale_shape: Vec<usize>,
     /// x's dtype: the dequantized weights are rounded to it.
     compute: DType,
+    /// The weight's geometry as int8 or int4 elements (an INT32 weight re-expressed).
+    weight: TensorDesc,
     has_offset: bool,
     bias: Option<Vec<usize>>,
 }
@@ -239,10 +258,13 @@ impl Work for Wqbmm {
     fn workspace_size(&self) -> u64 {
         0
     }
+    fn accepts_int4(&self) -> bool {
+        true
+    }
     fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         let x = load::<f32>(t, XB, &[m, k])?;
-        let mut w = load::<f32>(t, WB, &[k, n])?;
+        let mut w = load_view::<f32>(t, WB, &self.weight, &[k, n])?;
         let scale = load::<f32>(t, SCALE, &self.scale_shape)?;
         let offset = if self.has_offset {
             Some(load::<f32>(t, OFFSET, &self.scale_shape)?)
@@ -269,4 +291,18 @@ impl Work for Wqbmm {
         }
         store(t, YB, &y)
     }
+}
+
+/// CANN's rule for an ACL_INT4 weight: its inner axis — the dim its storage runs along,
+/// stride 1 — has an even length, so no byte holds the end of one line and the start of
+/// the next.
+fn check_inner_even(w: &TensorDesc) -> Result<()> {
+    let inner = super::int4::inner_dim(w);
+    crate::ensure!(
+        w.shape[inner] % 2 == 0,
+        "weight of dtype ACL_INT4 ({}): its inner axis (dim {inner}, of length {}) must be even",
+        w.describe(),
+        w.shape[inner]
+    );
+    Ok(())
 }
