@@ -55,6 +55,13 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
         super::nz_weight::CATALOG,
+        super::special::CATALOG,
+        super::modulo::CATALOG,
+        super::integer::CATALOG,
+        super::classify::CATALOG,
+        super::complex::CATALOG,
+        super::lerp::CATALOG,
+        super::addr::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())
