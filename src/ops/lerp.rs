@@ -1,7 +1,7 @@
 //! Lerp (tensor weight) and Lerps (scalar weight): `self + weight·(end − self)`.
 //!
 //! As torch computes it, in f32 for f32/f16/bf16 (rounded once to the result): for
-//! |weight| < 0.5, `self + weight·(end − self)`; otherwise `end − (end − self)·(1 − weight)`,
+//! weight < 0.5 (NaN is not), `self + weight·(end − self)`; otherwise `end − (end − self)·(1 − weight)`,
 //! so that weight 1 gives `end` exactly. Each product and sum rounds (no fused
 //! multiply-add). self, end and weight (Lerp) share one dtype, as CANN's doc requires.
 
@@ -20,7 +20,7 @@ use DType::*;
 
 #[inline(always)]
 fn interpolate(a: f32, b: f32, w: f32) -> f32 {
-    if w.abs() < 0.5 {
+    if w < 0.5 {
         a + w * (b - a)
     } else {
         b - (b - a) * (1.0 - w)

@@ -141,6 +141,14 @@ unsafe extern "C" {
     fn erff(x: f32) -> f32;
     fn erfc(x: f64) -> f64;
     fn erfcf(x: f32) -> f32;
+    // The inverse hyperbolic functions: Rust's own overflow for |x| near the top of the
+    // range (x + √(x²+1) in the dtype), the C library's do not.
+    fn acosh(x: f64) -> f64;
+    fn acoshf(x: f32) -> f32;
+    fn asinh(x: f64) -> f64;
+    fn asinhf(x: f32) -> f32;
+    fn atanh(x: f64) -> f64;
+    fn atanhf(x: f32) -> f32;
     // The reentrant log-gamma (the plain one writes the global `signgam`).
     fn lgamma_r(x: f64, sign: *mut i32) -> f64;
 }
@@ -224,7 +232,7 @@ pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
 }
 
 macro_rules! real_float {
-    ($t:ty, $erf:ident, $erfc:ident) => {
+    ($t:ty, $erf:ident, $erfc:ident, $acosh:ident, $asinh:ident, $atanh:ident) => {
         impl RealFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -283,9 +291,10 @@ macro_rules! real_float {
                     f::ACOS => x.acos(),
                     f::ASIN => x.asin(),
                     f::ATAN => x.atan(),
-                    f::ACOSH => x.acosh(),
-                    f::ASINH => x.asinh(),
-                    f::ATANH => x.atanh(),
+                    // SAFETY (these three): pure C math functions.
+                    f::ACOSH => unsafe { $acosh(x) },
+                    f::ASINH => unsafe { $asinh(x) },
+                    f::ATANH => unsafe { $atanh(x) },
                     // In f64 and rounded once (f32 results are then correctly rounded
                     // but for the f64 evaluation's own error, far below an f32 ulp).
                     f::SINC => sinc64(w) as $t,
@@ -317,8 +326,8 @@ macro_rules! real_float {
         }
     };
 }
-real_float!(f32, erff, erfcf);
-real_float!(f64, erf, erfc);
+real_float!(f32, erff, erfcf, acoshf, asinhf, atanhf);
+real_float!(f64, erf, erfc, acosh, asinh, atanh);
 
 /// Complex functions (complex64, complex128).
 pub trait ComplexFn: Element {
