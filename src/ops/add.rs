@@ -265,7 +265,12 @@ pub fn rsub(
 }
 
 /// aclnnRsubs: `out = other − alpha·self` with a scalar `other`.
-pub fn rsubs(self_: &TensorDesc, other: &Scalar, alpha: &Scalar, out: &TensorDesc) -> Result<Executor> {
+pub fn rsubs(
+    self_: &TensorDesc,
+    other: &Scalar,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnRsubs",
         &RSUB_DTYPES,

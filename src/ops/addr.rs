@@ -152,7 +152,11 @@ fn build(
     );
     ew::check_out_shape(
         p,
-        &[(self_name, &self_.shape), ("vec1", &column.shape), ("vec2", &row.shape)],
+        &[
+            (self_name, &self_.shape),
+            ("vec1", &column.shape),
+            ("vec2", &row.shape),
+        ],
         out_name,
         out_desc,
     )?;
@@ -193,7 +197,16 @@ pub fn addr(
     alpha: Option<&Scalar>,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    build("aclnnAddr", "self", self_, vec1, vec2, beta, alpha, Some(out))
+    build(
+        "aclnnAddr",
+        "self",
+        self_,
+        vec1,
+        vec2,
+        beta,
+        alpha,
+        Some(out),
+    )
 }
 
 /// aclnnInplaceAddr: into selfRef, a non-empty 2-D tensor.
@@ -204,7 +217,16 @@ pub fn inplace_addr(
     beta: Option<&Scalar>,
     alpha: Option<&Scalar>,
 ) -> Result<Executor> {
-    build("aclnnInplaceAddr", "selfRef", self_ref, vec1, vec2, beta, alpha, None)
+    build(
+        "aclnnInplaceAddr",
+        "selfRef",
+        self_ref,
+        vec1,
+        vec2,
+        beta,
+        alpha,
+        None,
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

@@ -135,9 +135,13 @@ fn predicate<const P: u8>(d: DType) -> Result<Compute> {
 const FLOATS: &[DType] = &[F32, F16, F64, BF16];
 const BOOL: &[DType] = &[Bool];
 const IS_INF_IN: &[DType] = &[F32, F16, F64, BF16, S8, S16, S32, S64, U8, Bool];
-const SIGNBIT_IN: &[DType] = &[F32, F16, BF16, S32, U32, S64, U64, S16, U16, S8, U8, Bool, F64];
+const SIGNBIT_IN: &[DType] = &[
+    F32, F16, BF16, S32, U32, S64, U64, S16, U16, S8, U8, Bool, F64,
+];
 /// Signbit's out: bool or any dtype bool converts to.
-const SIGNBIT_OUT: &[DType] = &[Bool, F32, F16, BF16, F64, S8, U8, S16, U16, S32, U32, S64, U64];
+const SIGNBIT_OUT: &[DType] = &[
+    Bool, F32, F16, BF16, F64, S8, U8, S16, U16, S32, U32, S64, U64,
+];
 
 macro_rules! predicates {
     ($($(#[$doc:meta])* $name:ident, $api:literal, ($self_name:literal), $a:expr, $out:expr, $p:expr;)*) => {$(
@@ -348,7 +352,12 @@ pub fn nan_to_num(
 }
 
 /// aclnnInplaceNanToNum.
-pub fn inplace_nan_to_num(self_ref: &TensorDesc, nan: f32, posinf: f32, neginf: f32) -> Result<Executor> {
+pub fn inplace_nan_to_num(
+    self_ref: &TensorDesc,
+    nan: f32,
+    posinf: f32,
+    neginf: f32,
+) -> Result<Executor> {
     unary::build(
         "aclnnInplaceNanToNum",
         &NAN_TO_NUM_RULE,

@@ -11,14 +11,14 @@
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
+use super::modulo::method_op;
 use crate::dtype::DType;
-use crate::engine::kernel::{binary as kernel, BinaryOp};
-use crate::engine::{KernelFn, Params};
+use crate::engine::kernel::binary as kernel;
+use crate::engine::KernelFn;
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
-use std::marker::PhantomData;
 
 use DType::*;
 
@@ -65,26 +65,9 @@ int_bits!(
     i32: |x: i32| x.wrapping_abs(), u32: |x: u32| x, i64: |x: i64| x.wrapping_abs(), u64: |x: u64| x
 );
 
-macro_rules! op {
-    ($name:ident, $method:ident) => {
-        struct $name<T>(PhantomData<T>);
-        impl<T: IntBits> BinaryOp for $name<T> {
-            type A = T;
-            type B = T;
-            type O = T;
-            fn new(_: &Params) -> Self {
-                $name(PhantomData)
-            }
-            #[inline(always)]
-            fn apply(&self, a: T, b: T) -> T {
-                a.$method(b)
-            }
-        }
-    };
-}
-op!(Gcd, gcd);
-op!(Shl, shl);
-op!(Shr, shr);
+method_op!(Gcd, IntBits, gcd);
+method_op!(Shl, IntBits, shl);
+method_op!(Shr, IntBits, shr);
 
 macro_rules! pick {
     ($op:ident, $p:expr) => {
@@ -133,7 +116,11 @@ pub fn gcd(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) -> Result<E
 }
 
 /// aclnnLeftShift: self << shiftBits.
-pub fn left_shift(self_: &TensorDesc, shift_bits: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn left_shift(
+    self_: &TensorDesc,
+    shift_bits: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnLeftShift",
         &SHIFTS,
@@ -157,7 +144,11 @@ pub fn left_shifts(self_: &TensorDesc, shift_bits: &Scalar, out: &TensorDesc) ->
 }
 
 /// aclnnRightShift: input >> shiftBits (arithmetic for signed dtypes).
-pub fn right_shift(input: &TensorDesc, shift_bits: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn right_shift(
+    input: &TensorDesc,
+    shift_bits: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnRightShift",
         &SHIFTS,

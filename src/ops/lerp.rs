@@ -5,9 +5,9 @@
 //! so that weight 1 gives `end` exactly. Each product and sum rounds (no fused
 //! multiply-add). self, end and weight (Lerp) share one dtype, as CANN's doc requires.
 
+use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
-use super::binary::{self, Compute, Dtypes, Operand};
 use crate::dtype::DType;
 use crate::engine::kernel::{binary as binary_kernel, ternary, BinaryOp, TernaryOp};
 use crate::engine::{Params, Via};
@@ -84,7 +84,11 @@ fn lerp_tensor(
     let d = self_.dtype;
     ew::check_out_shape(
         d,
-        &[(self_name, &self_.shape), ("end", &end.shape), ("weight", &weight.shape)],
+        &[
+            (self_name, &self_.shape),
+            ("end", &end.shape),
+            ("weight", &weight.shape),
+        ],
         out_name,
         out_desc,
     )?;
@@ -107,12 +111,21 @@ fn lerp_tensor(
 }
 
 /// aclnnLerp.
-pub fn lerp(self_: &TensorDesc, end: &TensorDesc, weight: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn lerp(
+    self_: &TensorDesc,
+    end: &TensorDesc,
+    weight: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     lerp_tensor("aclnnLerp", "self", self_, end, weight, Some(out))
 }
 
 /// aclnnInplaceLerp: into selfRef (the broadcast shape must be selfRef's).
-pub fn inplace_lerp(self_ref: &TensorDesc, end: &TensorDesc, weight: &TensorDesc) -> Result<Executor> {
+pub fn inplace_lerp(
+    self_ref: &TensorDesc,
+    end: &TensorDesc,
+    weight: &TensorDesc,
+) -> Result<Executor> {
     lerp_tensor("aclnnInplaceLerp", "selfRef", self_ref, end, weight, None)
 }
 
@@ -156,7 +169,12 @@ fn lerp_scalar(
 }
 
 /// aclnnLerps: a scalar weight.
-pub fn lerps(self_: &TensorDesc, end: &TensorDesc, weight: &Scalar, out: &TensorDesc) -> Result<Executor> {
+pub fn lerps(
+    self_: &TensorDesc,
+    end: &TensorDesc,
+    weight: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
     lerp_scalar("aclnnLerps", "self", self_, end, weight, Some(out))
 }
 

@@ -18,13 +18,12 @@ use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
 use super::div::IntFloor;
 use crate::dtype::DType;
-use crate::engine::kernel::{binary as kernel, BinaryOp};
-use crate::engine::{KernelFn, Params};
+use crate::engine::kernel::binary as kernel;
+use crate::engine::KernelFn;
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
-use std::marker::PhantomData;
 
 use DType::*;
 
@@ -94,15 +93,17 @@ macro_rules! int_mod {
 }
 int_mod!(i8, u8, i16, i32, i64);
 
-macro_rules! op {
+/// `$name<T>`: the binary operation `a.$method(b)` of a trait `$bound` (shared with
+/// integer.rs).
+macro_rules! method_op {
     ($name:ident, $bound:ident, $method:ident) => {
-        struct $name<T>(PhantomData<T>);
-        impl<T: $bound> BinaryOp for $name<T> {
+        struct $name<T>(std::marker::PhantomData<T>);
+        impl<T: $bound> crate::engine::kernel::BinaryOp for $name<T> {
             type A = T;
             type B = T;
             type O = T;
-            fn new(_: &Params) -> Self {
-                $name(PhantomData)
+            fn new(_: &crate::engine::Params) -> Self {
+                $name(std::marker::PhantomData)
             }
             #[inline(always)]
             fn apply(&self, a: T, b: T) -> T {
@@ -111,11 +112,13 @@ macro_rules! op {
         }
     };
 }
-op!(FloorQuotient, FloatMod, floor_quotient);
-op!(FloorRem, FloatMod, floor_rem);
-op!(TruncRem, FloatMod, trunc_rem);
-op!(IntFloorRem, IntMod, floor_rem);
-op!(IntTruncRem, IntMod, trunc_rem);
+pub(crate) use method_op;
+
+method_op!(FloorQuotient, FloatMod, floor_quotient);
+method_op!(FloorRem, FloatMod, floor_rem);
+method_op!(TruncRem, FloatMod, trunc_rem);
+method_op!(IntFloorRem, IntMod, floor_rem);
+method_op!(IntTruncRem, IntMod, trunc_rem);
 
 /// Which quantity an operator computes.
 #[derive(Clone, Copy)]

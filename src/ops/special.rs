@@ -122,7 +122,9 @@ const ATAN2: Dtypes = Dtypes {
     out: ATAN2_OUT,
 };
 /// LogAddExp(2) take the unsigned integers too (u16/u32/u64 promote only with themselves).
-const LAE_IN: &[DType] = &[F16, F32, F64, U8, S8, U16, S16, U32, S32, U64, S64, Bool, BF16];
+const LAE_IN: &[DType] = &[
+    F16, F32, F64, U8, S8, U16, S16, U32, S32, U64, S64, Bool, BF16,
+];
 const HALFS: &[DType] = &[F32, F16, BF16];
 const LAE: Dtypes = Dtypes {
     a: LAE_IN,
@@ -205,7 +207,11 @@ pub fn log_add_exp2(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) ->
 }
 
 /// aclnnXLogYTensor: x·ln y (0 where x is 0, unless y is NaN).
-pub fn x_log_y_tensor(self_: &TensorDesc, other: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn x_log_y_tensor(
+    self_: &TensorDesc,
+    other: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnXLogYTensor",
         &XLOGY,
@@ -229,7 +235,11 @@ pub fn inplace_x_log_y_tensor(self_ref: &TensorDesc, other: &TensorDesc) -> Resu
 }
 
 /// aclnnXLogYScalarSelf: a scalar x, a tensor y (tensor-scalar promotion).
-pub fn x_log_y_scalar_self(self_: &Scalar, other: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+pub fn x_log_y_scalar_self(
+    self_: &Scalar,
+    other: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnXLogYScalarSelf",
         &XLOGY_SCALAR_SELF,
@@ -241,7 +251,11 @@ pub fn x_log_y_scalar_self(self_: &Scalar, other: &TensorDesc, out: &TensorDesc)
 }
 
 /// aclnnXLogYScalarOther: a tensor x, a scalar y.
-pub fn x_log_y_scalar_other(self_: &TensorDesc, other: &Scalar, out: &TensorDesc) -> Result<Executor> {
+pub fn x_log_y_scalar_other(
+    self_: &TensorDesc,
+    other: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
     binary::build(
         "aclnnXLogYScalarOther",
         &XLOGY,

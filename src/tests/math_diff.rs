@@ -31,8 +31,8 @@
 //! Without torch the torch-referenced checks are skipped (torch_ref).
 
 use super::add_diff::{
-    conv, decode, desc, nice_bytes, ref_can_cast, ref_promote, ref_promote_scalar, run_exec,
-    same, size, Buf, Rng, Sc, View, V,
+    conv, decode, desc, nice_bytes, ref_can_cast, ref_promote, ref_promote_scalar, run_exec, same,
+    size, Buf, Rng, Sc, View, V,
 };
 use super::matmul_diff::{at, gen_view, need_elems};
 use super::torch_ref::{Array, Batch};
@@ -166,7 +166,11 @@ fn shapes(rng: &mut Rng, n: usize) -> (Vec<usize>, Vec<Vec<usize>>) {
             if k == full {
                 return out.clone();
             }
-            let drop = if rank > 0 && rng.pct(25) { rng.below(rank as u64 + 1) as usize } else { 0 };
+            let drop = if rank > 0 && rng.pct(25) {
+                rng.below(rank as u64 + 1) as usize
+            } else {
+                0
+            };
             out[drop..]
                 .iter()
                 .map(|&d| if d != 0 && rng.pct(20) { 1 } else { d })
@@ -240,7 +244,17 @@ fn as_f64(v: V) -> f64 {
 /// computation dtype, `scale` the magnitude for `Check::Scaled`.
 fn close(check: Check, c: DType, o: DType, got: V, want: V, scale: f64) -> bool {
     match check {
-        Check::Exact => same(got, conv(if c.is_complex() || c == Bool { want } else { conv(want, c) }, o)),
+        Check::Exact => same(
+            got,
+            conv(
+                if c.is_complex() || c == Bool {
+                    want
+                } else {
+                    conv(want, c)
+                },
+                o,
+            ),
+        ),
         Check::Ulps { ulps, abs } => float_close(c, o, got, want, ulps, abs, 0.0),
         Check::Scaled { ulps } => float_close(c, o, got, want, ulps, 0.0, scale),
     }
@@ -265,9 +279,14 @@ fn float_close(c: DType, o: DType, got: V, want: V, ulps: f64, abs: f64, scale: 
             }
             if !r.is_finite() || !g.is_finite() {
                 // Overflow at the rounding edge may go either way by one ulp.
-                return g == r || (g.is_finite() != r.is_finite() && (g.abs() - w.abs()).abs() <= ulps * ulp(f, w.abs().min(f64::MAX)));
+                return g == r
+                    || (g.is_finite() != r.is_finite()
+                        && (g.abs() - w.abs()).abs() <= ulps * ulp(f, w.abs().min(f64::MAX)));
             }
-            (g - w).abs() <= ulps * ulp(f, w).max(ulp(o, r)) + abs + ulps * ulp(F32, scale) * (scale > 0.0) as u8 as f64
+            (g - w).abs()
+                <= ulps * ulp(f, w).max(ulp(o, r))
+                    + abs
+                    + ulps * ulp(F32, scale) * (scale > 0.0) as u8 as f64
         })
 }
 
@@ -343,9 +362,18 @@ const NAN_TO_NUM: &[DType] = &[F16, F32, S8, S16, S32, S64, U8, Bool, BF16];
 const ADDR: &[DType] = &[F32, F16, F64, S8, S16, S32, S64, U8, Bool, BF16];
 const REAL_IN: &[DType] = &[F32, F16, C64, C128];
 
-const F_SPECIAL: Check = Check::Ulps { ulps: 1.0, abs: 0.0 };
-const F_LIBM: Check = Check::Ulps { ulps: 2.0, abs: 0.0 };
-const F_GAMMA: Check = Check::Ulps { ulps: 2.0, abs: 1e-13 };
+const F_SPECIAL: Check = Check::Ulps {
+    ulps: 1.0,
+    abs: 0.0,
+};
+const F_LIBM: Check = Check::Ulps {
+    ulps: 2.0,
+    abs: 0.0,
+};
+const F_GAMMA: Check = Check::Ulps {
+    ulps: 2.0,
+    abs: 1e-13,
+};
 
 macro_rules! un {
     ($name:literal, $ins:expr, $outs:expr, $comp:expr, $same_out:expr, $torch:expr, $check:expr, $f:path) => {
@@ -523,7 +551,11 @@ fn torch_name(d: DType) -> &'static str {
 /// converted (float functions: through the computation dtype to f64).
 fn program(op: &Op, p: DType, c: DType) -> String {
     let conv_in = match op.comp {
-        Comp::Floating => format!(".to(torch.{}).to(torch.{}).double()", torch_name(p), torch_name(c)),
+        Comp::Floating => format!(
+            ".to(torch.{}).to(torch.{}).double()",
+            torch_name(p),
+            torch_name(c)
+        ),
         Comp::Promoted => format!(".to(torch.{})", torch_name(p)),
         Comp::Predicate => String::new(),
     };
@@ -540,7 +572,11 @@ fn program(op: &Op, p: DType, c: DType) -> String {
         _ => conv_in.clone(),
     };
     for (k, v) in ["x", "y", "z"].iter().take(n).enumerate() {
-        let is_scalar = if op.scalar_first { k < op.scalars } else { k >= op.tensors };
+        let is_scalar = if op.scalar_first {
+            k < op.scalars
+        } else {
+            k >= op.tensors
+        };
         let cv = if is_scalar { &scalar_conv } else { &conv_in };
         s += &format!("{v} = a[{k}]{cv}\n");
     }
@@ -559,8 +595,13 @@ fn program(op: &Op, p: DType, c: DType) -> String {
 fn torch_path_dependent(op: &str, args: &[V], want: V) -> bool {
     if !matches!(
         op,
-        "FloorDivide" | "FloorDivides" | "RemainderTensorTensor" | "RemainderTensorScalar"
-            | "RemainderScalarTensor" | "FmodTensor" | "FmodScalar"
+        "FloorDivide"
+            | "FloorDivides"
+            | "RemainderTensorTensor"
+            | "RemainderTensorScalar"
+            | "RemainderScalarTensor"
+            | "FmodTensor"
+            | "FmodScalar"
     ) || args.len() != 2
     {
         return false;
@@ -570,7 +611,11 @@ fn torch_path_dependent(op: &str, args: &[V], want: V) -> bool {
     let floor_div = op.starts_with("FloorDivide");
     (floor_div && want_special && (a / b).is_infinite())
         || (b != 0.0 && b.abs() < f32::MIN_POSITIVE as f64)
-        || (want_special && a.is_finite() && b.is_finite() && b != 0.0 && (a / b).abs() > 16777216.0)
+        || (want_special
+            && a.is_finite()
+            && b.is_finite()
+            && b != 0.0
+            && (a / b).abs() > 16777216.0)
 }
 
 struct Run {
@@ -610,7 +655,11 @@ fn element_wise_ops_match_torch_on_random_views_and_dtypes() {
                 ("Real", C128) => F64,
                 _ => computation(op.comp, p),
             };
-            let o = if op.same_out { td[0] } else { rng.pick(op.outs) };
+            let o = if op.same_out {
+                td[0]
+            } else {
+                rng.pick(op.outs)
+            };
             if !ref_can_cast(c, o) {
                 continue;
             }
@@ -680,9 +729,12 @@ fn element_wise_ops_match_torch_on_random_views_and_dtypes() {
                 arrays.extend(scalar_arrays);
             }
             let torch_case = batch.case(prog, arrays);
-            let mut inputs: Vec<(Vec<usize>, Vec<V>)> =
-                ins.iter().map(|t| (t.view.shape.clone(), t.values())).collect();
-            let sv: Vec<(Vec<usize>, Vec<V>)> = scs.iter().map(|s| (vec![], vec![s.value()])).collect();
+            let mut inputs: Vec<(Vec<usize>, Vec<V>)> = ins
+                .iter()
+                .map(|t| (t.view.shape.clone(), t.values()))
+                .collect();
+            let sv: Vec<(Vec<usize>, Vec<V>)> =
+                scs.iter().map(|s| (vec![], vec![s.value()])).collect();
             if op.scalar_first {
                 inputs.splice(0..0, sv);
             } else {
@@ -702,7 +754,12 @@ fn element_wise_ops_match_torch_on_random_views_and_dtypes() {
         assert!(done >= 20, "{}: only {done} valid cases generated", op.name);
     }
     for r in &runs {
-        assert_eq!(r.out.outside(), r.before, "{}: wrote outside out's view", r.op_name);
+        assert_eq!(
+            r.out.outside(),
+            r.before,
+            "{}: wrote outside out's view",
+            r.op_name
+        );
     }
     let Some(results) = batch.run("math_diff element-wise") else {
         return;
@@ -812,7 +869,8 @@ fn shifts_match_the_model_for_every_integer_dtype() {
         let (av, bv) = (a.values(), b.values());
         let bcast = |vals: &[V], shape: &[usize], i: usize| vals[bcast_index(&out_shape, shape, i)];
         for (i, g) in got.iter().enumerate() {
-            let (V::I(x), V::I(y)) = (bcast(&av, &in_shapes[0], i), bcast(&bv, &in_shapes[1], i)) else {
+            let (V::I(x), V::I(y)) = (bcast(&av, &in_shapes[0], i), bcast(&bv, &in_shapes[1], i))
+            else {
                 unreachable!()
             };
             let want = if left {
@@ -820,11 +878,20 @@ fn shifts_match_the_model_for_every_integer_dtype() {
             } else if y < 0 {
                 x
             } else if y >= int_bits(d).0 as i128 {
-                if x < 0 { -1 } else { 0 }
+                if x < 0 {
+                    -1
+                } else {
+                    0
+                }
             } else {
                 x >> y
             };
-            assert_eq!(*g, V::I(want), "{} {d:?}: {x} by {y}", if left { "<<" } else { ">>" });
+            assert_eq!(
+                *g,
+                V::I(want),
+                "{} {d:?}: {x} by {y}",
+                if left { "<<" } else { ">>" }
+            );
         }
     }
 }
@@ -849,7 +916,10 @@ fn complex_is_exact_and_real_takes_it_apart() {
         for ((g, r), i) in out.values().iter().zip(re.values()).zip(im.values()) {
             let part = |v: V| as_f64(conv(conv(v, p), if o == C64 { F32 } else { F64 }));
             let want = V::C(part(r), part(i));
-            assert!(same(*g, want), "complex({r:?}, {i:?}) = {g:?}, want {want:?}");
+            assert!(
+                same(*g, want),
+                "complex({r:?}, {i:?}) = {g:?}, want {want:?}"
+            );
         }
     }
 }
@@ -864,8 +934,13 @@ fn rsub_is_sub_with_the_operands_exchanged() {
     let list = [S8, U8, S16, S32, S64, F16, F32, F64, BF16];
     for k in 0..80 {
         let (da, db) = (rng.pick(&list), rng.pick(&list));
-        let Some(p) = ref_promote(da, db) else { continue };
-        let alpha = Sc::int(if p.is_float() { F32 } else { S32 }, rng.below(5) as i64 - 2);
+        let Some(p) = ref_promote(da, db) else {
+            continue;
+        };
+        let alpha = Sc::int(
+            if p.is_float() { F32 } else { S32 },
+            rng.below(5) as i64 - 2,
+        );
         let (out_shape, in_shapes) = shapes(&mut rng, 2);
         let a = Operand::input(&mut rng, da, &in_shapes[0]);
         let b = Operand::input(&mut rng, db, &in_shapes[1]);
@@ -931,7 +1006,13 @@ fn polar_addr_and_nan_to_num_match_torch() {
         let v1 = Operand::input(&mut rng, d, &[n]);
         let v2 = Operand::input(&mut rng, d, &[m]);
         let int = !d.is_float();
-        let sd = if d == Bool { Bool } else if int { S64 } else { F64 };
+        let sd = if d == Bool {
+            Bool
+        } else if int {
+            S64
+        } else {
+            F64
+        };
         let pick = |rng: &mut Rng| -> Sc {
             match sd {
                 Bool => Sc::int(Bool, rng.below(2) as i64),
@@ -987,7 +1068,11 @@ fn polar_addr_and_nan_to_num_match_torch() {
                 })
                 .collect()
         };
-        let check = if d.is_float() { Check::Scaled { ulps: 2.0 } } else { Check::Exact };
+        let check = if d.is_float() {
+            Check::Scaled { ulps: 2.0 }
+        } else {
+            Check::Exact
+        };
         runs.push((if d.is_float() { F32 } else { d }, out, case, check, scales));
     }
     // NanToNum.
@@ -998,12 +1083,19 @@ fn polar_addr_and_nan_to_num_match_torch() {
         let out = Operand::output(&mut rng, d, &shape);
         let vals = [0.0f32, 1.5, -2.0, 3.0e38, -65504.0, 1e-40];
         let (nan, pos, neg) = (rng.pick(&vals), rng.pick(&vals), rng.pick(&vals));
-        run_exec(&ops::classify::nan_to_num(&x.desc(), nan, pos, neg, &out.desc()).unwrap()).unwrap();
+        run_exec(&ops::classify::nan_to_num(&x.desc(), nan, pos, neg, &out.desc()).unwrap())
+            .unwrap();
         let prog = batch.program(&format!(
             "x = a[0]\nout = torch.nan_to_num(x.float(), {nan:e}, {pos:e}, {neg:e}) if x.is_floating_point() else x"
         ));
         let case = batch.case(prog, vec![Some(x.array())]);
-        runs.push((if d.is_float() { F32 } else { d }, out, case, Check::Exact, vec![]));
+        runs.push((
+            if d.is_float() { F32 } else { d },
+            out,
+            case,
+            Check::Exact,
+            vec![],
+        ));
     }
     let Some(results) = batch.run("math_diff polar/addr/nan_to_num") else {
         return;
@@ -1028,7 +1120,9 @@ fn polar_addr_and_nan_to_num_match_torch() {
 
 fn refused(r: crate::Result<Executor>, what: &str, needle: &str) {
     match r {
-        Err(Error::Invalid(m)) => assert!(m.contains(needle), "{what}: message {m:?} lacks {needle:?}"),
+        Err(Error::Invalid(m)) => {
+            assert!(m.contains(needle), "{what}: message {m:?} lacks {needle:?}")
+        }
         Err(e) => panic!("{what}: {e:?} is not 161002"),
         Ok(_) => panic!("{what} was accepted"),
     }
@@ -1048,24 +1142,83 @@ fn documented_constraints_are_refused_at_phase1() {
     let o_f32 = Operand::output(&mut rng, F32, &[2, 3]);
     let o_f32_bad = Operand::output(&mut rng, F32, &[3, 2]);
     let o_bool = Operand::output(&mut rng, Bool, &[2, 3]);
-    refused(ops::math::acos(&f32a.desc(), &o_s32.desc()), "Acos into s32", "does not support");
-    refused(ops::math::acos(&c64a.desc(), &o_f32.desc()), "Acos of c64", "does not support");
-    refused(ops::math::lgamma(&f16a.desc(), &o_f32.desc()), "Lgamma f16 -> f32", "must have dtype");
-    refused(ops::math::inplace_acos(&s32a.desc()), "InplaceAcos of s32", "cannot be cast");
-    refused(ops::math::asin(&f32a.desc(), &o_f32_bad.desc()), "Asin out shape", "shape");
     refused(
-        ops::classify::is_close(&f32a.desc(), &f16a.desc(), 1e-5, 1e-8, false, &o_bool.desc()),
+        ops::math::acos(&f32a.desc(), &o_s32.desc()),
+        "Acos into s32",
+        "does not support",
+    );
+    refused(
+        ops::math::acos(&c64a.desc(), &o_f32.desc()),
+        "Acos of c64",
+        "does not support",
+    );
+    refused(
+        ops::math::lgamma(&f16a.desc(), &o_f32.desc()),
+        "Lgamma f16 -> f32",
+        "must have dtype",
+    );
+    refused(
+        ops::math::inplace_acos(&s32a.desc()),
+        "InplaceAcos of s32",
+        "cannot be cast",
+    );
+    refused(
+        ops::math::asin(&f32a.desc(), &o_f32_bad.desc()),
+        "Asin out shape",
+        "shape",
+    );
+    refused(
+        ops::classify::is_close(
+            &f32a.desc(),
+            &f16a.desc(),
+            1e-5,
+            1e-8,
+            false,
+            &o_bool.desc(),
+        ),
         "IsClose of f32 and f16",
         "must have self's dtype",
     );
-    refused(ops::classify::is_finite(&f32a.desc(), &o_f32.desc()), "IsFinite into f32", "does not support");
-    refused(ops::special::xlog1py(&f32a.desc(), &f16a.desc(), &o_f32.desc()), "Xlog1py mixed", "dtype");
-    refused(ops::integer::gcd(&f32a.desc(), &s32a.desc(), &o_s32.desc()), "Gcd of f32", "does not support");
-    refused(ops::integer::left_shift(&s32a.desc(), &f32a.desc(), &o_s32.desc()), "LeftShift by f32", "does not support");
-    refused(ops::complex::polar(&f16a.desc(), &f16a.desc(), &o_f32.desc()), "Polar of f16", "does not support");
-    refused(ops::lerp::lerp(&f32a.desc(), &f16a.desc(), &f32a.desc(), &o_f32.desc()), "Lerp mixed", "dtype");
-    refused(ops::modulo::remainder_tensor_tensor(&c64a.desc(), &f32a.desc(), &o_f32.desc()), "Remainder c64", "does not support");
-    refused(ops::special::atan2(&f32a.desc(), &f32a.desc(), &o_s32.desc()), "Atan2 into s32", "does not support");
+    refused(
+        ops::classify::is_finite(&f32a.desc(), &o_f32.desc()),
+        "IsFinite into f32",
+        "does not support",
+    );
+    refused(
+        ops::special::xlog1py(&f32a.desc(), &f16a.desc(), &o_f32.desc()),
+        "Xlog1py mixed",
+        "dtype",
+    );
+    refused(
+        ops::integer::gcd(&f32a.desc(), &s32a.desc(), &o_s32.desc()),
+        "Gcd of f32",
+        "does not support",
+    );
+    refused(
+        ops::integer::left_shift(&s32a.desc(), &f32a.desc(), &o_s32.desc()),
+        "LeftShift by f32",
+        "does not support",
+    );
+    refused(
+        ops::complex::polar(&f16a.desc(), &f16a.desc(), &o_f32.desc()),
+        "Polar of f16",
+        "does not support",
+    );
+    refused(
+        ops::lerp::lerp(&f32a.desc(), &f16a.desc(), &f32a.desc(), &o_f32.desc()),
+        "Lerp mixed",
+        "dtype",
+    );
+    refused(
+        ops::modulo::remainder_tensor_tensor(&c64a.desc(), &f32a.desc(), &o_f32.desc()),
+        "Remainder c64",
+        "does not support",
+    );
+    refused(
+        ops::special::atan2(&f32a.desc(), &f32a.desc(), &o_s32.desc()),
+        "Atan2 into s32",
+        "does not support",
+    );
     // Addr: 2-D vectors, a float alpha with integer tensors, a bool beta with floats.
     let v = t(&mut rng, F32, &[2]);
     let w = t(&mut rng, F32, &[3]);
@@ -1073,10 +1226,47 @@ fn documented_constraints_are_refused_at_phase1() {
     let iw = t(&mut rng, S32, &[3]);
     let f = Sc::f64(F64, 0.5).to_scalar();
     let b = Sc::int(Bool, 1).to_scalar();
-    refused(ops::addr::addr(&f32a.desc(), &f32a.desc(), &w.desc(), None, None, &o_f32.desc()), "Addr 2-D vec1", "1-D");
-    refused(ops::addr::addr(&s32a.desc(), &iv.desc(), &iw.desc(), None, Some(&f), &o_s32.desc()), "Addr float alpha", "alphaOptional");
-    refused(ops::addr::addr(&f32a.desc(), &v.desc(), &w.desc(), Some(&b), None, &o_f32.desc()), "Addr bool beta", "betaOptional");
+    refused(
+        ops::addr::addr(
+            &f32a.desc(),
+            &f32a.desc(),
+            &w.desc(),
+            None,
+            None,
+            &o_f32.desc(),
+        ),
+        "Addr 2-D vec1",
+        "1-D",
+    );
+    refused(
+        ops::addr::addr(
+            &s32a.desc(),
+            &iv.desc(),
+            &iw.desc(),
+            None,
+            Some(&f),
+            &o_s32.desc(),
+        ),
+        "Addr float alpha",
+        "alphaOptional",
+    );
+    refused(
+        ops::addr::addr(
+            &f32a.desc(),
+            &v.desc(),
+            &w.desc(),
+            Some(&b),
+            None,
+            &o_f32.desc(),
+        ),
+        "Addr bool beta",
+        "betaOptional",
+    );
     let empty = t(&mut rng, F32, &[0, 3]);
     let v0 = t(&mut rng, F32, &[0]);
-    refused(ops::addr::inplace_addr(&empty.desc(), &v0.desc(), &w.desc(), None, None), "InplaceAddr empty", "non-empty");
+    refused(
+        ops::addr::inplace_addr(&empty.desc(), &v0.desc(), &w.desc(), None, None),
+        "InplaceAddr empty",
+        "non-empty",
+    );
 }
