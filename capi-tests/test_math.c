@@ -36,6 +36,8 @@
 #include "aclnnop/aclnn_lerp_scalar.h"
 #include "aclnnop/aclnn_lerp_tensor.h"
 #include "aclnnop/aclnn_lgamma.h"
+#include "aclnnop/aclnn_max.h"
+#include "aclnnop/aclnn_min.h"
 #include "aclnnop/aclnn_logaddexp.h"
 #include "aclnnop/aclnn_logaddexp2.h"
 #include "aclnnop/aclnn_nan_to_num.h"
@@ -356,6 +358,29 @@ static void test_lerp_addr_rsub(void)
     for (size_t k = 0; k < ARRAY_LEN(ts); k++) dev_free(ts[k]);
 }
 
+static void test_whole_tensor_max_min(void)
+{
+    int64_t s1[] = {1};
+    DevTensor x = mk(F, s23, 2, V(3, -1, 7.5, 2, -8, 0)), o = mk(F, s1, 1, NULL);
+    RUN2(aclnnMaxGetWorkspaceSize(x.tensor, o.tensor, &ews, &eex), aclnnMax);
+    EXPECT_T(o, 7.5);
+    RUN2(aclnnMinGetWorkspaceSize(x.tensor, o.tensor, &ews, &eex), aclnnMin);
+    EXPECT_T(o, -8);
+    DevTensor n = mk(I, s4, 1, V(4, -2, 9, 1)), on = mk(I, s1, 1, NULL);
+    RUN2(aclnnMaxGetWorkspaceSize(n.tensor, on.tensor, &ews, &eex), aclnnMax);
+    EXPECT_T(on, 9);
+    DevTensor nan = mk(F, s4, 1, V(1, NAN, 3, 4));
+    RUN2(aclnnMinGetWorkspaceSize(nan.tensor, o.tensor, &ews, &eex), aclnnMin); /* NaN propagates */
+    EXPECT_T(o, NAN);
+    DevTensor oh = mk(H, s1, 1, NULL);
+    EXPECT_ERR(aclnnMaxGetWorkspaceSize(x.tensor, oh.tensor, &ews, &eex), ACLNN_ERR_PARAM_INVALID,
+               "aclnnMaxGetWorkspaceSize", "out", &oh);
+    EXPECT_ERR(aclnnMinGetWorkspaceSize(NULL, o.tensor, &ews, &eex), ACLNN_ERR_PARAM_NULLPTR,
+               "aclnnMinGetWorkspaceSize", "self", &o);
+    DevTensor *ts[] = {&x, &o, &n, &on, &nan, &oh};
+    for (size_t k = 0; k < ARRAY_LEN(ts); k++) dev_free(ts[k]);
+}
+
 int main(void)
 {
     device_init();
@@ -366,6 +391,7 @@ int main(void)
     RUN_TEST(test_classification);
     RUN_TEST(test_complex_numbers);
     RUN_TEST(test_lerp_addr_rsub);
+    RUN_TEST(test_whole_tensor_max_min);
     device_teardown();
     return capi_finish();
 }

@@ -1270,3 +1270,52 @@ fn documented_constraints_are_refused_at_phase1() {
         "non-empty",
     );
 }
+
+// ---------------------------------------------------------------------------------------
+// Max / Min of a whole tensor
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn whole_tensor_max_and_min_match_torch() {
+    let mut rng = Rng::new(17);
+    let list = [F32, F16, F64, S8, S16, S32, S64, U8, Bool, BF16];
+    let mut batch = Batch::new();
+    let mut runs = vec![];
+    for k in 0..60 {
+        let d = rng.pick(&list);
+        let mut shape = shapes(&mut rng, 1).0;
+        for s in shape.iter_mut() {
+            *s = (*s).max(1);
+        }
+        let x = Operand::input(&mut rng, d, &shape);
+        let out_shape: &[usize] = if k % 2 == 0 { &[] } else { &[1] };
+        let out = Operand::output(&mut rng, d, out_shape);
+        let max = k % 4 < 2;
+        let e = if max {
+            ops::reduce::max(&x.desc(), &out.desc())
+        } else {
+            ops::reduce::min(&x.desc(), &out.desc())
+        }
+        .unwrap();
+        let before = out.outside();
+        run_exec(&e).unwrap();
+        assert_eq!(out.outside(), before);
+        let prog = batch.program(if max { "out = torch.max(a[0])" } else { "out = torch.min(a[0])" });
+        runs.push((out, batch.case(prog, vec![Some(x.array())])));
+    }
+    // An empty self has no maximum; out of another dtype is refused.
+    let empty = Operand::input(&mut rng, F32, &[0, 2]);
+    let o = Operand::output(&mut rng, F32, &[]);
+    refused(ops::reduce::max(&empty.desc(), &o.desc()), "Max of an empty tensor", "size 0");
+    let x = Operand::input(&mut rng, F32, &[3]);
+    let oh = Operand::output(&mut rng, F16, &[]);
+    refused(ops::reduce::min(&x.desc(), &oh.desc()), "Min into f16", "self's dtype");
+    let Some(results) = batch.run("math_diff max/min") else {
+        return;
+    };
+    for (out, case) in &runs {
+        let want = array_values(&results[*case].as_ref().expect("torch ran")[0]);
+        let got = out.values();
+        assert!(same(got[0], want[0]), "{:?}: got {:?}, torch {:?}", out.dtype(), got[0], want[0]);
+    }
+}
