@@ -1300,22 +1300,40 @@ fn whole_tensor_max_and_min_match_torch() {
         let before = out.outside();
         run_exec(&e).unwrap();
         assert_eq!(out.outside(), before);
-        let prog = batch.program(if max { "out = torch.max(a[0])" } else { "out = torch.min(a[0])" });
+        let prog = batch.program(if max {
+            "out = torch.max(a[0])"
+        } else {
+            "out = torch.min(a[0])"
+        });
         runs.push((out, batch.case(prog, vec![Some(x.array())])));
     }
     // An empty self has no maximum; out of another dtype is refused.
     let empty = Operand::input(&mut rng, F32, &[0, 2]);
     let o = Operand::output(&mut rng, F32, &[]);
-    refused(ops::reduce::max(&empty.desc(), &o.desc()), "Max of an empty tensor", "size 0");
+    refused(
+        ops::reduce::max(&empty.desc(), &o.desc()),
+        "Max of an empty tensor",
+        "size 0",
+    );
     let x = Operand::input(&mut rng, F32, &[3]);
     let oh = Operand::output(&mut rng, F16, &[]);
-    refused(ops::reduce::min(&x.desc(), &oh.desc()), "Min into f16", "self's dtype");
+    refused(
+        ops::reduce::min(&x.desc(), &oh.desc()),
+        "Min into f16",
+        "self's dtype",
+    );
     let Some(results) = batch.run("math_diff max/min") else {
         return;
     };
     for (out, case) in &runs {
         let want = array_values(&results[*case].as_ref().expect("torch ran")[0]);
         let got = out.values();
-        assert!(same(got[0], want[0]), "{:?}: got {:?}, torch {:?}", out.dtype(), got[0], want[0]);
+        assert!(
+            same(got[0], want[0]),
+            "{:?}: got {:?}, torch {:?}",
+            out.dtype(),
+            got[0],
+            want[0]
+        );
     }
 }
