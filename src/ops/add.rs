@@ -227,6 +227,60 @@ family!(
     "aclnnInplaceSubs"
 );
 
+/// Rsub's lists (CANN's aclnnRsub.md: ALL12 but bool).
+const RSUB: &[DType] = &[
+    DType::S8,
+    DType::U8,
+    DType::S16,
+    DType::S32,
+    DType::S64,
+    DType::F16,
+    DType::F32,
+    DType::F64,
+    DType::C64,
+    DType::C128,
+    DType::BF16,
+];
+const RSUB_DTYPES: Dtypes = Dtypes {
+    a: RSUB,
+    b: RSUB,
+    out: RSUB,
+};
+
+/// aclnnRsub: `out = other − alpha·self`, Sub with its operands exchanged.
+pub fn rsub(
+    self_: &TensorDesc,
+    other: &TensorDesc,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    binary::build(
+        "aclnnRsub",
+        &RSUB_DTYPES,
+        Operand::Tensor("other", other),
+        Operand::Tensor("self", self_),
+        Some(("out", out)),
+        |p| compute(Sign::Minus, alpha, p),
+    )
+}
+
+/// aclnnRsubs: `out = other − alpha·self` with a scalar `other`.
+pub fn rsubs(
+    self_: &TensorDesc,
+    other: &Scalar,
+    alpha: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    binary::build(
+        "aclnnRsubs",
+        &RSUB_DTYPES,
+        Operand::Scalar("other", other),
+        Operand::Tensor("self", self_),
+        Some(("out", out)),
+        |p| compute(Sign::Minus, alpha, p),
+    )
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -242,5 +296,12 @@ pub const CATALOG: &[Entry] = &[
         b: ALL12,
         out: ALL12,
         rule: "self − alpha·other (bool: self xor (alpha and other))",
+    },
+    Entry {
+        ops: "Rsub, Rsubs",
+        a: RSUB,
+        b: RSUB,
+        out: RSUB,
+        rule: "other − alpha·self",
     },
 ];

@@ -59,6 +59,13 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::nz_weight::CATALOG,
         super::foreach::CATALOG,
         super::optim::CATALOG,
+        super::special::CATALOG,
+        super::modulo::CATALOG,
+        super::integer::CATALOG,
+        super::classify::CATALOG,
+        super::complex::CATALOG,
+        super::lerp::CATALOG,
+        super::addr::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

@@ -113,7 +113,7 @@ impl<T: RealQuotient> BinaryOp for FloorDiv<T> {
 }
 
 /// Exact integer floor division; x / 0 = 0, MIN / -1 = MIN.
-trait IntFloorDiv: crate::element::Element {
+pub(crate) trait IntFloorDiv: crate::element::Element {
     fn floor_div(self, o: Self) -> Self;
 }
 macro_rules! int_floor_div {
@@ -133,7 +133,7 @@ macro_rules! int_floor_div {
 }
 int_floor_div!(i8, u8, i16, i32, i64);
 
-struct IntFloor<T>(PhantomData<T>);
+pub(crate) struct IntFloor<T>(PhantomData<T>);
 impl<T: IntFloorDiv> BinaryOp for IntFloor<T> {
     type A = T;
     type B = T;

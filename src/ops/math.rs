@@ -54,6 +54,17 @@ const SINH_TAN_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F16, BF16, F32, F64
 const TRUNC: &[DType] = &[F32, F16, BF16];
 const ERFC_IN: &[DType] = &[F64, F32, F16, Bool, S64];
 const ERFC_OUT: &[DType] = &[F64, F32, F16];
+// Inverse trigonometric and hyperbolic functions, Sinc, Lgamma, Digamma, Frac, Square: the
+// Atlas A2 lists of CANN's docs (aclnnAcos.md, ...); integer and bool inputs compute in f32.
+const INV_TRIG_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F32, F16, F64];
+const INV_TRIG_OUT: &[DType] = &[F32, F16, F64];
+/// Atan's and Sinc's lists have bf16 on A2 too.
+const ATAN_IN: &[DType] = &[S8, S16, S32, S64, U8, Bool, F32, F16, F64, BF16];
+const ATAN_OUT: &[DType] = &[F32, F16, F64, BF16];
+/// Acosh, Lgamma, Digamma: the real floats but bf16.
+const GAMMA: &[DType] = &[F32, F16, F64];
+const FRAC: &[DType] = &[F16, F32, U8, S8, S16, S32, S64, BF16];
+const SQUARE: &[DType] = &[F32, F16, BF16, S32, S64];
 
 /// A float function of `d` computed in the float dtype `floating(d)`.
 fn float_fn<const F: u8>(d: DType) -> Result<Compute> {
@@ -166,6 +177,45 @@ unary_ops! {
     trunc, inplace_trunc, "aclnnTrunc", "aclnnInplaceTrunc", ("self", "out", "selfRef"), TRUNC, TRUNC, Equal, same_fn::<{ f::TRUNC }>;
     /// aclnnErfc: 1 − erf(x), accurate for large x.
     erfc, inplace_erfc, "aclnnErfc", "aclnnInplaceErfc", ("self", "out", "selfRef"), ERFC_IN, ERFC_OUT, Castable, float_fn::<{ f::ERFC }>;
+    /// aclnnAcos: arccos x (|x| > 1 -> NaN).
+    acos, inplace_acos, "aclnnAcos", "aclnnInplaceAcos", ("input", "out", "inputRef"), INV_TRIG_IN, INV_TRIG_OUT, Castable, float_fn::<{ f::ACOS }>;
+    /// aclnnAsin: arcsin x.
+    asin, inplace_asin, "aclnnAsin", "aclnnInplaceAsin", ("self", "out", "selfRef"), INV_TRIG_IN, INV_TRIG_OUT, Castable, float_fn::<{ f::ASIN }>;
+    /// aclnnAtan: arctan x.
+    atan, inplace_atan, "aclnnAtan", "aclnnInplaceAtan", ("input", "out", "inputRef"), ATAN_IN, ATAN_OUT, Castable, float_fn::<{ f::ATAN }>;
+    /// aclnnAcosh: arcosh x (x < 1 -> NaN).
+    acosh, inplace_acosh, "aclnnAcosh", "aclnnInplaceAcosh", ("self", "out", "selfRef"), GAMMA, GAMMA, Castable, float_fn::<{ f::ACOSH }>;
+    /// aclnnAsinh: arsinh x.
+    asinh, inplace_asinh, "aclnnAsinh", "aclnnInplaceAsinh", ("input", "out", "inputRef"), INV_TRIG_IN, INV_TRIG_OUT, Castable, float_fn::<{ f::ASINH }>;
+    /// aclnnAtanh: artanh x (±1 -> ±inf, |x| > 1 -> NaN).
+    atanh, inplace_atanh, "aclnnAtanh", "aclnnInplaceAtanh", ("input", "out", "inputRef"), INV_TRIG_IN, INV_TRIG_OUT, Castable, float_fn::<{ f::ATANH }>;
+    /// aclnnSinc: sin(πx)/(πx), 1 at 0; computed in f64 (f64: the formula's own rounding).
+    sinc, inplace_sinc, "aclnnSinc", "aclnnInplaceSinc", ("self", "out", "selfRef"), ATAN_IN, ATAN_OUT, Castable, float_fn::<{ f::SINC }>;
+    /// aclnnFrac: x − trunc(x), exact (integers: 0); out has self's dtype.
+    frac, inplace_frac, "aclnnFrac", "aclnnInplaceFrac", ("input", "out", "inputRef"), FRAC, FRAC, Equal, same_fn::<{ f::FRAC }>;
+}
+
+/// Declares a unary operator without an in-place form (CANN's header has none).
+macro_rules! unary_op {
+    ($($(#[$doc:meta])* $name:ident, $api:literal, ($self_name:literal, $out_name:literal),
+       $a:expr, $out:expr, $rule:ident, $choose:expr;)*) => {$(
+        $(#[$doc])*
+        pub fn $name(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+            let rule = Rule { a: $a, out: $out, out_rule: OutRule::$rule };
+            unary::build($api, &rule, $self_name, self_, Some(($out_name, out)), $choose)
+        }
+    )*};
+}
+
+unary_op! {
+    /// aclnnLgamma: ln|Γ(x)| (+inf at 0 and the negative integers), computed in f64; out has
+    /// self's dtype.
+    lgamma, "aclnnLgamma", ("self", "out"), GAMMA, GAMMA, Equal, float_fn::<{ f::LGAMMA }>;
+    /// aclnnDigamma: ψ(x) (∓inf at ±0, NaN at the negative integers), computed in f64; out
+    /// has self's dtype.
+    digamma, "aclnnDigamma", ("self", "out"), GAMMA, GAMMA, Equal, float_fn::<{ f::DIGAMMA }>;
+    /// aclnnSquare: x·x (integers wrap); out has self's dtype.
+    square, "aclnnSquare", ("self", "out"), SQUARE, SQUARE, Equal, same_fn::<{ f::SQUARE }>;
 }
 
 /// InplaceSigmoid's selfRef: CANN's A2 code (`GetSelfRefDtypeList` = `DTYPE_OUT_LIST`) and
@@ -355,5 +405,40 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: ERFC_OUT,
         rule: "1 − erf(x)",
+    },
+    Entry {
+        ops: "Acos, Asin, Asinh, Atanh (+ Inplace)",
+        a: INV_TRIG_IN,
+        b: &[],
+        out: INV_TRIG_OUT,
+        rule: "inverse trigonometric/hyperbolic (integers in f32)",
+    },
+    Entry {
+        ops: "Atan, Sinc (+ Inplace)",
+        a: ATAN_IN,
+        b: &[],
+        out: ATAN_OUT,
+        rule: "arctan x; sin(πx)/(πx) (integers in f32)",
+    },
+    Entry {
+        ops: "Acosh, InplaceAcosh, Lgamma, Digamma",
+        a: GAMMA,
+        b: &[],
+        out: GAMMA,
+        rule: "arcosh x; ln|Γ(x)|; ψ(x) (Lgamma, Digamma: out dtype = self dtype)",
+    },
+    Entry {
+        ops: "Frac, InplaceFrac",
+        a: FRAC,
+        b: &[],
+        out: FRAC,
+        rule: "x − trunc(x), out dtype = self dtype",
+    },
+    Entry {
+        ops: "Square",
+        a: SQUARE,
+        b: &[],
+        out: SQUARE,
+        rule: "x·x (integers wrap), out dtype = self dtype",
     },
 ];

@@ -258,6 +258,17 @@ fn extremum(
     ))
 }
 
+/// aclnnMax: the maximum of every element (NaN propagates; an empty self is refused), into
+/// a one-element out (0-d or [1]) of self's dtype.
+pub fn max(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    extremum("aclnnMax", Reduce::Max, self_, &[], false, out)
+}
+
+/// aclnnMin: the minimum of every element, as Max.
+pub fn min(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    extremum("aclnnMin", Reduce::Min, self_, &[], false, out)
+}
+
 /// aclnnAmax.
 pub fn amax(self_: &TensorDesc, dims: &[i64], keep: bool, out: &TensorDesc) -> Result<Executor> {
     extremum("aclnnAmax", Reduce::Max, self_, dims, keep, out)
@@ -377,6 +388,13 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: EXTREMA,
         rule: "max/min over dims, NaN propagates",
+    },
+    Entry {
+        ops: "Max, Min",
+        a: EXTREMA,
+        b: &[],
+        out: EXTREMA,
+        rule: "max/min of every element into one, NaN propagates",
     },
     Entry {
         ops: "ArgMax, ArgMin",

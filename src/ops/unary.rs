@@ -122,10 +122,17 @@ pub mod f {
     pub const TAN: u8 = 26;
     pub const TRUNC: u8 = 27;
     pub const ERFC: u8 = 28;
-    // The inverse trigonometric functions (the foreach operators' Acos, Asin, Atan).
     pub const ACOS: u8 = 29;
     pub const ASIN: u8 = 30;
     pub const ATAN: u8 = 31;
+    pub const ACOSH: u8 = 32;
+    pub const ASINH: u8 = 33;
+    pub const ATANH: u8 = 34;
+    pub const SINC: u8 = 35;
+    pub const LGAMMA: u8 = 36;
+    pub const DIGAMMA: u8 = 37;
+    pub const FRAC: u8 = 38;
+    pub const SQUARE: u8 = 39;
 }
 
 unsafe extern "C" {
@@ -134,6 +141,80 @@ unsafe extern "C" {
     fn erff(x: f32) -> f32;
     fn erfc(x: f64) -> f64;
     fn erfcf(x: f32) -> f32;
+    // The inverse hyperbolic functions: Rust's own overflow for |x| near the top of the
+    // range (x + √(x²+1) in the dtype), the C library's do not.
+    fn acosh(x: f64) -> f64;
+    fn acoshf(x: f32) -> f32;
+    fn asinh(x: f64) -> f64;
+    fn asinhf(x: f32) -> f32;
+    fn atanh(x: f64) -> f64;
+    fn atanhf(x: f32) -> f32;
+    // The reentrant log-gamma (the plain one writes the global `signgam`).
+    fn lgamma_r(x: f64, sign: *mut i32) -> f64;
+}
+
+/// ln|Γ(x)| in f64 (glibc's lgamma_r: +inf at 0 and the negative integers).
+pub(crate) fn lgamma64(x: f64) -> f64 {
+    let mut sign = 0i32;
+    // SAFETY: a pure C math function writing only `sign`.
+    unsafe { lgamma_r(x, &mut sign) }
+}
+
+/// ψ(x) = d/dx ln Γ(x) in f64, with torch's special values: ψ(±0) = ∓inf, NaN at the
+/// negative integers and -inf. Negative arguments reflect through ψ(1−x) − π/tan(πx)
+/// (the tangent taken of the fractional part, so it stays accurate); positive ones climb
+/// with ψ(x) = ψ(x+1) − 1/x to x ≥ 10 and finish with the asymptotic series
+/// ln x − 1/(2x) − Σ B₂ₖ/(2k·x²ᵏ) (error below 1e-17 relative there).
+pub(crate) fn digamma64(x: f64) -> f64 {
+    if x == 0.0 {
+        return f64::INFINITY.copysign(-x);
+    }
+    if x.is_nan() || x == f64::NEG_INFINITY {
+        return f64::NAN;
+    }
+    if x < 0.0 {
+        if x == x.trunc() {
+            return f64::NAN;
+        }
+        let r = x - x.trunc();
+        return digamma64(1.0 - x) - std::f64::consts::PI / (std::f64::consts::PI * r).tan();
+    }
+    let mut x = x;
+    let mut acc = 0.0;
+    while x < 10.0 {
+        acc -= 1.0 / x;
+        x += 1.0;
+    }
+    if x == f64::INFINITY {
+        return x;
+    }
+    // B₂ₖ/(2k) for k = 1..8.
+    const C: [f64; 8] = [
+        1.0 / 12.0,
+        -1.0 / 120.0,
+        1.0 / 252.0,
+        -1.0 / 240.0,
+        1.0 / 132.0,
+        -691.0 / 32760.0,
+        1.0 / 12.0,
+        -3617.0 / 8160.0,
+    ];
+    let z = 1.0 / (x * x);
+    let mut series = 0.0;
+    for c in C.iter().rev() {
+        series = series * z + c;
+    }
+    acc + x.ln() - 0.5 / x - series * z
+}
+
+/// sin(πx)/(πx), 1 at 0 (torch's sinc), in f64.
+pub(crate) fn sinc64(x: f64) -> f64 {
+    if x == 0.0 {
+        1.0
+    } else {
+        let p = std::f64::consts::PI * x;
+        p.sin() / p
+    }
 }
 
 /// The C library's error function in f64.
@@ -157,7 +238,7 @@ pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
 }
 
 macro_rules! real_float {
-    ($t:ty, $erf:ident, $erfc:ident) => {
+    ($t:ty, $erf:ident, $erfc:ident, $acosh:ident, $asinh:ident, $atanh:ident) => {
         impl RealFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -216,6 +297,18 @@ macro_rules! real_float {
                     f::ACOS => x.acos(),
                     f::ASIN => x.asin(),
                     f::ATAN => x.atan(),
+                    // SAFETY (these three): pure C math functions.
+                    f::ACOSH => unsafe { $acosh(x) },
+                    f::ASINH => unsafe { $asinh(x) },
+                    f::ATANH => unsafe { $atanh(x) },
+                    // In f64 and rounded once (f32 results are then correctly rounded
+                    // but for the f64 evaluation's own error, far below an f32 ulp).
+                    f::SINC => sinc64(w) as $t,
+                    f::LGAMMA => lgamma64(w) as $t,
+                    f::DIGAMMA => digamma64(w) as $t,
+                    // x − trunc(x): exact; ±inf gives NaN, as torch's frac does.
+                    f::FRAC => x - x.trunc(),
+                    f::SQUARE => x * x,
                     f::NEG => -x,
                     f::SIGN => {
                         if x > 0.0 {
@@ -239,8 +332,8 @@ macro_rules! real_float {
         }
     };
 }
-real_float!(f32, erff, erfcf);
-real_float!(f64, erf, erfc);
+real_float!(f32, erff, erfcf, acoshf, asinhf, atanhf);
+real_float!(f64, erf, erfc, acosh, asinh, atanh);
 
 /// Complex functions (complex64, complex128).
 pub trait ComplexFn: Element {
@@ -266,6 +359,13 @@ macro_rules! complex_fn {
                     f::COSH => z.cosh(),
                     f::SINH => z.sinh(),
                     f::TAN => z.tan(),
+                    f::ACOS => z.acos(),
+                    f::ASIN => z.asin(),
+                    f::ATAN => z.atan(),
+                    f::ACOSH => z.acosh(),
+                    f::ASINH => z.asinh(),
+                    f::ATANH => z.atanh(),
+                    f::SQUARE => z * z,
                     // 1/(1+e^-z), in complex128 and rounded once.
                     f::SIGMOID => {
                         let one = num_complex::Complex::new(1.0f64, 0.0);
@@ -364,6 +464,8 @@ macro_rules! int_fn {
                     f::ABS => if self < 0 { (0 as $t).wrapping_sub(self) } else { self },
                     f::RELU => if self < 0 { 0 } else { self },
                     f::SIGN => if self > 0 { 1 } else if self == 0 { 0 } else { (0 as $t).wrapping_sub(1) },
+                    f::SQUARE => self.wrapping_mul(self),
+                    f::FRAC => 0,
                     _ => self,
                 }
             }

@@ -12,6 +12,7 @@ mod forms_diff;
 mod gather_diff;
 mod gmm_diff;
 mod llm_diff;
+mod math_diff;
 mod matmul_diff;
 mod miri;
 mod movement_diff;
