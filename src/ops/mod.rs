@@ -3,6 +3,7 @@
 
 pub mod activation;
 pub mod add;
+pub mod advanced_index;
 pub mod binary;
 pub mod bitwise;
 pub mod catalog;
@@ -22,10 +23,12 @@ pub mod index;
 pub mod join;
 pub mod llm;
 pub mod logical;
+pub mod masked;
 pub mod loss;
 pub mod math;
 pub mod matmul;
 pub mod mul;
+pub mod nd_index;
 pub mod norm;
 pub mod nz_weight;
 pub mod pad;

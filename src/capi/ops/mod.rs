@@ -133,6 +133,7 @@ pub(crate) unsafe fn phase1(
         arg::non_null(workspaceSize, "workspaceSize")?;
         arg::non_null(executor, "executor")?;
         let exec = build()?;
+        super::reported::attach(&exec);
         let size = exec.workspace_size();
         if ::log::log_enabled!(target: plog::OP, ::log::Level::Info) {
             log_phase1(api, &exec, size);
