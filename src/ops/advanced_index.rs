@@ -691,10 +691,9 @@ fn index_fill_rule(
     ew::check_tensor(self_name, self_, INDEX_FILL)?;
     ew::check_tensor("index", index, INDEX)?;
     crate::ensure!(
-        crate::dtype::can_cast(value.dtype, self_.dtype) && !value.dtype.is_complex(),
-        "value has dtype {} which cannot be converted to {self_name}'s dtype {}",
-        value.dtype,
-        self_.dtype
+        !value.dtype.is_complex(),
+        "value has dtype {}: a complex value is not supported",
+        value.dtype
     );
     if let Some(o) = out {
         same_dtype("out", o, self_name, self_)?;

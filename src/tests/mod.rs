@@ -10,6 +10,7 @@ mod engine_views;
 mod forms_diff;
 mod gather_diff;
 mod gmm_diff;
+mod index_diff;
 mod llm_diff;
 mod matmul_diff;
 mod miri;
