@@ -4,12 +4,14 @@
  * synchronizing, as CANN's sample does), MaskedSelect (CANN's sample), InplaceMaskedScatter,
  * Index and IndexPutImpl (advanced indexing through an aclTensorList, an empty tensor
  * leaving a dim whole), InplacePut, IndexFill, GatherNd (CANN's documented examples),
- * ScatterNd (ONNX's example), ScatterNdUpdate and TfScatterAdd. An index out of range
+ * ScatterNd (ONNX's example), ScatterNdUpdate, TfScatterAdd, GatherV3 (the doc's example),
+ * ScatterReduce (Atlas A2's FLOAT32 add) and InplaceScatterUpdate (a KV-cache write). An index out of range
  * fails the run at aclrtSynchronizeStream and writes nothing.
  */
 #include "ops_common.h"
 
 #include "aclnnop/aclnn_gather_nd.h"
+#include "aclnnop/aclnn_gather_v3.h"
 #include "aclnnop/aclnn_index.h"
 #include "aclnnop/aclnn_index_fill.h"
 #include "aclnnop/aclnn_index_put_impl.h"
@@ -20,6 +22,8 @@
 #include "aclnnop/aclnn_put.h"
 #include "aclnnop/aclnn_scatter_nd.h"
 #include "aclnnop/aclnn_scatter_nd_update.h"
+#include "aclnnop/aclnn_scatter_reduce.h"
+#include "aclnnop/aclnn_scatter_update.h"
 #include "aclnnop/aclnn_tf_scatter_add.h"
 
 #include <stdlib.h>
@@ -267,6 +271,49 @@ static void test_nd(void)
     for (size_t i = 0; i < ARRAY_LEN(all); i++) dev_free(all[i]);
 }
 
+/* GatherV3 (the doc's example, dim 0), ScatterReduce (Atlas A2: FLOAT32 add with includeSelf),
+ * InplaceScatterUpdate (each batch of a (2, 4, 2) cache written from its own offset along axis 1). */
+static void test_gather_v3_scatter_reduce_update(void)
+{
+    int64_t s33[] = {3, 3}, s2[] = {2}, s23[] = {2, 3};
+    DevTensor x = mk(F, s33, 2, V(1, 2, 3, 4, 5, 6, 7, 8, 9)), idx = mk(I64, s2, 1, V(1, 0));
+    DevTensor out = mk(F, s23, 2, NULL);
+    RUN2(aclnnGatherV3GetWorkspaceSize(x.tensor, 0, idx.tensor, 0, 1, out.tensor, &ews, &eex), aclnnGatherV3);
+    EXPECT_T(out, 4, 5, 6, 1, 2, 3);
+    EXPECT_ERR(aclnnGatherV3GetWorkspaceSize(x.tensor, 1, idx.tensor, 0, 1, out.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnGatherV3GetWorkspaceSize", "dim", &out);
+
+    int64_t s22[] = {2, 2};
+    DevTensor z = mk(F, s22, 2, V(1, 1, 1, 1)), si = mk(I64, s22, 2, V(1, 0, 1, 1)), ones = mk(F, s22, 2, V(1, 2, 3, 4));
+    DevTensor so = mk(F, s22, 2, NULL);
+    RUN2(aclnnScatterReduceGetWorkspaceSize(z.tensor, 0, si.tensor, ones.tensor, 1, true, so.tensor, &ews, &eex),
+         aclnnScatterReduce);
+    EXPECT_T(so, 1, 3, 5, 5);
+    RUN2(aclnnInplaceScatterReduceGetWorkspaceSize(z.tensor, 0, si.tensor, ones.tensor, 1, true, &ews, &eex),
+         aclnnInplaceScatterReduce);
+    EXPECT_T(z, 1, 3, 5, 5);
+    EXPECT_ERR(aclnnScatterReduceGetWorkspaceSize(z.tensor, 0, si.tensor, ones.tensor, 3, true, so.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnScatterReduceGetWorkspaceSize", "reduce", &so);
+
+    int64_t s242[] = {2, 4, 2}, s212[] = {2, 1, 2};
+    DevTensor cache = mk(F, s242, 3, NULL), pos = mk(I64, s2, 1, V(3, 1)), kv = mk(F, s212, 3, V(1, 2, 3, 4));
+    RUN2(aclnnInplaceScatterUpdateGetWorkspaceSize(cache.tensor, pos.tensor, kv.tensor, -2, &ews, &eex),
+         aclnnInplaceScatterUpdate);
+    EXPECT_T(cache, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0);
+    /* an offset past the axis: the run fails, the cache untouched */
+    DevTensor past = mk(I64, s2, 1, V(4, 0));
+    uint64_t ws = 0;
+    aclOpExecutor *ex = NULL;
+    CHECK_OK(aclnnInplaceScatterUpdateGetWorkspaceSize(cache.tensor, past.tensor, kv.tensor, 1, &ws, &ex));
+    CHECK_OK(aclnnInplaceScatterUpdate(NULL, ws, ex, g_stream));
+    CHECK(aclrtSynchronizeStream(g_stream) == ACL_ERROR_RT_AICORE_EXCEPTION);
+    EXPECT_T(cache, 0, 0, 0, 0, 0, 0, 1, 2, 0, 0, 3, 4, 0, 0, 0, 0);
+    EXPECT_ERR(aclnnInplaceScatterUpdateGetWorkspaceSize(cache.tensor, pos.tensor, kv.tensor, 0, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnInplaceScatterUpdateGetWorkspaceSize", "axis", NULL);
+    DevTensor *all[] = {&x, &idx, &out, &z, &si, &ones, &so, &cache, &pos, &kv, &past};
+    for (size_t i = 0; i < ARRAY_LEN(all); i++) dev_free(all[i]);
+}
+
 int main(void)
 {
     device_init();
@@ -275,6 +322,7 @@ int main(void)
     RUN_TEST(test_index_and_index_put);
     RUN_TEST(test_put_and_index_fill);
     RUN_TEST(test_nd);
+    RUN_TEST(test_gather_v3_scatter_reduce_update);
     device_teardown();
     return capi_finish();
 }

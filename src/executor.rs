@@ -201,7 +201,9 @@ pub struct Executor {
 /// has run (aclGetViewShape then returns the real one): the work publishes the new view
 /// here, and the C layer gives it to the caller's aclTensor when that is next read.
 #[derive(Clone, Debug, Default)]
-pub struct ShapeReport(Arc<std::sync::Mutex<Option<(crate::tensor::Dims, crate::tensor::Strides)>>>);
+pub struct ShapeReport(
+    Arc<std::sync::Mutex<Option<(crate::tensor::Dims, crate::tensor::Strides)>>>,
+);
 
 impl ShapeReport {
     /// Called by the work at the end of a successful run.
@@ -234,7 +236,8 @@ impl Executor {
     /// This executor with `out` (a view the rule was given) taking the shape `report`
     /// receives at each run.
     pub fn reporting(mut self, out: &TensorDesc, report: ShapeReport) -> Executor {
-        self.reports.push((out as *const TensorDesc as usize, report));
+        self.reports
+            .push((out as *const TensorDesc as usize, report));
         self
     }
 

@@ -159,7 +159,11 @@ impl Tuple {
             let mut bad = None;
             let values = read_ints(b, c.binding, c.dtype, c.offset, &c.shape, &c.strides)?;
             for (k, (&v, f)) in values.iter().zip(flat.iter_mut()).enumerate() {
-                let w = if self.range == Range::Wrapping && v < 0 { v + n } else { v };
+                let w = if self.range == Range::Wrapping && v < 0 {
+                    v + n
+                } else {
+                    v
+                };
                 if !(0..n).contains(&w) {
                     bad = Some((k, v));
                     break;
@@ -524,7 +528,11 @@ pub fn index_put_impl(
                 target: "selfRef".into(),
             },
             dtype: self_ref.dtype,
-            reduce: if accumulate { Reduce::Add } else { Reduce::Copy },
+            reduce: if accumulate {
+                Reduce::Add
+            } else {
+                Reduce::Copy
+            },
         };
         let mut tuple = ix.tuple(&s1, indices, 1);
         tuple.target = "the indexed dims of selfRef";
@@ -594,7 +602,11 @@ pub fn inplace_put(
             target: "selfRef".into(),
         },
         dtype: self_ref.dtype,
-        reduce: if accumulate { Reduce::Add } else { Reduce::Copy },
+        reduce: if accumulate {
+            Reduce::Add
+        } else {
+            Reduce::Copy
+        },
     };
     let tuple = Tuple {
         coords: vec![Coordinate {
@@ -642,13 +654,20 @@ impl Work for FillWork {
         let n = as_1d(&self.dst).shape[self.ax] as i64;
         // aclnnIndexFill.md: negatives count from the end, values out of range are skipped.
         let index = b.view(1)?;
-        let kept: Vec<i64> = read_ints(b, 1, index.dtype, index.offset, &index.shape, &index.strides)?
-            .into_iter()
-            .filter_map(|v| {
-                let w = if v < 0 { v + n } else { v };
-                (0..n).contains(&w).then_some(w)
-            })
-            .collect();
+        let kept: Vec<i64> = read_ints(
+            b,
+            1,
+            index.dtype,
+            index.offset,
+            &index.shape,
+            &index.strides,
+        )?
+        .into_iter()
+        .filter_map(|v| {
+            let w = if v < 0 { v + n } else { v };
+            (0..n).contains(&w).then_some(w)
+        })
+        .collect();
         if let Some(s) = &self.before {
             s.run(b, ws)?;
         }
@@ -775,4 +794,3 @@ pub const CATALOG: &[Entry] = &[
         rule: "out = self; out[.., index[i], ..] = value (negatives wrap, out-of-range values skipped)",
     },
 ];
-

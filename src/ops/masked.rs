@@ -56,7 +56,10 @@ type TestFn = unsafe fn(*const u8) -> bool;
 
 /// # Safety
 /// `p` addresses `size_of::<T>()` readable bytes.
-unsafe fn bits_nonzero<T: Copy + PartialEq + Default + std::ops::BitAnd<Output = T>, const MASK: u64>(
+unsafe fn bits_nonzero<
+    T: Copy + PartialEq + Default + std::ops::BitAnd<Output = T>,
+    const MASK: u64,
+>(
     p: *const u8,
 ) -> bool
 where
@@ -101,7 +104,12 @@ fn test_fn(dtype: DType) -> TestFn {
 
 /// Phase 2: the row-major positions over `shape` where the tensor bound at `binding`,
 /// walked with `strides` (its own, or broadcast to `shape`), is non-zero.
-fn true_positions(b: &Bindings, binding: usize, shape: &[usize], strides: &[isize]) -> Result<Vec<usize>> {
+fn true_positions(
+    b: &Bindings,
+    binding: usize,
+    shape: &[usize],
+    strides: &[isize],
+) -> Result<Vec<usize>> {
     let n: usize = shape.iter().product();
     if n == 0 {
         return Ok(Vec::new());
@@ -181,7 +189,10 @@ impl Work for NonzeroWork {
         let dst = (b.addr(1)? + out.offset * 8) as *mut i64;
         let (row, col) = if self.transposed { (1, n) } else { (d, 1) };
         let dst = dst as usize;
-        let tasks = pool().current_num_threads().min((n * d).div_ceil(GRAIN)).max(1);
+        let tasks = pool()
+            .current_num_threads()
+            .min((n * d).div_ceil(GRAIN))
+            .max(1);
         run_tasks(tasks, |t| {
             let dst = dst as *mut i64;
             for (i, &f) in found[n * t / tasks..n * (t + 1) / tasks].iter().enumerate() {

@@ -10,6 +10,9 @@
 //! - TfScatterAdd (aclnnTfScatterAdd.md): `varRef[indices[b], ...] += updates[b, ...]`,
 //!   either with every index element a row of varRef (tf.scatter_add: updates =
 //!   indices.shape + varRef.shape[1:]) or with c-tuples (tf.scatter_nd_add).
+//! - InplaceScatterUpdate (aclnnInplaceScatterUpdate.md, the KV-cache update): batch i of
+//!   updates is written into batch i of data from offset `indices[i]` along `axis`,
+//!   `data[i, .., indices[i] + k, ..] = updates[i, .., k, ..]`.
 //!
 //! Index values are checked at phase 2 before anything is written (negative ones are out
 //! of range except in GatherNd with negativeIndexSupport). Duplicate tuples: the last
@@ -35,10 +38,18 @@ const SCATTER_ND: &[DType] = &[F16, F32, Bool, BF16];
 const SCATTER_ND_UPDATE: &[DType] = &[F16, BF16, F32, S64, Bool, S8];
 /// aclnnTfScatterAdd.md.
 const TF_SCATTER_ADD: &[DType] = &[F32, F16, BF16, S32, S8, U8];
+/// aclnnInplaceScatterUpdate.md, Atlas A2.
+const SCATTER_UPDATE: &[DType] = &[S8, U8, F16, F32, S32, BF16];
 
 /// The tuples of `indices` (bound at `binding`): its last dim split into `c` coordinates
 /// over `target`'s leading dims.
-fn tuples(indices: &TensorDesc, binding: usize, c: usize, target: &TensorDesc, range: Range) -> Tuple {
+fn tuples(
+    indices: &TensorDesc,
+    binding: usize,
+    c: usize,
+    target: &TensorDesc,
+    range: Range,
+) -> Tuple {
     let q = indices.rank();
     let space: Dims = indices.shape[..q - 1].iter().copied().collect();
     let coords = (0..c)
@@ -137,8 +148,14 @@ pub fn gather_nd(
         (smallvec::smallvec![0], smallvec::smallvec![0])
     } else {
         (
-            std::iter::repeat_n(0, nb).chain(self_.strides[c..].iter().copied()).collect(),
-            space.iter().copied().chain(std::iter::repeat_n(0, r - c)).collect(),
+            std::iter::repeat_n(0, nb)
+                .chain(self_.strides[c..].iter().copied())
+                .collect(),
+            space
+                .iter()
+                .copied()
+                .chain(std::iter::repeat_n(0, r - c))
+                .collect(),
         )
     };
     let plan = Plan {
@@ -205,7 +222,9 @@ fn scatter_tuples(
         .chain(&updates.strides[..nb])
         .copied()
         .collect();
-    let idx: Strides = std::iter::repeat_n(0, r - c).chain(host.iter().copied()).collect();
+    let idx: Strides = std::iter::repeat_n(0, r - c)
+        .chain(host.iter().copied())
+        .collect();
     let (shape, dst, vals, idx) = if shape.is_empty() {
         (
             smallvec::smallvec![1],
@@ -238,7 +257,13 @@ fn scatter_tuples(
 }
 
 /// updates must have shape `B + var.shape[c:]`.
-fn check_updates(updates: &TensorDesc, space: &[usize], var_name: &str, var: &TensorDesc, c: usize) -> Result<()> {
+fn check_updates(
+    updates: &TensorDesc,
+    space: &[usize],
+    var_name: &str,
+    var: &TensorDesc,
+    c: usize,
+) -> Result<()> {
     let want: Dims = space.iter().chain(&var.shape[c..]).copied().collect();
     crate::ensure!(
         updates.shape == want,
@@ -269,7 +294,10 @@ fn scatter_nd_rule(
         super::index::same_shape("out", o, data_name, data)?;
     }
     let r = data.rank();
-    crate::ensure!(r >= 1, "{data_name} is a scalar (0 dims); it must have 1 to 8");
+    crate::ensure!(
+        r >= 1,
+        "{data_name} is a scalar (0 dims); it must have 1 to 8"
+    );
     if out.is_none() {
         crate::ensure!(
             indices.rank() >= 2,
@@ -278,7 +306,10 @@ fn scatter_nd_rule(
         );
     }
     let c = tuple_len(indices, r, data_name)?;
-    let space: Dims = indices.shape[..indices.rank() - 1].iter().copied().collect();
+    let space: Dims = indices.shape[..indices.rank() - 1]
+        .iter()
+        .copied()
+        .collect();
     check_updates(updates, &space, data_name, data, c)?;
     let b = bindings(&[data, indices, updates], out);
     let dst = out.unwrap_or(data);
@@ -365,13 +396,21 @@ pub fn tf_scatter_add(
         indices.numel()
     );
     // tf.scatter_add: updates = indices.shape + varRef.shape[1:].
-    let as_rows: Dims = indices.shape.iter().chain(&var_ref.shape[1..]).copied().collect();
+    let as_rows: Dims = indices
+        .shape
+        .iter()
+        .chain(&var_ref.shape[1..])
+        .copied()
+        .collect();
     let nd = indices.rank() >= 1 && (1..=r).contains(&indices.shape[indices.rank() - 1]);
     let (tuple, c, space) = if updates.shape == as_rows {
         (rows(indices, 1, var_ref), 1, indices.shape.clone())
     } else if nd {
         let c = indices.shape[indices.rank() - 1];
-        let space: Dims = indices.shape[..indices.rank() - 1].iter().copied().collect();
+        let space: Dims = indices.shape[..indices.rank() - 1]
+            .iter()
+            .copied()
+            .collect();
         check_updates(updates, &space, "varRef", var_ref, c).map_err(|_| {
             crate::error::Error::Invalid(format!(
                 "updates has shape {:?} but must be indices.shape + varRef.shape[1:] = {as_rows:?}, or indices.shape[:-1] + varRef.shape[{c}:] = {:?}",
@@ -396,6 +435,135 @@ pub fn tf_scatter_add(
     apart(API, "updates", updates, "varRef", var_ref)?;
     apart(API, "indices", indices, "varRef", var_ref)?;
     let plan = scatter_tuples(var_ref, 0, c, &space, updates, 2, Reduce::Add);
+    Ok(Executor::new(
+        API,
+        b,
+        TupleWork {
+            api: API,
+            tuple,
+            plan,
+            before: None,
+        },
+    ))
+}
+
+/// aclnnInplaceScatterUpdate: `data[i, .., indices[i] + k, ..] = updates[i, .., k, ..]`
+/// along `axis` (indices 1-D, one offset per batch, or 0-D for one batch; offsets in
+/// [0, c - e] for a data axis of c and an updates axis of e, checked at run time).
+pub fn inplace_scatter_update(
+    data: &TensorDesc,
+    indices: &TensorDesc,
+    updates: &TensorDesc,
+    axis: i64,
+) -> Result<Executor> {
+    const API: &str = "aclnnInplaceScatterUpdate";
+    ew::check_tensor("data", data, SCATTER_UPDATE)?;
+    ew::check_tensor("indices", indices, INDEX)?;
+    ew::check_tensor("updates", updates, SCATTER_UPDATE)?;
+    same_dtype("updates", updates, "data", data)?;
+    let r = data.rank();
+    crate::ensure!(
+        (2..=ew::MAX_DIMS).contains(&r),
+        "data has {r} dims; it must have 2 to {}",
+        ew::MAX_DIMS
+    );
+    crate::ensure!(
+        updates.rank() == r,
+        "updates has {} dims and data {r}: they must have the same number",
+        updates.rank()
+    );
+    crate::ensure!(
+        indices.rank() <= 2,
+        "indices has {} dims; it must be 0-D, 1-D or 2-D",
+        indices.rank()
+    );
+    crate::ensure!(
+        indices.rank() < 2,
+        "2-D indices are not supported here: the documented forms are 0-D and 1-D (one offset per batch)"
+    );
+    crate::ensure!(
+        !data.is_empty() && !indices.is_empty() && !updates.is_empty(),
+        "data {:?}, indices {:?} and updates {:?} must not be empty",
+        data.shape,
+        indices.shape,
+        updates.shape
+    );
+    let ri = r as i64;
+    crate::ensure!(
+        axis > -ri && axis < ri && axis != 0,
+        "axis {axis} is out of range: it must be in ({}, {ri}) and not 0 (dim 0 holds the batches)",
+        -ri
+    );
+    let ax = axis.rem_euclid(ri) as usize;
+    crate::ensure!(
+        indices.rank() == 1 || updates.shape[0] == 1,
+        "indices is 0-D, so updates' dim 0 must be 1, but it is {}",
+        updates.shape[0]
+    );
+    let batches = updates.shape[0];
+    crate::ensure!(
+        indices.numel() == batches && batches <= data.shape[0],
+        "indices has {} offsets and updates {batches} batches (data {}): one offset per batch of updates, at most data's",
+        indices.numel(),
+        data.shape[0]
+    );
+    for d in (1..r).filter(|&d| d != ax) {
+        crate::ensure!(
+            updates.shape[d] == data.shape[d],
+            "updates {:?} and data {:?} differ in dim {d}: only axis {ax} may differ",
+            updates.shape,
+            data.shape
+        );
+    }
+    let (c, e) = (data.shape[ax], updates.shape[ax]);
+    crate::ensure!(
+        e <= c,
+        "updates has {e} elements along axis {ax} but data only {c}"
+    );
+    data.check_output("data")?;
+    apart(API, "updates", updates, "data", data)?;
+    apart(API, "indices", indices, "data", data)?;
+    let b = bindings(&[data, indices, updates], None);
+    let i1 = as_1d(indices);
+    let mut host: Strides = smallvec::smallvec![0; r];
+    host[0] = 1;
+    let plan = Plan {
+        shape: updates.shape.clone(),
+        // Batches never meet: every dim may be split.
+        parallel: r,
+        dst: Walk::new(0, data, data.strides.clone()),
+        values: Values::Tensor(Walk::new(2, updates, updates.strides.clone())),
+        index: Index {
+            source: IndexSource::Host {
+                values: Vec::new(),
+                strides: host,
+            },
+            side: Side::Destination,
+            axis: Axis::Dim {
+                size: c - e + 1,
+                stride: data.strides[ax],
+            },
+            wrap: false,
+            name: "indices",
+            target: String::new(),
+        },
+        dtype: data.dtype,
+        reduce: Reduce::Copy,
+    };
+    let tuple = Tuple {
+        coords: vec![Coordinate {
+            binding: 1,
+            dtype: indices.dtype,
+            offset: i1.offset,
+            shape: i1.shape.clone(),
+            strides: i1.strides.clone(),
+            size: c - e + 1,
+            name: "indices".into(),
+        }],
+        points: batches,
+        range: Range::NonNegative,
+        target: "the offsets along data's axis (offset + updates' length must fit)",
+    };
     Ok(Executor::new(
         API,
         b,
@@ -437,5 +605,12 @@ pub const CATALOG: &[Entry] = &[
         b: INDEX,
         out: TF_SCATTER_ADD,
         rule: "varRef[indices[b], ...] += updates[b, ...] (tf.scatter_add, or tuples as tf.scatter_nd_add; in index order)",
+    },
+    Entry {
+        ops: "InplaceScatterUpdate",
+        a: SCATTER_UPDATE,
+        b: INDEX,
+        out: SCATTER_UPDATE,
+        rule: "data[i, .., indices[i] + k, ..] = updates[i, .., k, ..] along axis (one offset per batch)",
     },
 ];

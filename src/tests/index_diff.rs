@@ -12,14 +12,15 @@
 
 use super::add_diff::Rng;
 use super::gather_diff::{
-    decode, device, encode, err, indices, ok, random_shape, run, T, BF16, BOOL, F16, F32, F64,
-    ND, S16, S32, S64, S8, U8,
+    decode, device, encode, err, indices, ok, random_shape, run, BF16, BOOL, F16, F32, F64, ND,
+    S16, S32, S64, S8, T, U8,
 };
 use super::torch_ref::{Array, Batch};
 use crate::capi::meta::*;
 use crate::capi::ops::{
-    gather_nd, index, index_fill, index_put_impl, masked_scatter, masked_select, nonzero,
-    nonzero_v2, put, scatter_nd, scatter_nd_update, tf_scatter_add,
+    gather_nd, gather_v3, index, index_fill, index_put_impl, masked_scatter, masked_select,
+    nonzero, nonzero_v2, put, scatter_nd, scatter_nd_update, scatter_reduce, scatter_update,
+    tf_scatter_add,
 };
 use std::ffi::c_void;
 use std::ptr::null_mut;
@@ -65,7 +66,12 @@ fn list(ts: &[&T]) -> *mut aclTensorList {
 /// The view shape `t` reports now.
 fn view_shape(t: *const aclTensor) -> Vec<i64> {
     let (mut p, mut n) = (null_mut(), 0u64);
-    assert_eq!(unsafe { aclGetViewShape(t, &mut p, &mut n) }, 0, "{}", err());
+    assert_eq!(
+        unsafe { aclGetViewShape(t, &mut p, &mut n) },
+        0,
+        "{}",
+        err()
+    );
     let v = unsafe { std::slice::from_raw_parts(p, n as usize) }.to_vec();
     unsafe { libc::free(p as *mut c_void) };
     v
@@ -129,7 +135,9 @@ type IndexList = Vec<Option<(Vec<i64>, Vec<usize>)>>;
 
 fn random_indices(rng: &mut Rng, shape: &[usize]) -> Option<(IndexList, Vec<usize>)> {
     let m = 1 + rng.below(shape.len() as u64) as usize;
-    let space: Vec<usize> = (0..rng.below(3)).map(|_| 1 + rng.below(3) as usize).collect();
+    let space: Vec<usize> = (0..rng.below(3))
+        .map(|_| 1 + rng.below(3) as usize)
+        .collect();
     let mut list = IndexList::new();
     for &n in &shape[..m] {
         if rng.pct(30) {
@@ -229,7 +237,12 @@ fn index_matches_torch_advanced_indexing() {
         let st = unsafe { index::aclnnIndexGetWorkspaceSize(s.t, l, out.t, &mut ws, &mut ex) };
         ok(st, ws, ex, index::aclnnIndex);
         let w = i64s(want);
-        expect(&out, &before, &|i| w[i], &format!("Index {shape:?} {list:?}"));
+        expect(
+            &out,
+            &before,
+            &|i| w[i],
+            &format!("Index {shape:?} {list:?}"),
+        );
         assert_eq!(aclDestroyTensorList(l), 0);
     }
 }
@@ -364,7 +377,10 @@ fn index_and_index_put_refuse_bad_values_at_synchronize() {
     let st = unsafe {
         index_put_impl::aclnnIndexPutImplGetWorkspaceSize(s.t, l, v.t, true, true, &mut ws, &mut ex)
     };
-    assert_eq!(run(st, ws, ex, index_put_impl::aclnnIndexPutImpl), AICORE_EXCEPTION);
+    assert_eq!(
+        run(st, ws, ex, index_put_impl::aclnnIndexPutImpl),
+        AICORE_EXCEPTION
+    );
     assert_eq!(s.bytes(), before);
     // phase 1: too many indices, a bool mask, values that do not broadcast, dtypes
     let l3 = list(&[&i, &i, &i]);
@@ -380,7 +396,9 @@ fn index_and_index_put_refuse_bad_values_at_synchronize() {
     assert!(e.contains("BOOL mask"), "{e}");
     let bad = filled(&mut rng, F32, &[3], &mut |_| 1);
     let st = unsafe {
-        index_put_impl::aclnnIndexPutImplGetWorkspaceSize(s.t, l, bad.t, false, false, &mut ws, &mut ex)
+        index_put_impl::aclnnIndexPutImplGetWorkspaceSize(
+            s.t, l, bad.t, false, false, &mut ws, &mut ex,
+        )
     };
     assert_eq!(st, 161002);
     let e = err();
@@ -388,7 +406,9 @@ fn index_and_index_put_refuse_bad_values_at_synchronize() {
     let wrong = T::new(&mut rng, F16, &[2, 4], &mut |_| encode(F16, 0));
     let st = unsafe { index::aclnnIndexGetWorkspaceSize(s.t, l, wrong.t, &mut ws, &mut ex) };
     assert_eq!(st, 161002);
-    let st = unsafe { index::aclnnIndexGetWorkspaceSize(s.t, std::ptr::null(), out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        index::aclnnIndexGetWorkspaceSize(s.t, std::ptr::null(), out.t, &mut ws, &mut ex)
+    };
     assert_eq!(st, 161001);
     for l in [l, l3, lm] {
         assert_eq!(aclDestroyTensorList(l), 0);
@@ -452,10 +472,13 @@ fn nonzero_and_masked_select_match_a_loop_and_report_their_shape() {
             let before = out.bytes();
             let (mut ws, mut ex) = (0u64, null_mut());
             if v2 {
-                let st = unsafe { nonzero_v2::aclnnNonzeroV2GetWorkspaceSize(s.t, out.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    nonzero_v2::aclnnNonzeroV2GetWorkspaceSize(s.t, out.t, &mut ws, &mut ex)
+                };
                 ok(st, ws, ex, nonzero_v2::aclnnNonzeroV2);
             } else {
-                let st = unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, out.t, &mut ws, &mut ex) };
+                let st =
+                    unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, out.t, &mut ws, &mut ex) };
                 ok(st, ws, ex, nonzero::aclnnNonzero);
             }
             let got = out.bytes();
@@ -467,10 +490,17 @@ fn nonzero_and_masked_select_match_a_loop_and_report_their_shape() {
                         exp[at * 8..at * 8 + 8].copy_from_slice(&(x as i64).to_le_bytes());
                     }
                 }
-                let want: Vec<i64> = if v2 { vec![r as i64, nz as i64] } else { vec![nz as i64, r as i64] };
+                let want: Vec<i64> = if v2 {
+                    vec![r as i64, nz as i64]
+                } else {
+                    vec![nz as i64, r as i64]
+                };
                 assert_eq!(view_shape(out.t), want, "case {case} v2 {v2} {shape:?}");
             }
-            assert_eq!(got, exp, "case {case}: Nonzero(V2 {v2}) of {shape:?} dtype {d}");
+            assert_eq!(
+                got, exp,
+                "case {case}: Nonzero(V2 {v2}) of {shape:?} dtype {d}"
+            );
         }
         // MaskedSelect: self (d) broadcast with a mask of this case's truth.
         let mshape = broadcasting_to(&mut rng, &shape);
@@ -488,7 +518,9 @@ fn nonzero_and_masked_select_match_a_loop_and_report_their_shape() {
         let out = T::new(&mut rng, d, &[n], &mut |_| encode(d, 99));
         let before = out.bytes();
         let (mut ws, mut ex) = (0u64, null_mut());
-        let st = unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, mask.t, out.t, &mut ws, &mut ex) };
+        let st = unsafe {
+            masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, mask.t, out.t, &mut ws, &mut ex)
+        };
         ok(st, ws, ex, masked_select::aclnnMaskedSelect);
         if n > 0 {
             assert_eq!(view_shape(out.t), vec![sel.len() as i64], "case {case}");
@@ -497,7 +529,11 @@ fn nonzero_and_masked_select_match_a_loop_and_report_their_shape() {
         for (i, &v) in sel.iter().enumerate() {
             out.set(&mut exp, &[i], &encode(d, v));
         }
-        assert_eq!(out.bytes(), exp, "case {case}: MaskedSelect {shape:?} mask {mshape:?}");
+        assert_eq!(
+            out.bytes(),
+            exp,
+            "case {case}: MaskedSelect {shape:?} mask {mshape:?}"
+        );
     }
 }
 
@@ -509,9 +545,15 @@ fn data_sized_outputs_refuse_what_the_docs_refuse() {
     let (mut ws, mut ex) = (0u64, null_mut());
     // Nonzero: out int64 and contiguous; too small for the count found: the run fails.
     let f = T::new(&mut rng, F32, &[6, 2], &mut |_| encode(F32, 0));
-    assert_eq!(unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, f.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, f.t, &mut ws, &mut ex) },
+        161002
+    );
     let strided = T::with_layout(S64, &[6, 2], &[1, 6], 0, &mut |_| encode(S64, 0));
-    assert_eq!(unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, strided.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe { nonzero::aclnnNonzeroGetWorkspaceSize(s.t, strided.t, &mut ws, &mut ex) },
+        161002
+    );
     let e = err();
     assert!(e.contains("contiguous"), "{e}");
     let small = T::with_layout(S64, &[2, 2], &[2, 1], 0, &mut |_| encode(S64, -1));
@@ -525,21 +567,52 @@ fn data_sized_outputs_refuse_what_the_docs_refuse() {
     // MaskedSelect: out 1-D of the broadcast numel; the mask bool or uint8.
     let m = filled(&mut rng, BOOL, &[3], &mut |_| 1);
     let o5 = T::new(&mut rng, F32, &[5], &mut |_| encode(F32, 0));
-    assert_eq!(unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o5.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o5.t, &mut ws, &mut ex)
+        },
+        161002
+    );
     let e = err();
     assert!(e.contains("6"), "{e}");
     let o2 = T::new(&mut rng, F32, &[2, 3], &mut |_| encode(F32, 0));
-    assert_eq!(unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o2.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o2.t, &mut ws, &mut ex)
+        },
+        161002
+    );
     let mf = filled(&mut rng, F32, &[3], &mut |_| 1);
     let o6 = T::new(&mut rng, F32, &[6], &mut |_| encode(F32, 0));
-    assert_eq!(unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, mf.t, o6.t, &mut ws, &mut ex) }, 161002);
-    assert_eq!(unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, std::ptr::null_mut(), &mut ws, &mut ex) }, 161001);
+    assert_eq!(
+        unsafe {
+            masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, mf.t, o6.t, &mut ws, &mut ex)
+        },
+        161002
+    );
+    assert_eq!(
+        unsafe {
+            masked_select::aclnnMaskedSelectGetWorkspaceSize(
+                s.t,
+                m.t,
+                std::ptr::null_mut(),
+                &mut ws,
+                &mut ex,
+            )
+        },
+        161001
+    );
     // a repeatable executor reports again at each run
-    let st = unsafe { masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o6.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        masked_select::aclnnMaskedSelectGetWorkspaceSize(s.t, m.t, o6.t, &mut ws, &mut ex)
+    };
     assert_eq!(st, 0);
     assert_eq!(unsafe { aclSetAclOpExecutorRepeatable(ex) }, 0);
     for _ in 0..2 {
-        assert_eq!(masked_select::aclnnMaskedSelect(null_mut(), 0, ex, null_mut()), 0);
+        assert_eq!(
+            masked_select::aclnnMaskedSelect(null_mut(), 0, ex, null_mut()),
+            0
+        );
         assert_eq!(crate::capi::runtime::aclrtSynchronizeStream(null_mut()), 0);
         assert_eq!(view_shape(o6.t), vec![6]);
     }
@@ -575,7 +648,11 @@ fn masked_scatter_put_and_index_fill_match_a_loop() {
                     .collect();
                 let extra = rng.below(3) as usize;
                 let srcn = hits.len() + extra;
-                let sshape = if rng.pct(50) { vec![srcn] } else { vec![1 + extra, hits.len().max(1)] };
+                let sshape = if rng.pct(50) {
+                    vec![srcn]
+                } else {
+                    vec![1 + extra, hits.len().max(1)]
+                };
                 let sn: usize = sshape.iter().product();
                 let src_v: Vec<i64> = (0..sn).map(|i| logical(d, 20 + (i % 30) as i64)).collect();
                 let src = filled(&mut rng, d, &sshape, &mut |i| src_v[i]);
@@ -583,7 +660,9 @@ fn masked_scatter_put_and_index_fill_match_a_loop() {
                     want[h] = src_v[k];
                 }
                 let st = unsafe {
-                    masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(s.t, mask.t, src.t, &mut ws, &mut ex)
+                    masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(
+                        s.t, mask.t, src.t, &mut ws, &mut ex,
+                    )
                 };
                 ok(st, ws, ex, masked_scatter::aclnnInplaceMaskedScatter);
             }
@@ -593,18 +672,32 @@ fn masked_scatter_put_and_index_fill_match_a_loop() {
                 if n == 0 && k > 0 {
                     continue;
                 }
-                let iv: Vec<i64> = (0..k).map(|_| rng.below(2 * n as u64) as i64 - n as i64).collect();
+                let iv: Vec<i64> = (0..k)
+                    .map(|_| rng.below(2 * n as u64) as i64 - n as i64)
+                    .collect();
                 let accumulate = rng.pct(50);
-                let ishape = if k == 4 && rng.pct(50) { vec![2, 2] } else { vec![k] };
+                let ishape = if k == 4 && rng.pct(50) {
+                    vec![2, 2]
+                } else {
+                    vec![k]
+                };
                 let idt = rng.pick(&[S32, S64]);
                 let index = T::index(&mut rng, idt, &ishape, &iv);
                 let src_v: Vec<i64> = (0..k).map(|i| logical(d, i as i64 + 1)).collect();
                 let src = filled(&mut rng, d, &[k], &mut |i| src_v[i]);
                 for (j, &v) in iv.iter().enumerate() {
                     let p = v.rem_euclid(n as i64) as usize;
-                    want[p] = if accumulate { logical(d, want[p] + src_v[j]) } else { src_v[j] };
+                    want[p] = if accumulate {
+                        logical(d, want[p] + src_v[j])
+                    } else {
+                        src_v[j]
+                    };
                 }
-                let st = unsafe { put::aclnnInplacePutGetWorkspaceSize(s.t, index.t, src.t, accumulate, &mut ws, &mut ex) };
+                let st = unsafe {
+                    put::aclnnInplacePutGetWorkspaceSize(
+                        s.t, index.t, src.t, accumulate, &mut ws, &mut ex,
+                    )
+                };
                 ok(st, ws, ex, put::aclnnInplacePut);
             }
             _ => {
@@ -615,7 +708,9 @@ fn masked_scatter_put_and_index_fill_match_a_loop() {
                 let ax = rng.below(rank as u64) as usize;
                 let m = shape[ax] as i64;
                 let k = rng.below(5) as usize;
-                let iv: Vec<i64> = (0..k).map(|_| rng.below(2 * m as u64 + 4) as i64 - m - 2).collect();
+                let iv: Vec<i64> = (0..k)
+                    .map(|_| rng.below(2 * m as u64 + 4) as i64 - m - 2)
+                    .collect();
                 let idt = rng.pick(&[S32, S64]);
                 let index = T::index(&mut rng, idt, &[k], &iv);
                 let mut fill = 5.0f64;
@@ -623,25 +718,46 @@ fn masked_scatter_put_and_index_fill_match_a_loop() {
                 let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 99));
                 let obefore = out.bytes();
                 for (p, idx) in indices(&shape).iter().enumerate() {
-                    if iv.iter().any(|&v| (-m..m).contains(&v) && v.rem_euclid(m) as usize == idx[ax]) {
+                    if iv
+                        .iter()
+                        .any(|&v| (-m..m).contains(&v) && v.rem_euclid(m) as usize == idx[ax])
+                    {
                         want[p] = 5;
                     }
                 }
-                let dim = if rng.pct(50) { ax as i64 - rank as i64 } else { ax as i64 };
+                let dim = if rng.pct(50) {
+                    ax as i64 - rank as i64
+                } else {
+                    ax as i64
+                };
                 let st = unsafe {
-                    index_fill::aclnnIndexFillGetWorkspaceSize(s.t, dim, index.t, value, out.t, &mut ws, &mut ex)
+                    index_fill::aclnnIndexFillGetWorkspaceSize(
+                        s.t, dim, index.t, value, out.t, &mut ws, &mut ex,
+                    )
                 };
                 ok(st, ws, ex, index_fill::aclnnIndexFill);
-                expect(&out, &obefore, &|i| want[i], &format!("case {case}: IndexFill {shape:?} dim {dim} {iv:?}"));
+                expect(
+                    &out,
+                    &obefore,
+                    &|i| want[i],
+                    &format!("case {case}: IndexFill {shape:?} dim {dim} {iv:?}"),
+                );
                 expect(&s, &before, &|i| sv[i], "IndexFill's self");
                 let st = unsafe {
-                    index_fill::aclnnInplaceIndexFillGetWorkspaceSize(s.t, dim, index.t, value, &mut ws, &mut ex)
+                    index_fill::aclnnInplaceIndexFillGetWorkspaceSize(
+                        s.t, dim, index.t, value, &mut ws, &mut ex,
+                    )
                 };
                 ok(st, ws, ex, index_fill::aclnnInplaceIndexFill);
                 assert_eq!(aclDestroyScalar(value), 0);
             }
         }
-        expect(&s, &before, &|i| want[i], &format!("case {case} ({}) {shape:?} dtype {d}", case % 3));
+        expect(
+            &s,
+            &before,
+            &|i| want[i],
+            &format!("case {case} ({}) {shape:?} dtype {d}", case % 3),
+        );
     }
 }
 
@@ -654,21 +770,42 @@ fn masked_scatter_and_put_refuse_bad_data_at_synchronize() {
     let (mut ws, mut ex) = (0u64, null_mut());
     let mask = filled(&mut rng, BOOL, &[3], &mut |_| 1);
     let src = filled(&mut rng, F32, &[5], &mut |_| 7);
-    let st = unsafe { masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(s.t, mask.t, src.t, &mut ws, &mut ex) };
-    assert_eq!(run(st, ws, ex, masked_scatter::aclnnInplaceMaskedScatter), AICORE_EXCEPTION);
+    let st = unsafe {
+        masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(
+            s.t, mask.t, src.t, &mut ws, &mut ex,
+        )
+    };
+    assert_eq!(
+        run(st, ws, ex, masked_scatter::aclnnInplaceMaskedScatter),
+        AICORE_EXCEPTION
+    );
     let e = err();
     assert!(e.contains("6 true elements but source only 5"), "{e}");
     assert_eq!(s.bytes(), before);
     let big = filled(&mut rng, BOOL, &[2, 2, 3], &mut |_| 1);
-    assert_eq!(unsafe { masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(s.t, big.t, src.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            masked_scatter::aclnnInplaceMaskedScatterGetWorkspaceSize(
+                s.t, big.t, src.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
     let index = T::index(&mut rng, S64, &[2], &[1, 6]);
     let two = filled(&mut rng, F32, &[2], &mut |_| 7);
-    let st = unsafe { put::aclnnInplacePutGetWorkspaceSize(s.t, index.t, two.t, false, &mut ws, &mut ex) };
+    let st = unsafe {
+        put::aclnnInplacePutGetWorkspaceSize(s.t, index.t, two.t, false, &mut ws, &mut ex)
+    };
     assert_eq!(run(st, ws, ex, put::aclnnInplacePut), AICORE_EXCEPTION);
     let e = err();
     assert!(e.contains("value 6") && e.contains("[-6, 6)"), "{e}");
     assert_eq!(s.bytes(), before);
-    assert_eq!(unsafe { put::aclnnInplacePutGetWorkspaceSize(s.t, index.t, src.t, false, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            put::aclnnInplacePutGetWorkspaceSize(s.t, index.t, src.t, false, &mut ws, &mut ex)
+        },
+        161002
+    );
     let e = err();
     assert!(e.contains("as many"), "{e}");
 }
@@ -688,8 +825,16 @@ fn nd_family_matches_a_loop() {
         let r = 1 + rng.below(3) as usize;
         let shape: Vec<usize> = (0..r).map(|_| 1 + rng.below(4) as usize).collect();
         let rows_form = op == 3 && rng.pct(50);
-        let c = if rows_form { 1 } else { 1 + rng.below(r as u64) as usize };
-        let nb = if op == 2 { 1 + rng.below(2) as usize } else { rng.below(3) as usize };
+        let c = if rows_form {
+            1
+        } else {
+            1 + rng.below(r as u64) as usize
+        };
+        let nb = if op == 2 {
+            1 + rng.below(2) as usize
+        } else {
+            rng.below(3) as usize
+        };
         let space: Vec<usize> = (0..nb).map(|_| rng.below(4) as usize).collect();
         let points: usize = space.iter().product();
         let wrap = op == 0 && rng.pct(50);
@@ -698,7 +843,11 @@ fn nd_family_matches_a_loop() {
                 (0..c)
                     .map(|k| {
                         let v = rng.below(shape[k] as u64) as i64;
-                        if wrap && rng.pct(40) { v - shape[k] as i64 } else { v }
+                        if wrap && rng.pct(40) {
+                            v - shape[k] as i64
+                        } else {
+                            v
+                        }
                     })
                     .collect()
             })
@@ -719,7 +868,11 @@ fn nd_family_matches_a_loop() {
         let rshape: Vec<usize> = space.iter().chain(&slice).copied().collect();
         // The flat position in self of element j of the slice at point b.
         let at = |b: usize, j: usize| {
-            let t: Vec<usize> = tuples[b].iter().zip(&shape).map(|(&v, &m)| v.rem_euclid(m as i64) as usize).collect();
+            let t: Vec<usize> = tuples[b]
+                .iter()
+                .zip(&shape)
+                .map(|(&v, &m)| v.rem_euclid(m as i64) as usize)
+                .collect();
             let mut idx = t;
             let mut rest = j;
             let mut tail = vec![0; slice.len()];
@@ -735,12 +888,18 @@ fn nd_family_matches_a_loop() {
         if op == 0 {
             let out = T::new(&mut rng, d, &rshape, &mut |_| encode(d, 99));
             let ob = out.bytes();
-            let st = unsafe { gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, index.t, wrap, out.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                gather_nd::aclnnGatherNdGetWorkspaceSize(
+                    s.t, index.t, wrap, out.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, gather_nd::aclnnGatherNd);
             expect(&out, &ob, &|k| sv[at(k / sl, k % sl)], &what);
             continue;
         }
-        let uv: Vec<i64> = (0..points * sl).map(|k| logical(d, (k % 5) as i64 + 1)).collect();
+        let uv: Vec<i64> = (0..points * sl)
+            .map(|k| logical(d, (k % 5) as i64 + 1))
+            .collect();
         let updates = filled(&mut rng, d, &rshape, &mut |k| uv[k]);
         let mut want = sv.clone();
         // Plain updates need distinct tuples for a defined result: make them additions' inputs
@@ -753,25 +912,41 @@ fn nd_family_matches_a_loop() {
         for b in 0..points {
             for j in 0..sl {
                 let p = at(b, j);
-                want[p] = if op == 3 { logical(d, want[p] + uv[b * sl + j]) } else { uv[b * sl + j] };
+                want[p] = if op == 3 {
+                    logical(d, want[p] + uv[b * sl + j])
+                } else {
+                    uv[b * sl + j]
+                };
             }
         }
         match op {
             1 => {
                 let out = T::new(&mut rng, d, &shape, &mut |_| encode(d, 99));
                 let ob = out.bytes();
-                let st = unsafe { scatter_nd::aclnnScatterNdGetWorkspaceSize(s.t, index.t, updates.t, out.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    scatter_nd::aclnnScatterNdGetWorkspaceSize(
+                        s.t, index.t, updates.t, out.t, &mut ws, &mut ex,
+                    )
+                };
                 ok(st, ws, ex, scatter_nd::aclnnScatterNd);
                 expect(&out, &ob, &|k| want[k], &what);
                 expect(&s, &before, &|k| sv[k], &what);
             }
             2 => {
-                let st = unsafe { scatter_nd_update::aclnnScatterNdUpdateGetWorkspaceSize(s.t, index.t, updates.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    scatter_nd_update::aclnnScatterNdUpdateGetWorkspaceSize(
+                        s.t, index.t, updates.t, &mut ws, &mut ex,
+                    )
+                };
                 ok(st, ws, ex, scatter_nd_update::aclnnScatterNdUpdate);
                 expect(&s, &before, &|k| want[k], &what);
             }
             _ => {
-                let st = unsafe { tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(s.t, index.t, updates.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(
+                        s.t, index.t, updates.t, &mut ws, &mut ex,
+                    )
+                };
                 ok(st, ws, ex, tf_scatter_add::aclnnTfScatterAdd);
                 expect(&s, &before, &|k| want[k], &what);
             }
@@ -789,36 +964,281 @@ fn nd_family_refuses_bad_indices() {
     let neg = T::index(&mut rng, S64, &[2, 2], &[0, 1, -1, 0]);
     let out = T::new(&mut rng, F32, &[2], &mut |_| encode(F32, 99));
     let ob = out.bytes();
-    let st = unsafe { gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, neg.t, false, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, neg.t, false, out.t, &mut ws, &mut ex)
+    };
     assert_eq!(run(st, ws, ex, gather_nd::aclnnGatherNd), AICORE_EXCEPTION);
     let e = err();
     assert!(e.contains("value -1") && e.contains("[0, 3)"), "{e}");
     assert_eq!(out.bytes(), ob);
-    let st = unsafe { gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, neg.t, true, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, neg.t, true, out.t, &mut ws, &mut ex)
+    };
     ok(st, ws, ex, gather_nd::aclnnGatherNd);
     let upd = filled(&mut rng, F32, &[2], &mut |_| 1);
     let full = T::new(&mut rng, F32, &[3, 4], &mut |_| encode(F32, 99));
     let fb = full.bytes();
-    let st = unsafe { scatter_nd::aclnnScatterNdGetWorkspaceSize(s.t, neg.t, upd.t, full.t, &mut ws, &mut ex) };
-    assert_eq!(run(st, ws, ex, scatter_nd::aclnnScatterNd), AICORE_EXCEPTION);
-    assert_eq!(full.bytes(), fb, "ScatterNd wrote out before its indices were checked");
-    let st = unsafe { tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(s.t, neg.t, upd.t, &mut ws, &mut ex) };
-    assert_eq!(run(st, ws, ex, tf_scatter_add::aclnnTfScatterAdd), AICORE_EXCEPTION);
+    let st = unsafe {
+        scatter_nd::aclnnScatterNdGetWorkspaceSize(s.t, neg.t, upd.t, full.t, &mut ws, &mut ex)
+    };
+    assert_eq!(
+        run(st, ws, ex, scatter_nd::aclnnScatterNd),
+        AICORE_EXCEPTION
+    );
+    assert_eq!(
+        full.bytes(),
+        fb,
+        "ScatterNd wrote out before its indices were checked"
+    );
+    let st = unsafe {
+        tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(s.t, neg.t, upd.t, &mut ws, &mut ex)
+    };
+    assert_eq!(
+        run(st, ws, ex, tf_scatter_add::aclnnTfScatterAdd),
+        AICORE_EXCEPTION
+    );
     assert_eq!(s.bytes(), before);
     // phase 1: a tuple longer than the rank, updates of the wrong shape, 1-D indices for ScatterNdUpdate
     let long = T::index(&mut rng, S64, &[1, 3], &[0, 0, 0]);
-    assert_eq!(unsafe { gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, long.t, false, out.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            gather_nd::aclnnGatherNdGetWorkspaceSize(s.t, long.t, false, out.t, &mut ws, &mut ex)
+        },
+        161002
+    );
     let e = err();
     assert!(e.contains("1 to 2 values"), "{e}");
     let bad = filled(&mut rng, F32, &[3], &mut |_| 1);
-    assert_eq!(unsafe { scatter_nd::aclnnScatterNdGetWorkspaceSize(s.t, neg.t, bad.t, full.t, &mut ws, &mut ex) }, 161002);
-    assert_eq!(unsafe { tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(s.t, neg.t, bad.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            scatter_nd::aclnnScatterNdGetWorkspaceSize(s.t, neg.t, bad.t, full.t, &mut ws, &mut ex)
+        },
+        161002
+    );
+    assert_eq!(
+        unsafe {
+            tf_scatter_add::aclnnTfScatterAddGetWorkspaceSize(s.t, neg.t, bad.t, &mut ws, &mut ex)
+        },
+        161002
+    );
     let one = T::index(&mut rng, S64, &[2], &[0, 1]);
     let s8 = filled(&mut rng, S8, &[3, 4], &mut |_| 0);
     let upd8 = filled(&mut rng, S8, &[4], &mut |_| 0);
-    assert_eq!(unsafe { scatter_nd_update::aclnnScatterNdUpdateGetWorkspaceSize(s8.t, one.t, upd8.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            scatter_nd_update::aclnnScatterNdUpdateGetWorkspaceSize(
+                s8.t, one.t, upd8.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
     let e = err();
     assert!(e.contains("at least 2"), "{e}");
     let f64s = filled(&mut rng, F64, &[3, 4], &mut |_| 0);
-    assert_eq!(unsafe { gather_nd::aclnnGatherNdGetWorkspaceSize(f64s.t, neg.t, false, out.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            gather_nd::aclnnGatherNdGetWorkspaceSize(f64s.t, neg.t, false, out.t, &mut ws, &mut ex)
+        },
+        161002
+    );
+}
+
+#[test]
+fn gather_v3_scatter_reduce_and_scatter_update_match_a_loop() {
+    device();
+    let mut rng = Rng::new(0x5e73);
+    for case in 0..240 {
+        let (mut ws, mut ex) = (0u64, null_mut());
+        match case % 3 {
+            0 => {
+                // GatherV3: dim 0, batchDims 0: out = index.shape + self.shape[1:]
+                let d = rng.pick(&[F32, F16, S64, S32, S16, S8, U8, BOOL, F64]);
+                let r = 1 + rng.below(3) as usize;
+                let shape: Vec<usize> = (0..r).map(|_| 1 + rng.below(4) as usize).collect();
+                let ishape: Vec<usize> = (0..rng.below(3)).map(|_| rng.below(4) as usize).collect();
+                let k: usize = ishape.iter().product();
+                let iv: Vec<i64> = (0..k).map(|_| rng.below(shape[0] as u64) as i64).collect();
+                let idt = rng.pick(&[S32, S64]);
+                let index = T::index(&mut rng, idt, &ishape, &iv);
+                let n: usize = shape.iter().product();
+                let sv: Vec<i64> = (0..n).map(|k| logical(d, (k % 13) as i64)).collect();
+                let s = filled(&mut rng, d, &shape, &mut |k| sv[k]);
+                // a 0-D index is a 1-element 1-D one (aclnnGatherV3.md)
+                let q: Vec<usize> = if ishape.is_empty() {
+                    vec![1]
+                } else {
+                    ishape.clone()
+                };
+                let oshape: Vec<usize> = q.iter().chain(&shape[1..]).copied().collect();
+                let out = T::new(&mut rng, d, &oshape, &mut |_| encode(d, 99));
+                let ob = out.bytes();
+                let row: usize = shape[1..].iter().product();
+                let dim = if rng.pct(50) { 0 } else { -(r as i64) };
+                let mode = rng.below(3) as i64;
+                let st = unsafe {
+                    gather_v3::aclnnGatherV3GetWorkspaceSize(
+                        s.t, dim, index.t, 0, mode, out.t, &mut ws, &mut ex,
+                    )
+                };
+                ok(st, ws, ex, gather_v3::aclnnGatherV3);
+                expect(
+                    &out,
+                    &ob,
+                    &|p| sv[iv[p / row] as usize * row + p % row],
+                    &format!("case {case}: GatherV3 {shape:?} {ishape:?}"),
+                );
+            }
+            1 => {
+                // ScatterReduce (FLOAT32, add, includeSelf) and its in-place form
+                let r = 1 + rng.below(3) as usize;
+                let shape: Vec<usize> = (0..r).map(|_| 1 + rng.below(4) as usize).collect();
+                let ax = rng.below(r as u64) as usize;
+                let ishape: Vec<usize> = shape
+                    .iter()
+                    .map(|&n| rng.below(n as u64 + 1) as usize)
+                    .collect();
+                let k: usize = ishape.iter().product();
+                let iv: Vec<i64> = (0..k).map(|_| rng.below(shape[ax] as u64) as i64).collect();
+                let idt = rng.pick(&[S32, S64]);
+                let index = T::index(&mut rng, idt, &ishape, &iv);
+                let n: usize = shape.iter().product();
+                let sv: Vec<i64> = (0..n).map(|k| (k % 7) as i64).collect();
+                let src = filled(&mut rng, F32, &shape, &mut |k| (k % 5) as i64 + 1);
+                let mut want = sv.clone();
+                for (q, p) in indices(&ishape).iter().enumerate() {
+                    let mut dst = p.clone();
+                    dst[ax] = iv[q] as usize;
+                    want[flat(&shape, &dst)] += (flat(&shape, p) % 5) as i64 + 1;
+                }
+                let s = filled(&mut rng, F32, &shape, &mut |k| sv[k]);
+                let before = s.bytes();
+                let out = T::new(&mut rng, F32, &shape, &mut |_| encode(F32, 99));
+                let ob = out.bytes();
+                let dim = if rng.pct(50) {
+                    ax as i64 - r as i64
+                } else {
+                    ax as i64
+                };
+                let st = unsafe {
+                    scatter_reduce::aclnnScatterReduceGetWorkspaceSize(
+                        s.t, dim, index.t, src.t, 1, true, out.t, &mut ws, &mut ex,
+                    )
+                };
+                ok(st, ws, ex, scatter_reduce::aclnnScatterReduce);
+                expect(
+                    &out,
+                    &ob,
+                    &|p| want[p],
+                    &format!("case {case}: ScatterReduce {shape:?} dim {dim}"),
+                );
+                let st = unsafe {
+                    scatter_reduce::aclnnInplaceScatterReduceGetWorkspaceSize(
+                        s.t, dim, index.t, src.t, 1, true, &mut ws, &mut ex,
+                    )
+                };
+                ok(st, ws, ex, scatter_reduce::aclnnInplaceScatterReduce);
+                expect(&s, &before, &|p| want[p], "InplaceScatterReduce");
+                for (reduce, inc) in [(0, true), (2, true), (1, false), (5, true)] {
+                    let st = unsafe {
+                        scatter_reduce::aclnnScatterReduceGetWorkspaceSize(
+                            s.t, dim, index.t, src.t, reduce, inc, out.t, &mut ws, &mut ex,
+                        )
+                    };
+                    assert_eq!(st, 161002);
+                }
+            }
+            _ => {
+                // InplaceScatterUpdate: batch i from offset indices[i] along axis
+                let d = rng.pick(&[S8, U8, F16, F32, S32, BF16]);
+                let r = 2 + rng.below(3) as usize;
+                let shape: Vec<usize> = (0..r).map(|_| 1 + rng.below(4) as usize).collect();
+                let ax = 1 + rng.below(r as u64 - 1) as usize;
+                let e = 1 + rng.below(shape[ax] as u64) as usize;
+                let zero_d = shape[0] == 1 && rng.pct(30);
+                let mut ushape = shape.clone();
+                ushape[ax] = e;
+                let batches = if zero_d {
+                    1
+                } else {
+                    1 + rng.below(shape[0] as u64) as usize
+                };
+                ushape[0] = batches;
+                let iv: Vec<i64> = (0..batches)
+                    .map(|_| rng.below((shape[ax] - e + 1) as u64) as i64)
+                    .collect();
+                let idt = rng.pick(&[S32, S64]);
+                let index = if zero_d {
+                    T::index(&mut rng, idt, &[], &iv)
+                } else {
+                    T::index(&mut rng, idt, &[batches], &iv)
+                };
+                let n: usize = shape.iter().product();
+                let sv: Vec<i64> = (0..n).map(|k| logical(d, (k % 9) as i64)).collect();
+                let s = filled(&mut rng, d, &shape, &mut |k| sv[k]);
+                let before = s.bytes();
+                let un: usize = ushape.iter().product();
+                let uv: Vec<i64> = (0..un).map(|k| logical(d, 20 + (k % 7) as i64)).collect();
+                let upd = filled(&mut rng, d, &ushape, &mut |k| uv[k]);
+                let mut want = sv.clone();
+                for (q, p) in indices(&ushape).iter().enumerate() {
+                    let mut dst = p.clone();
+                    dst[ax] += iv[p[0]] as usize;
+                    want[flat(&shape, &dst)] = uv[q];
+                }
+                let axis = if rng.pct(50) {
+                    ax as i64 - r as i64
+                } else {
+                    ax as i64
+                };
+                let st = unsafe {
+                    scatter_update::aclnnInplaceScatterUpdateGetWorkspaceSize(
+                        s.t, index.t, upd.t, axis, &mut ws, &mut ex,
+                    )
+                };
+                ok(st, ws, ex, scatter_update::aclnnInplaceScatterUpdate);
+                expect(&s, &before, &|p| want[p], &format!("case {case}: ScatterUpdate {shape:?} axis {axis} updates {ushape:?} {iv:?}"));
+                // an offset past c - e fails the run, data untouched; axis 0 is refused
+                if !zero_d {
+                    let bad: Vec<i64> = iv.iter().map(|_| (shape[ax] - e + 1) as i64).collect();
+                    let bi = T::index(&mut rng, idt, &[batches], &bad);
+                    let now = s.bytes();
+                    let st = unsafe {
+                        scatter_update::aclnnInplaceScatterUpdateGetWorkspaceSize(
+                            s.t, bi.t, upd.t, axis, &mut ws, &mut ex,
+                        )
+                    };
+                    assert_eq!(
+                        run(st, ws, ex, scatter_update::aclnnInplaceScatterUpdate),
+                        AICORE_EXCEPTION
+                    );
+                    assert_eq!(s.bytes(), now);
+                }
+                let st = unsafe {
+                    scatter_update::aclnnInplaceScatterUpdateGetWorkspaceSize(
+                        s.t, index.t, upd.t, 0, &mut ws, &mut ex,
+                    )
+                };
+                assert_eq!(st, 161002);
+            }
+        }
+    }
+    // GatherV3 refusals: dim 1, batchDims 1, mode 3, a negative index at run time
+    let s = filled(&mut rng, F32, &[3, 2], &mut |k| k as i64);
+    let index = T::index(&mut rng, S64, &[2], &[1, -1]);
+    let out = T::new(&mut rng, F32, &[2, 2], &mut |_| encode(F32, 99));
+    let ob = out.bytes();
+    let (mut ws, mut ex) = (0u64, null_mut());
+    for (dim, batch, mode) in [(1, 0, 0), (0, 1, 0), (0, 0, 3)] {
+        let st = unsafe {
+            gather_v3::aclnnGatherV3GetWorkspaceSize(
+                s.t, dim, index.t, batch, mode, out.t, &mut ws, &mut ex,
+            )
+        };
+        assert_eq!(st, 161002);
+    }
+    let st = unsafe {
+        gather_v3::aclnnGatherV3GetWorkspaceSize(s.t, 0, index.t, 0, 1, out.t, &mut ws, &mut ex)
+    };
+    assert_eq!(run(st, ws, ex, gather_v3::aclnnGatherV3), AICORE_EXCEPTION);
+    assert_eq!(out.bytes(), ob);
 }
