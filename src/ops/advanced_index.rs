@@ -195,6 +195,28 @@ pub(crate) struct TupleWork {
     pub before: Option<Sequence>,
 }
 
+impl TupleWork {
+    /// The executor of `plan` driven by `tuple` (after `before`, if any).
+    pub fn executor(
+        api: &'static str,
+        b: Bindings,
+        tuple: Tuple,
+        plan: Plan,
+        before: Option<Sequence>,
+    ) -> Executor {
+        Executor::new(
+            api,
+            b,
+            TupleWork {
+                api,
+                tuple,
+                plan,
+                before,
+            },
+        )
+    }
+}
+
 impl Work for TupleWork {
     fn workspace_size(&self) -> u64 {
         self.before.as_ref().map_or(0, |s| s.workspace_size())
@@ -444,13 +466,8 @@ pub fn index(self_: &TensorDesc, indices: &[&TensorDesc], out: &TensorDesc) -> R
             dtype: self_.dtype,
             reduce: Reduce::Copy,
         };
-        let work = TupleWork {
-            api: API,
-            tuple: ix.tuple(&s1, indices, 1),
-            plan,
-            before: None,
-        };
-        Executor::new(API, std::mem::take(&mut b), work)
+        let tuple = ix.tuple(&s1, indices, 1);
+        TupleWork::executor(API, std::mem::take(&mut b), tuple, plan, None)
     };
     e.lists = lists;
     Ok(e)
@@ -536,13 +553,7 @@ pub fn index_put_impl(
         };
         let mut tuple = ix.tuple(&s1, indices, 1);
         tuple.target = "the indexed dims of selfRef";
-        let work = TupleWork {
-            api: API,
-            tuple,
-            plan,
-            before: None,
-        };
-        Executor::new(API, std::mem::take(&mut b), work)
+        TupleWork::executor(API, std::mem::take(&mut b), tuple, plan, None)
     };
     e.lists = lists;
     Ok(e)
@@ -622,16 +633,7 @@ pub fn inplace_put(
         range: Range::Wrapping,
         target: "the elements of selfRef",
     };
-    Ok(Executor::new(
-        API,
-        b,
-        TupleWork {
-            api: API,
-            tuple,
-            plan,
-            before: None,
-        },
-    ))
+    Ok(TupleWork::executor(API, b, tuple, plan, None))
 }
 
 /// IndexFill's work: the index read and filtered at phase 2, then `out = self` (out of

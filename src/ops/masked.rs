@@ -264,6 +264,46 @@ pub fn nonzero_v2(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     nonzero_rule("aclnnNonzeroV2", NONZERO_V2, self_, out, true)
 }
 
+/// A one-stride run of `positions.len()` elements meeting `t` (bound at `binding`) at the
+/// row-major `positions` of its shape: gathered from t into `run` (Side::Source) or
+/// scattered from `run` into t (Side::Destination).
+fn flat_plan(
+    side: Side,
+    run: Walk,
+    binding: usize,
+    t: &TensorDesc,
+    positions: Vec<i64>,
+    what: &'static str,
+) -> Plan {
+    let at = Walk::new(binding, t, smallvec::smallvec![0]);
+    let (dst, values) = match side {
+        Side::Source => (run, at),
+        Side::Destination => (at, run),
+    };
+    Plan {
+        shape: smallvec::smallvec![positions.len()],
+        parallel: 1,
+        dst,
+        values: Values::Tensor(values),
+        index: Index {
+            source: IndexSource::Host {
+                values: positions,
+                strides: smallvec::smallvec![1],
+            },
+            side,
+            axis: Axis::Flat {
+                shape: t.shape.clone(),
+                strides: t.strides.clone(),
+            },
+            wrap: false,
+            name: what,
+            target: String::new(),
+        },
+        dtype: t.dtype,
+        reduce: Reduce::Copy,
+    }
+}
+
 /// MaskedSelect's work: mask's true positions over the broadcast shape, then a gather of
 /// self's elements there.
 struct SelectWork {
@@ -281,28 +321,12 @@ impl Work for SelectWork {
         let found = true_positions(b, 1, &self.shape, &self.mask_strides)?;
         let (s, out) = (b.view(0)?, as_1d(b.view(2)?));
         let n = found.len();
-        let plan = Plan {
-            shape: smallvec::smallvec![n],
-            parallel: 1,
-            dst: Walk::new(2, &out, out.strides.clone()),
-            values: Values::Tensor(Walk::new(0, s, smallvec::smallvec![0])),
-            index: Index {
-                source: IndexSource::Host {
-                    values: found.into_iter().map(|f| f as i64).collect(),
-                    strides: smallvec::smallvec![1],
-                },
-                side: Side::Source,
-                axis: Axis::Flat {
-                    shape: self.shape.clone(),
-                    strides: self.self_strides.clone(),
-                },
-                wrap: false,
-                name: "mask",
-                target: "self".into(),
-            },
-            dtype: s.dtype,
-            reduce: Reduce::Copy,
-        };
+        let mut seen = s.clone();
+        seen.shape = self.shape.clone();
+        seen.strides = self.self_strides.clone();
+        let positions = found.into_iter().map(|f| f as i64).collect();
+        let run = Walk::new(2, &out, out.strides.clone());
+        let plan = flat_plan(Side::Source, run, 0, &seen, positions, "mask");
         plan.execute(b)?;
         self.report
             .publish(smallvec::smallvec![n], smallvec::smallvec![out.strides[0]]);
@@ -398,28 +422,15 @@ impl Work for ScatterWork {
                     n_inputs: b.n_inputs,
                     outputs: b.outputs.clone(),
                 };
-                let gather = Plan {
-                    shape: smallvec::smallvec![n],
-                    parallel: 1,
-                    dst: Walk::new(staged_at, &staged, smallvec::smallvec![1]),
-                    values: Values::Tensor(Walk::new(2, &src, smallvec::smallvec![0])),
-                    index: Index {
-                        source: IndexSource::Host {
-                            values: (0..n as i64).collect(),
-                            strides: smallvec::smallvec![1],
-                        },
-                        side: Side::Source,
-                        axis: Axis::Flat {
-                            shape: src.shape.clone(),
-                            strides: src.strides.clone(),
-                        },
-                        wrap: false,
-                        name: "source",
-                        target: "source".into(),
-                    },
-                    dtype: s.dtype,
-                    reduce: Reduce::Copy,
-                };
+                let run = Walk::new(staged_at, &staged, smallvec::smallvec![1]);
+                let gather = flat_plan(
+                    Side::Source,
+                    run,
+                    2,
+                    &src,
+                    (0..n as i64).collect(),
+                    "source",
+                );
                 gather.execute(&with)?;
                 (
                     std::borrow::Cow::Owned(with),
@@ -427,28 +438,8 @@ impl Work for ScatterWork {
                 )
             }
         };
-        let plan = Plan {
-            shape: smallvec::smallvec![n],
-            parallel: 1,
-            dst: Walk::new(0, &s1, smallvec::smallvec![0]),
-            values: Values::Tensor(values),
-            index: Index {
-                source: IndexSource::Host {
-                    values: found.into_iter().map(|f| f as i64).collect(),
-                    strides: smallvec::smallvec![1],
-                },
-                side: Side::Destination,
-                axis: Axis::Flat {
-                    shape: s1.shape.clone(),
-                    strides: s1.strides.clone(),
-                },
-                wrap: false,
-                name: "mask",
-                target: "selfRef".into(),
-            },
-            dtype: s.dtype,
-            reduce: Reduce::Copy,
-        };
+        let positions = found.into_iter().map(|f| f as i64).collect();
+        let plan = flat_plan(Side::Destination, values, 0, &s1, positions, "mask");
         plan.execute(&b)
     }
 }

@@ -184,16 +184,7 @@ pub fn gather_nd(
     };
     let mut tuple = tuples(indices, 1, c, self_, range);
     tuple.target = "the leading dims of self";
-    Ok(Executor::new(
-        API,
-        b,
-        TupleWork {
-            api: API,
-            tuple,
-            plan,
-            before: None,
-        },
-    ))
+    Ok(TupleWork::executor(API, b, tuple, plan, None))
 }
 
 /// The scatter `var[tuple(b), ...] (op)= updates[b, ...]` of tuples of length `c` over the
@@ -330,16 +321,7 @@ fn scatter_nd_rule(
     } else {
         "the leading dims of varRef"
     };
-    Ok(Executor::new(
-        api,
-        b,
-        TupleWork {
-            api,
-            tuple,
-            plan,
-            before,
-        },
-    ))
+    Ok(TupleWork::executor(api, b, tuple, plan, before))
 }
 
 /// aclnnScatterNd.
@@ -435,16 +417,7 @@ pub fn tf_scatter_add(
     apart(API, "updates", updates, "varRef", var_ref)?;
     apart(API, "indices", indices, "varRef", var_ref)?;
     let plan = scatter_tuples(var_ref, 0, c, &space, updates, 2, Reduce::Add);
-    Ok(Executor::new(
-        API,
-        b,
-        TupleWork {
-            api: API,
-            tuple,
-            plan,
-            before: None,
-        },
-    ))
+    Ok(TupleWork::executor(API, b, tuple, plan, None))
 }
 
 /// aclnnInplaceScatterUpdate: `data[i, .., indices[i] + k, ..] = updates[i, .., k, ..]`
@@ -564,16 +537,7 @@ pub fn inplace_scatter_update(
         range: Range::NonNegative,
         target: "the offsets along data's axis (offset + updates' length must fit)",
     };
-    Ok(Executor::new(
-        API,
-        b,
-        TupleWork {
-            api: API,
-            tuple,
-            plan,
-            before: None,
-        },
-    ))
+    Ok(TupleWork::executor(API, b, tuple, plan, None))
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
