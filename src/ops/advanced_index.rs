@@ -268,8 +268,20 @@ struct Indexing {
     from_self: Vec<Option<usize>>,
 }
 
-/// PyTorch's advanced-indexing shape rule for `self[indices]` (self 0-d seen as 1-D).
-fn indexing(api: &str, s1: &TensorDesc, indices: &[&TensorDesc]) -> Result<Indexing> {
+/// PyTorch's advanced-indexing shape rule for `self[indices]` (self, called `name`; 0-d
+/// seen as 1-D, which takes one index tensor at most).
+fn indexing(
+    api: &str,
+    name: &str,
+    self_: &TensorDesc,
+    indices: &[&TensorDesc],
+) -> Result<Indexing> {
+    crate::ensure!(
+        self_.rank() > 0 || indices.len() <= 1,
+        "{name} is a scalar (0 dims), so indices may hold one tensor, but it holds {}",
+        indices.len()
+    );
+    let s1 = as_1d(self_);
     let r = s1.rank();
     crate::ensure!(
         indices.len() <= r,
@@ -406,13 +418,8 @@ pub fn index(self_: &TensorDesc, indices: &[&TensorDesc], out: &TensorDesc) -> R
     ew::check_tensor("self", self_, INDEX_DTYPES)?;
     ew::check_tensor("out", out, INDEX_DTYPES)?;
     same_dtype("out", out, "self", self_)?;
-    crate::ensure!(
-        self_.rank() > 0 || indices.len() <= 1,
-        "self is a scalar (0 dims), so indices may hold one tensor, but it holds {}",
-        indices.len()
-    );
     let s1 = as_1d(self_);
-    let ix = indexing(API, &s1, indices)?;
+    let ix = indexing(API, "self", self_, indices)?;
     let want: Dims = if self_.rank() == 0 && ix.space.is_empty() {
         Dims::new()
     } else {
@@ -486,13 +493,8 @@ pub fn index_put_impl(
     ew::check_tensor("selfRef", self_ref, INDEX_PUT)?;
     ew::check_tensor("values", values, INDEX_PUT)?;
     same_dtype("values", values, "selfRef", self_ref)?;
-    crate::ensure!(
-        self_ref.rank() > 0 || indices.len() <= 1,
-        "selfRef is a scalar (0 dims), so indices may hold one tensor, but it holds {}",
-        indices.len()
-    );
     let s1 = as_1d(self_ref);
-    let ix = indexing(API, &s1, indices)?;
+    let ix = indexing(API, "selfRef", self_ref, indices)?;
     crate::ensure!(
         crate::broadcast::broadcasts_to(&values.shape, &ix.result),
         "values {:?} does not broadcast to the indexed result {:?} (the indices' broadcast shape {:?} with selfRef's other dims)",

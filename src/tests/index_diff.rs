@@ -12,8 +12,8 @@
 
 use super::add_diff::Rng;
 use super::gather_diff::{
-    decode, device, encode, err, indices, ok, random_shape, run, BF16, BOOL, F16, F32, F64, ND,
-    S16, S32, S64, S8, T, U8,
+    decode, device, encode, err, indices, random_shape, Phase2, BF16, BOOL, F16, F32, F64, ND, S16,
+    S32, S64, S8, T, U8,
 };
 use super::torch_ref::{Array, Batch};
 use crate::capi::meta::*;
@@ -28,6 +28,38 @@ use std::ptr::null_mut;
 /// The dtypes of Index / IndexPutImpl tested (their A2 lists).
 const DTYPES: &[i32] = &[F32, F16, BF16, S8, S16, S32, S64, U8, BOOL, F64];
 const AICORE_EXCEPTION: i32 = 507015;
+
+/// Runs phase 2 on a stream of this test's own (tests run in parallel: a failure expected
+/// here must not surface at another test's synchronize) and synchronizes it; returns the
+/// synchronize status.
+fn run(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) -> i32 {
+    use crate::capi::runtime::{
+        aclrtCreateStream, aclrtDestroyStream, aclrtFree, aclrtMalloc, aclrtSynchronizeStream,
+    };
+    assert_eq!(st, 0, "phase 1: {}", err());
+    let mut stream = null_mut();
+    assert_eq!(unsafe { aclrtCreateStream(&mut stream) }, 0);
+    let mut w = null_mut();
+    if ws > 0 {
+        assert_eq!(unsafe { aclrtMalloc(&mut w, ws as usize, 0) }, 0);
+    }
+    assert_eq!(
+        phase2(w, ws, ex, stream as *mut c_void),
+        0,
+        "phase 2: {}",
+        err()
+    );
+    let r = aclrtSynchronizeStream(stream);
+    if !w.is_null() {
+        assert_eq!(aclrtFree(w), 0);
+    }
+    assert_eq!(aclrtDestroyStream(stream), 0);
+    r
+}
+
+fn ok(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) {
+    assert_eq!(run(st, ws, ex, phase2), 0, "{}", err());
+}
 
 /// The value stored for logical value `v` in dtype `d` (bool: v != 0).
 fn logical(d: i32, v: i64) -> i64 {
@@ -608,15 +640,21 @@ fn data_sized_outputs_refuse_what_the_docs_refuse() {
     };
     assert_eq!(st, 0);
     assert_eq!(unsafe { aclSetAclOpExecutorRepeatable(ex) }, 0);
+    let mut stream = null_mut();
+    assert_eq!(
+        unsafe { crate::capi::runtime::aclrtCreateStream(&mut stream) },
+        0
+    );
     for _ in 0..2 {
         assert_eq!(
-            masked_select::aclnnMaskedSelect(null_mut(), 0, ex, null_mut()),
+            masked_select::aclnnMaskedSelect(null_mut(), 0, ex, stream),
             0
         );
-        assert_eq!(crate::capi::runtime::aclrtSynchronizeStream(null_mut()), 0);
+        assert_eq!(crate::capi::runtime::aclrtSynchronizeStream(stream), 0);
         assert_eq!(view_shape(o6.t), vec![6]);
     }
     assert_eq!(unsafe { aclDestroyAclOpExecutor(ex) }, 0);
+    assert_eq!(crate::capi::runtime::aclrtDestroyStream(stream), 0);
 }
 
 #[test]
