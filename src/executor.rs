@@ -198,6 +198,29 @@ pub struct Executor {
     pub repeatable: bool,
     /// The operator's tensor-list parameters (none for most).
     pub lists: Vec<ListParam>,
+    /// Outputs whose real shape only the run finds (Nonzero, MaskedSelect): the address of
+    /// the view the rule was given, and where the run leaves the shape (see `ShapeReport`).
+    pub reports: Vec<(usize, ShapeReport)>,
+}
+
+/// The view an output takes after a run that found its size in the data. CANN sizes such
+/// an output at its maximum and refreshes the output tensor's view shape when the kernel
+/// has run (aclGetViewShape then returns the real one): the work publishes the new view
+/// here, and the C layer gives it to the caller's aclTensor when that is next read.
+#[derive(Clone, Debug, Default)]
+pub struct ShapeReport(
+    Arc<std::sync::Mutex<Option<(crate::tensor::Dims, crate::tensor::Strides)>>>,
+);
+
+impl ShapeReport {
+    /// Called by the work at the end of a successful run.
+    pub fn publish(&self, shape: crate::tensor::Dims, strides: crate::tensor::Strides) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some((shape, strides));
+    }
+    /// The view published since the last call, if any.
+    pub fn take(&self) -> Option<(crate::tensor::Dims, crate::tensor::Strides)> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
 }
 
 impl Executor {
@@ -213,7 +236,16 @@ impl Executor {
             work,
             repeatable: false,
             lists: Vec::new(),
+            reports: Vec::new(),
         }
+    }
+
+    /// This executor with `out` (a view the rule was given) taking the shape `report`
+    /// receives at each run.
+    pub fn reporting(mut self, out: &TensorDesc, report: ShapeReport) -> Executor {
+        self.reports
+            .push((out as *const TensorDesc as usize, report));
+        self
     }
 
     pub fn workspace_size(&self) -> u64 {

@@ -153,7 +153,7 @@ fn lookup(c_type: &str) -> Option<(String, Kind)> {
 const KEYWORDS: &[&str] = &[
     "self", "type", "ref", "in", "fn", "mod", "move", "loop", "match", "use", "where", "impl",
     "box", "crate", "super", "dyn", "trait", "struct", "enum", "let", "mut", "pub", "static",
-    "const", "async", "await", "final", "override", "yield", "priv", "macro", "abstract",
+    "const", "async", "await", "final", "override", "yield", "priv", "macro", "abstract", "unsafe",
 ];
 
 #[derive(Clone, Debug)]

@@ -253,6 +253,7 @@ pub unsafe extern "C" fn aclCreateScalarList(
 #[unsafe(no_mangle)]
 pub extern "C" fn aclDestroyTensor(tensor: *const aclTensor) -> aclnnStatus {
     guard::status("aclDestroyTensor", || {
+        super::reported::forget(tensor);
         handle::destroy(tensor as *mut aclTensor, "tensor")
     })
 }
@@ -299,6 +300,7 @@ pub extern "C" fn aclDestroyTensorList(array: *const aclTensorList) -> aclnnStat
         let list = handle::take(array as *mut aclTensorList, "array")?;
         for t in list.tensors {
             // An element the caller already destroyed is skipped rather than freed twice.
+            super::reported::forget(t as *const aclTensor);
             let _ = handle::destroy(t as *mut aclTensor, "array[i]");
         }
         Ok(())
@@ -390,6 +392,7 @@ unsafe fn give_i64_array(
 }
 
 unsafe fn tensor<'a>(t: *const aclTensor) -> Result<&'a TensorDesc> {
+    unsafe { super::reported::refresh(t) };
     Ok(unsafe { &handle::borrow(t, "tensor")?.desc })
 }
 

@@ -15,6 +15,7 @@ pub mod misuse;
 pub mod model;
 pub mod ops;
 pub mod prof;
+pub mod reported;
 pub mod runtime;
 pub mod status;
 pub mod vmm;

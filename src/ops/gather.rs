@@ -142,6 +142,7 @@ pub struct Index {
 }
 
 /// One planned gather or scatter.
+#[derive(Clone)]
 pub struct Plan {
     pub shape: Dims,
     /// The leading dims that may be split across threads (the rest run in order).
@@ -311,7 +312,7 @@ impl Plan {
     }
 
     /// Runs the plan with its index values checked (`check` first).
-    fn execute(&self, b: &Bindings) -> Result<()> {
+    pub(crate) fn execute(&self, b: &Bindings) -> Result<()> {
         let n = self.numel();
         if n == 0 {
             return Ok(());

@@ -36,6 +36,8 @@ const INDEX_SELECT: &[DType] = &[
     F32, F16, BF16, S64, S32, S16, S8, U8, U16, U32, U64, Bool, F64, C64, C128,
 ];
 const GATHER_V2: &[DType] = &[F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C128, BF16];
+/// aclnnGatherV3.md.
+const GATHER_V3: &[DType] = &[F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64];
 const EMBEDDING: &[DType] = &[BF16, F32, F16, S64, S32, S16, S8, U8, Bool, F64, C64, C128];
 const INDEX_COPY: &[DType] = &[F32, BF16, F16, S32, S64, S16, S8, U8, F64, Bool, C128, C64];
 const INDEX_FILL: &[DType] = &[S32, F16, F32, S64, Bool, BF16];
@@ -262,9 +264,46 @@ pub fn gather_v2(
     index: &TensorDesc,
     out: &TensorDesc,
 ) -> Result<Executor> {
-    const API: &str = "aclnnGatherV2";
+    along_index_dims("aclnnGatherV2", GATHER_V2, true, self_, dim, index, out)
+}
+
+/// aclnnGatherV3 (aclnnGatherV3.md): GatherV2 with index values in [0, n). Atlas A2 runs
+/// only dim 0 and batchDims 0 (others are refused, as the doc says); `mode` picks a device
+/// kernel (0..=2) and changes no result.
+pub fn gather_v3(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    batch_dims: i64,
+    mode: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    crate::ensure!((0..=2).contains(&mode), "mode {mode} is not one of 0, 1, 2");
+    crate::ensure!(
+        batch_dims == 0,
+        "batchDims {batch_dims} is not supported: Atlas A2 supports batchDims 0 only"
+    );
+    crate::ensure!(
+        self_.rank() > 0 && (dim == 0 || dim == -(self_.rank() as i64)),
+        "dim {dim} is not supported: Atlas A2 gathers along dim 0 only (self has {} dims)",
+        self_.rank()
+    );
+    along_index_dims("aclnnGatherV3", GATHER_V3, false, self_, dim, index, out)
+}
+
+/// GatherV2 and GatherV3: self's `dim` replaced by index's dims (`wrap`: negative values
+/// count from the end).
+fn along_index_dims(
+    api: &'static str,
+    dtypes: &[DType],
+    wrap: bool,
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<Executor> {
     same_dtype("out", out, "self", self_)?;
-    ew::check_tensor("self", self_, GATHER_V2)?;
+    ew::check_tensor("self", self_, dtypes)?;
     ew::check_tensor("index", index, INDEX)?;
     let rank = self_.rank();
     let ax = dim_of("dim", dim, rank, "self")?;
@@ -290,19 +329,19 @@ pub fn gather_v2(
         want.len(),
         ew::MAX_DIMS
     );
-    ew::check_tensor("out", out, GATHER_V2)?;
+    ew::check_tensor("out", out, dtypes)?;
     ew::check_result_shape("out", out, &want)?;
     if rank == 0 {
         // One element: out (0-d) takes self's element if index's first value is 0 or -1.
         return gather_plan(
-            API,
+            api,
             self_,
             0,
             index,
             &[0],
             &[],
             out,
-            true,
+            wrap,
             ("index", "self"),
         );
     }
@@ -311,14 +350,14 @@ pub fn gather_v2(
         .collect();
     let idx_at: Vec<usize> = (ax..ax + q).collect();
     gather_plan(
-        API,
+        api,
         self_,
         ax,
         index,
         &src_at,
         &idx_at,
         out,
-        true,
+        wrap,
         ("index", "self"),
     )
 }
@@ -884,6 +923,13 @@ pub const CATALOG: &[Entry] = &[
         b: INDEX,
         out: GATHER_V2,
         rule: "self's dim replaced by index's dims (b: index; values in [-n, n), negatives wrap)",
+    },
+    Entry {
+        ops: "GatherV3",
+        a: GATHER_V3,
+        b: INDEX,
+        out: GATHER_V3,
+        rule: "GatherV2 with index values in [0, n) (dim 0, batchDims 0 on Atlas A2)",
     },
     Entry {
         ops: "Embedding",

@@ -259,11 +259,81 @@ pub fn inplace_scatter_value(
     )
 }
 
+/// What Atlas A2 runs of ScatterReduce (aclnnScatterReduce.md): FLOAT32, reduce 1 (add)
+/// with includeSelf true; every other combination is refused there.
+fn scatter_reduce_a2(self_: &TensorDesc, reduce: i64, include_self: bool) -> Result<()> {
+    crate::ensure!(
+        self_.dtype == DType::F32,
+        "self has dtype {}: on Atlas A2 ScatterReduce supports FLOAT32 only",
+        self_.dtype
+    );
+    crate::ensure!(
+        reduce == 1 && include_self,
+        "reduce {reduce} with includeSelf {include_self} is not supported: Atlas A2 runs reduce 1 (add) with includeSelf true only"
+    );
+    Ok(())
+}
+
+/// aclnnScatterReduce: `out = self; out[index[p] along dim] += src[p]` (Atlas A2's one mode).
+#[allow(clippy::too_many_arguments)]
+pub fn scatter_reduce(
+    self_: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    src: &TensorDesc,
+    reduce: i64,
+    include_self: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, SCATTER)?;
+    scatter_reduce_a2(self_, reduce, include_self)?;
+    scatter_rule(
+        "aclnnScatterReduce",
+        self_,
+        dim,
+        index,
+        Src::Tensor(src),
+        1,
+        Some(out),
+    )
+}
+
+/// aclnnInplaceScatterReduce.
+pub fn inplace_scatter_reduce(
+    self_ref: &TensorDesc,
+    dim: i64,
+    index: &TensorDesc,
+    src: &TensorDesc,
+    reduce: i64,
+    include_self: bool,
+) -> Result<Executor> {
+    ew::check_tensor("selfRef", self_ref, SCATTER)?;
+    scatter_reduce_a2(self_ref, reduce, include_self)?;
+    scatter_rule(
+        "aclnnInplaceScatterReduce",
+        self_ref,
+        dim,
+        index,
+        Src::Tensor(src),
+        1,
+        None,
+    )
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
-pub const CATALOG: &[Entry] = &[Entry {
-    ops: "Scatter, ScatterValue, InplaceScatter, InplaceScatterValue, ScatterAdd",
-    a: SCATTER,
-    b: INDEX,
-    out: SCATTER,
-    rule: "out = self; out[index[p] along dim] = / += / *= src[p] (reduce 0/1/2; b: index)",
-}];
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Scatter, ScatterValue, InplaceScatter, InplaceScatterValue, ScatterAdd",
+        a: SCATTER,
+        b: INDEX,
+        out: SCATTER,
+        rule: "out = self; out[index[p] along dim] = / += / *= src[p] (reduce 0/1/2; b: index)",
+    },
+    Entry {
+        ops: "ScatterReduce, InplaceScatterReduce",
+        a: &[DType::F32],
+        b: INDEX,
+        out: &[DType::F32],
+        rule: "ScatterAdd: reduce 1 (add) with includeSelf, the one combination Atlas A2 runs",
+    },
+];

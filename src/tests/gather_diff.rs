@@ -22,20 +22,20 @@ use crate::capi::runtime::{
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
-const F32: i32 = 0;
-const F16: i32 = 1;
-const S8: i32 = 2;
-const S32: i32 = 3;
-const U8: i32 = 4;
-const S16: i32 = 6;
-const S64: i32 = 9;
-const F64: i32 = 11;
-const BOOL: i32 = 12;
-const C64: i32 = 16;
-const BF16: i32 = 27;
-const ND: i32 = 2;
+pub(super) const F32: i32 = 0;
+pub(super) const F16: i32 = 1;
+pub(super) const S8: i32 = 2;
+pub(super) const S32: i32 = 3;
+pub(super) const U8: i32 = 4;
+pub(super) const S16: i32 = 6;
+pub(super) const S64: i32 = 9;
+pub(super) const F64: i32 = 11;
+pub(super) const BOOL: i32 = 12;
+pub(super) const C64: i32 = 16;
+pub(super) const BF16: i32 = 27;
+pub(super) const ND: i32 = 2;
 
-fn device() {
+pub(super) fn device() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = aclInit(null());
@@ -43,13 +43,13 @@ fn device() {
     });
 }
 
-fn err() -> String {
+pub(super) fn err() -> String {
     unsafe { CStr::from_ptr(aclGetRecentErrMsg()) }
         .to_string_lossy()
         .into_owned()
 }
 
-fn esize(d: i32) -> usize {
+pub(super) fn esize(d: i32) -> usize {
     match d {
         S8 | U8 | BOOL => 1,
         F16 | BF16 | S16 => 2,
@@ -60,7 +60,7 @@ fn esize(d: i32) -> usize {
 }
 
 /// `v` (a small integer, exact everywhere) in dtype `d`.
-fn encode(d: i32, v: i64) -> Vec<u8> {
+pub(super) fn encode(d: i32, v: i64) -> Vec<u8> {
     match d {
         F32 => (v as f32).to_le_bytes().to_vec(),
         F16 => half::f16::from_f64(v as f64)
@@ -83,7 +83,7 @@ fn encode(d: i32, v: i64) -> Vec<u8> {
 }
 
 /// An element's value as i64 (the real part; exact for the values tests use).
-fn decode(d: i32, b: &[u8]) -> i64 {
+pub(super) fn decode(d: i32, b: &[u8]) -> i64 {
     match d {
         F32 | C64 => f32::from_le_bytes(b[..4].try_into().unwrap()) as i64,
         F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64() as i64,
@@ -124,7 +124,7 @@ fn decode_f(d: i32, b: &[u8]) -> f64 {
 }
 
 /// Random element bytes (any bit pattern: NaNs with payloads too; a bool byte 0, 1 or 2).
-fn random_elem(rng: &mut Rng, d: i32) -> Vec<u8> {
+pub(super) fn random_elem(rng: &mut Rng, d: i32) -> Vec<u8> {
     if d == BOOL {
         return vec![rng.below(3) as u8];
     }
@@ -132,7 +132,7 @@ fn random_elem(rng: &mut Rng, d: i32) -> Vec<u8> {
 }
 
 /// What a moved element becomes: a bool as 0/1, everything else its bytes.
-fn moved(d: i32, b: &[u8]) -> Vec<u8> {
+pub(super) fn moved(d: i32, b: &[u8]) -> Vec<u8> {
     if d == BOOL {
         vec![(b[0] != 0) as u8]
     } else {
@@ -141,20 +141,20 @@ fn moved(d: i32, b: &[u8]) -> Vec<u8> {
 }
 
 /// A device buffer seen as a view.
-struct T {
-    dtype: i32,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
-    storage: usize,
-    dev: *mut c_void,
-    t: *mut aclTensor,
+pub(super) struct T {
+    pub(super) dtype: i32,
+    pub(super) shape: Vec<usize>,
+    pub(super) strides: Vec<usize>,
+    pub(super) offset: usize,
+    pub(super) storage: usize,
+    pub(super) dev: *mut c_void,
+    pub(super) t: *mut aclTensor,
 }
 
 impl T {
     /// A view of `shape` with a random layout (axes permuted in memory, padded rows, an
     /// offset), its storage filled from `fill(storage index)`.
-    fn new(
+    pub(super) fn new(
         rng: &mut Rng,
         dtype: i32,
         shape: &[usize],
@@ -178,7 +178,7 @@ impl T {
         T::with_layout(dtype, shape, &strides, offset, fill)
     }
 
-    fn with_layout(
+    pub(super) fn with_layout(
         dtype: i32,
         shape: &[usize],
         strides: &[usize],
@@ -241,7 +241,7 @@ impl T {
     }
 
     /// A random-layout index tensor holding `values` in row-major order.
-    fn index(rng: &mut Rng, dtype: i32, shape: &[usize], values: &[i64]) -> T {
+    pub(super) fn index(rng: &mut Rng, dtype: i32, shape: &[usize], values: &[i64]) -> T {
         let mut t = T::new(rng, dtype, shape, &mut |_| encode(dtype, 0));
         let mut bytes = t.bytes();
         for (k, idx) in indices(shape).iter().enumerate() {
@@ -253,7 +253,7 @@ impl T {
         t
     }
 
-    fn upload(&mut self, bytes: &[u8]) {
+    pub(super) fn upload(&mut self, bytes: &[u8]) {
         assert_eq!(
             unsafe {
                 aclrtMemcpy(
@@ -268,7 +268,7 @@ impl T {
         );
     }
 
-    fn bytes(&self) -> Vec<u8> {
+    pub(super) fn bytes(&self) -> Vec<u8> {
         let n = self.storage * esize(self.dtype);
         let mut b = vec![0u8; n];
         assert_eq!(
@@ -278,7 +278,7 @@ impl T {
         b
     }
 
-    fn pos(&self, idx: &[usize]) -> usize {
+    pub(super) fn pos(&self, idx: &[usize]) -> usize {
         self.offset
             + idx
                 .iter()
@@ -287,13 +287,13 @@ impl T {
                 .sum::<usize>()
     }
 
-    fn elem<'a>(&self, bytes: &'a [u8], idx: &[usize]) -> &'a [u8] {
+    pub(super) fn elem<'a>(&self, bytes: &'a [u8], idx: &[usize]) -> &'a [u8] {
         let e = esize(self.dtype);
         let p = self.pos(idx) * e;
         &bytes[p..p + e]
     }
 
-    fn set(&self, bytes: &mut [u8], idx: &[usize], v: &[u8]) {
+    pub(super) fn set(&self, bytes: &mut [u8], idx: &[usize], v: &[u8]) {
         let e = esize(self.dtype);
         let p = self.pos(idx) * e;
         bytes[p..p + e].copy_from_slice(v);
@@ -307,7 +307,7 @@ impl Drop for T {
     }
 }
 
-fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
+pub(super) fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
     let n: usize = shape.iter().product();
     (0..n)
         .map(|mut k| {
@@ -321,10 +321,10 @@ fn indices(shape: &[usize]) -> Vec<Vec<usize>> {
         .collect()
 }
 
-type Phase2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32;
+pub(super) type Phase2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32;
 
 /// Runs phase 2 and synchronizes; returns the synchronize status.
-fn run(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) -> i32 {
+pub(super) fn run(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) -> i32 {
     assert_eq!(st, 0, "phase 1: {}", err());
     let mut w = null_mut();
     if ws > 0 {
@@ -338,13 +338,13 @@ fn run(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) -> i32 {
     r
 }
 
-fn ok(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) {
+pub(super) fn ok(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) {
     assert_eq!(run(st, ws, ex, phase2), 0, "{}", err());
 }
 
-const MOVE_DTYPES: &[i32] = &[F32, F16, BF16, S8, S32, S64, U8, BOOL, F64, C64];
+pub(super) const MOVE_DTYPES: &[i32] = &[F32, F16, BF16, S8, S32, S64, U8, BOOL, F64, C64];
 
-fn random_shape(rng: &mut Rng, rank: usize) -> Vec<usize> {
+pub(super) fn random_shape(rng: &mut Rng, rank: usize) -> Vec<usize> {
     (0..rank)
         .map(|_| {
             if rng.pct(8) {

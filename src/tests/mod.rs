@@ -11,6 +11,7 @@ mod foreach_diff;
 mod forms_diff;
 mod gather_diff;
 mod gmm_diff;
+mod index_diff;
 mod llm_diff;
 mod math_diff;
 mod matmul_diff;

@@ -14,6 +14,7 @@ use std::ffi::{c_char, CStr};
 
 /// A required tensor, borrowed for the call (an executor keeps its own copy).
 pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, name: &'static str) -> Result<&'a TensorDesc> {
+    unsafe { crate::capi::reported::refresh(p) };
     let desc = &unsafe { handle::borrow(p, name)? }.desc;
     misuse::check_tensor(desc, name)?;
     Ok(desc)

@@ -134,6 +134,7 @@ pub(crate) unsafe fn phase1(
         arg::non_null(executor, "executor")?;
         let exec = build()?;
         exec.check_int4()?;
+        super::reported::attach(&exec);
         let size = exec.workspace_size();
         if ::log::log_enabled!(target: plog::OP, ::log::Level::Info) {
             log_phase1(api, &exec, size);
