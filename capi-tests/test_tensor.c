@@ -209,9 +209,12 @@ static void test_negative_values_rejected(void)
     CHECK(t == NULL);
     CHECK(strlen(errmsg()) > 0);
 
+    /* CANN's aclCreateTensor does not look at storageDims' signs (ggml passes a negative
+       storage length for an empty view); such a dim describes no memory. */
     int64_t neg_storage[] = {-10, 10};
     t = aclCreateTensor(s, 2, ACL_FLOAT, NULL, 0, ACL_FORMAT_ND, neg_storage, 2, NULL);
-    CHECK(t == NULL);
+    CHECK(t != NULL);
+    CHECK_OK(aclDestroyTensor(t));
 
     t = aclCreateTensor(s, 2, ACL_FLOAT, NULL, -1, ACL_FORMAT_ND, storage, 2, NULL);
     CHECK(t == NULL);
