@@ -1160,14 +1160,7 @@ impl Plan {
                 };
             }
             // SAFETY: every operand was validated for `total` elements along its stride.
-            unsafe {
-                (self.kernel)(
-                    self.total,
-                    &srcs[..n_in],
-                    bases[n_in] as *mut u8,
-                    params,
-                )
-            };
+            unsafe { (self.kernel)(self.total, &srcs[..n_in], bases[n_in] as *mut u8, params) };
             return Ok(());
         }
         let ctx = Ctx {

@@ -548,7 +548,10 @@ fn check_scalar_tensor(name: &str, t: &TensorDesc, allowed: &[DType], x: DType) 
 }
 
 fn names(d: &[DType]) -> String {
-    d.iter().map(|d| d.acl_name()).collect::<Vec<_>>().join(", ")
+    d.iter()
+        .map(|d| d.acl_name())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn check_scalar(name: &str, s: &Scalar, allowed: &[DType], x: DType) -> Result<()> {
@@ -810,35 +813,200 @@ macro_rules! bin_rule {
 
 // The Atlas A2 lists of CANN's docs (ops-nn foreach/*/docs and the 8.1.RC1 toolkit's).
 bin_rule!(ADD_LIST, "aclnnForeachAddList", Add, ADD_X, Pairing::Tensor);
-bin_rule!(ADD_LIST_V2, "aclnnForeachAddListV2", Add, ADD_X, Pairing::V2);
-bin_rule!(ADD_SCALAR, "aclnnForeachAddScalar", Add, ADD_X, Pairing::Tensor);
-bin_rule!(ADD_SCALAR_V2, "aclnnForeachAddScalarV2", Add, ADD_X, Pairing::V2);
-bin_rule!(ADD_SCALAR_LIST, "aclnnForeachAddScalarList", Add, FLOAT_S32, Pairing::List { f64: false });
+bin_rule!(
+    ADD_LIST_V2,
+    "aclnnForeachAddListV2",
+    Add,
+    ADD_X,
+    Pairing::V2
+);
+bin_rule!(
+    ADD_SCALAR,
+    "aclnnForeachAddScalar",
+    Add,
+    ADD_X,
+    Pairing::Tensor
+);
+bin_rule!(
+    ADD_SCALAR_V2,
+    "aclnnForeachAddScalarV2",
+    Add,
+    ADD_X,
+    Pairing::V2
+);
+bin_rule!(
+    ADD_SCALAR_LIST,
+    "aclnnForeachAddScalarList",
+    Add,
+    FLOAT_S32,
+    Pairing::List { f64: false }
+);
 bin_rule!(SUB_LIST, "aclnnForeachSubList", Sub, ADD_X, Pairing::Tensor);
-bin_rule!(SUB_LIST_V2, "aclnnForeachSubListV2", Sub, ADD_X, Pairing::V2);
-bin_rule!(SUB_SCALAR, "aclnnForeachSubScalar", Sub, FLOAT_S32, Pairing::Tensor);
-bin_rule!(SUB_SCALAR_V2, "aclnnForeachSubScalarV2", Sub, FLOAT_S32, Pairing::V2);
-bin_rule!(SUB_SCALAR_LIST, "aclnnForeachSubScalarList", Sub, FLOAT_S32, Pairing::List { f64: false });
+bin_rule!(
+    SUB_LIST_V2,
+    "aclnnForeachSubListV2",
+    Sub,
+    ADD_X,
+    Pairing::V2
+);
+bin_rule!(
+    SUB_SCALAR,
+    "aclnnForeachSubScalar",
+    Sub,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    SUB_SCALAR_V2,
+    "aclnnForeachSubScalarV2",
+    Sub,
+    FLOAT_S32,
+    Pairing::V2
+);
+bin_rule!(
+    SUB_SCALAR_LIST,
+    "aclnnForeachSubScalarList",
+    Sub,
+    FLOAT_S32,
+    Pairing::List { f64: false }
+);
 bin_rule!(MUL_LIST, "aclnnForeachMulList", Mul, ADD_X, Pairing::Tensor);
-bin_rule!(MUL_SCALAR, "aclnnForeachMulScalar", Mul, FLOAT_S32, Pairing::Tensor);
-bin_rule!(MUL_SCALAR_V2, "aclnnForeachMulScalarV2", Mul, FLOAT_S32, Pairing::V2);
-bin_rule!(MUL_SCALAR_LIST, "aclnnForeachMulScalarList", Mul, FLOAT_S32, Pairing::List { f64: true });
-bin_rule!(DIV_LIST, "aclnnForeachDivList", Div, FLOATS, Pairing::Tensor);
-bin_rule!(DIV_SCALAR, "aclnnForeachDivScalar", Div, FLOATS, Pairing::Tensor);
-bin_rule!(DIV_SCALAR_V2, "aclnnForeachDivScalarV2", Div, FLOATS, Pairing::V2);
-bin_rule!(DIV_SCALAR_LIST, "aclnnForeachDivScalarList", Div, FLOATS, Pairing::List { f64: false });
-bin_rule!(MAXIMUM_LIST, "aclnnForeachMaximumList", Max, FLOAT_S32, Pairing::Tensor);
-bin_rule!(MAXIMUM_SCALAR, "aclnnForeachMaximumScalar", Max, FLOAT_S32, Pairing::Tensor);
-bin_rule!(MAXIMUM_SCALAR_V2, "aclnnForeachMaximumScalarV2", Max, FLOAT_S32, Pairing::V2);
-bin_rule!(MAXIMUM_SCALAR_LIST, "aclnnForeachMaximumScalarList", Max, FLOAT_S32, Pairing::List { f64: true });
-bin_rule!(MINIMUM_LIST, "aclnnForeachMinimumList", Min, FLOAT_S32, Pairing::Tensor);
-bin_rule!(MINIMUM_SCALAR, "aclnnForeachMinimumScalar", Min, FLOAT_S32, Pairing::Tensor);
-bin_rule!(MINIMUM_SCALAR_V2, "aclnnForeachMinimumScalarV2", Min, FLOAT_S32, Pairing::V2);
-bin_rule!(MINIMUM_SCALAR_LIST, "aclnnForeachMinimumScalarList", Min, FLOAT_S32, Pairing::List { f64: true });
-bin_rule!(POW_LIST, "aclnnForeachPowList", Pow, FLOAT_S32, Pairing::Tensor);
-bin_rule!(POW_SCALAR, "aclnnForeachPowScalar", Pow, FLOAT_S32, Pairing::Tensor, true);
-bin_rule!(POW_SCALAR_V2, "aclnnForeachPowScalarV2", Pow, FLOATS, Pairing::V2, true);
-bin_rule!(POW_SCALAR_LIST, "aclnnForeachPowScalarList", Pow, FLOAT_S32, Pairing::List { f64: false }, true);
+bin_rule!(
+    MUL_SCALAR,
+    "aclnnForeachMulScalar",
+    Mul,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    MUL_SCALAR_V2,
+    "aclnnForeachMulScalarV2",
+    Mul,
+    FLOAT_S32,
+    Pairing::V2
+);
+bin_rule!(
+    MUL_SCALAR_LIST,
+    "aclnnForeachMulScalarList",
+    Mul,
+    FLOAT_S32,
+    Pairing::List { f64: true }
+);
+bin_rule!(
+    DIV_LIST,
+    "aclnnForeachDivList",
+    Div,
+    FLOATS,
+    Pairing::Tensor
+);
+bin_rule!(
+    DIV_SCALAR,
+    "aclnnForeachDivScalar",
+    Div,
+    FLOATS,
+    Pairing::Tensor
+);
+bin_rule!(
+    DIV_SCALAR_V2,
+    "aclnnForeachDivScalarV2",
+    Div,
+    FLOATS,
+    Pairing::V2
+);
+bin_rule!(
+    DIV_SCALAR_LIST,
+    "aclnnForeachDivScalarList",
+    Div,
+    FLOATS,
+    Pairing::List { f64: false }
+);
+bin_rule!(
+    MAXIMUM_LIST,
+    "aclnnForeachMaximumList",
+    Max,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    MAXIMUM_SCALAR,
+    "aclnnForeachMaximumScalar",
+    Max,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    MAXIMUM_SCALAR_V2,
+    "aclnnForeachMaximumScalarV2",
+    Max,
+    FLOAT_S32,
+    Pairing::V2
+);
+bin_rule!(
+    MAXIMUM_SCALAR_LIST,
+    "aclnnForeachMaximumScalarList",
+    Max,
+    FLOAT_S32,
+    Pairing::List { f64: true }
+);
+bin_rule!(
+    MINIMUM_LIST,
+    "aclnnForeachMinimumList",
+    Min,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    MINIMUM_SCALAR,
+    "aclnnForeachMinimumScalar",
+    Min,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    MINIMUM_SCALAR_V2,
+    "aclnnForeachMinimumScalarV2",
+    Min,
+    FLOAT_S32,
+    Pairing::V2
+);
+bin_rule!(
+    MINIMUM_SCALAR_LIST,
+    "aclnnForeachMinimumScalarList",
+    Min,
+    FLOAT_S32,
+    Pairing::List { f64: true }
+);
+bin_rule!(
+    POW_LIST,
+    "aclnnForeachPowList",
+    Pow,
+    FLOAT_S32,
+    Pairing::Tensor
+);
+bin_rule!(
+    POW_SCALAR,
+    "aclnnForeachPowScalar",
+    Pow,
+    FLOAT_S32,
+    Pairing::Tensor,
+    true
+);
+bin_rule!(
+    POW_SCALAR_V2,
+    "aclnnForeachPowScalarV2",
+    Pow,
+    FLOATS,
+    Pairing::V2,
+    true
+);
+bin_rule!(
+    POW_SCALAR_LIST,
+    "aclnnForeachPowScalarList",
+    Pow,
+    FLOAT_S32,
+    Pairing::List { f64: false },
+    true
+);
 
 /// `x1 op x2` (Add/Sub: alpha a one-element device tensor).
 pub fn list(
@@ -922,7 +1090,10 @@ pub fn pow_scalar_and_tensor(
     for i in 0..x.len() {
         steps.extend(ew_step(
             API,
-            &[(Arg::Scalar(*scalar), None), (Arg::Tensor("x", x[i]), Some(bx + i))],
+            &[
+                (Arg::Scalar(*scalar), None),
+                (Arg::Tensor("x", x[i]), Some(bx + i)),
+            ],
             &[c.input, c.input],
             ("out", out[i], bo + i),
             c.result,
@@ -1218,7 +1389,11 @@ fn addc(
         ("x3", x3.len()),
         ("out", out.len()),
     ])?;
-    let allowed = if how == Combine::Div { FLOATS } else { FLOAT_S32 };
+    let allowed = if how == Combine::Div {
+        FLOATS
+    } else {
+        FLOAT_S32
+    };
     let Some(d) = check_list("x1", x1, allowed)? else {
         return Ok(Layout::new().executor(api, Vec::new()));
     };
@@ -1282,7 +1457,11 @@ fn addc(
         let device: SmallVec<[DeviceScalar; 1]> = match bv {
             Some(b) => smallvec::smallvec![DeviceScalar {
                 binding: b,
-                element: if matches!(value, Value::PerMember(_)) { i } else { 0 },
+                element: if matches!(value, Value::PerMember(_)) {
+                    i
+                } else {
+                    0
+                },
                 slot: 0,
                 via: d,
                 kernel: kc,
@@ -1310,25 +1489,95 @@ fn addc(
 macro_rules! addc_entries {
     ($how:ident, $list:ident, $scalar:ident, $scalar_list:ident, $v2:ident, $n:literal) => {
         #[doc = concat!("aclnnForeach", $n, "List: scalars holds one value per member (x1's dtype).")]
-        pub fn $list(x1: &[&TensorDesc], x2: &[&TensorDesc], x3: &[&TensorDesc], scalars: &TensorDesc, out: &[&TensorDesc]) -> Result<Executor> {
-            addc(concat!("aclnnForeach", $n, "List"), Combine::$how, x1, x2, x3, Value::PerMember(scalars), out)
+        pub fn $list(
+            x1: &[&TensorDesc],
+            x2: &[&TensorDesc],
+            x3: &[&TensorDesc],
+            scalars: &TensorDesc,
+            out: &[&TensorDesc],
+        ) -> Result<Executor> {
+            addc(
+                concat!("aclnnForeach", $n, "List"),
+                Combine::$how,
+                x1,
+                x2,
+                x3,
+                Value::PerMember(scalars),
+                out,
+            )
         }
         #[doc = concat!("aclnnForeach", $n, "Scalar: one value in a one-element device tensor.")]
-        pub fn $scalar(x1: &[&TensorDesc], x2: &[&TensorDesc], x3: &[&TensorDesc], scalar: &TensorDesc, out: &[&TensorDesc]) -> Result<Executor> {
-            addc(concat!("aclnnForeach", $n, "Scalar"), Combine::$how, x1, x2, x3, Value::Tensor(scalar), out)
+        pub fn $scalar(
+            x1: &[&TensorDesc],
+            x2: &[&TensorDesc],
+            x3: &[&TensorDesc],
+            scalar: &TensorDesc,
+            out: &[&TensorDesc],
+        ) -> Result<Executor> {
+            addc(
+                concat!("aclnnForeach", $n, "Scalar"),
+                Combine::$how,
+                x1,
+                x2,
+                x3,
+                Value::Tensor(scalar),
+                out,
+            )
         }
         #[doc = concat!("aclnnForeach", $n, "ScalarList: one value per member in a device tensor.")]
-        pub fn $scalar_list(x1: &[&TensorDesc], x2: &[&TensorDesc], x3: &[&TensorDesc], scalars: &TensorDesc, out: &[&TensorDesc]) -> Result<Executor> {
-            addc(concat!("aclnnForeach", $n, "ScalarList"), Combine::$how, x1, x2, x3, Value::PerMember(scalars), out)
+        pub fn $scalar_list(
+            x1: &[&TensorDesc],
+            x2: &[&TensorDesc],
+            x3: &[&TensorDesc],
+            scalars: &TensorDesc,
+            out: &[&TensorDesc],
+        ) -> Result<Executor> {
+            addc(
+                concat!("aclnnForeach", $n, "ScalarList"),
+                Combine::$how,
+                x1,
+                x2,
+                x3,
+                Value::PerMember(scalars),
+                out,
+            )
         }
         #[doc = concat!("aclnnForeach", $n, "ScalarV2: an aclScalar value.")]
-        pub fn $v2(x1: &[&TensorDesc], x2: &[&TensorDesc], x3: &[&TensorDesc], scalar: &Scalar, out: &[&TensorDesc]) -> Result<Executor> {
-            addc(concat!("aclnnForeach", $n, "ScalarV2"), Combine::$how, x1, x2, x3, Value::Scalar(scalar), out)
+        pub fn $v2(
+            x1: &[&TensorDesc],
+            x2: &[&TensorDesc],
+            x3: &[&TensorDesc],
+            scalar: &Scalar,
+            out: &[&TensorDesc],
+        ) -> Result<Executor> {
+            addc(
+                concat!("aclnnForeach", $n, "ScalarV2"),
+                Combine::$how,
+                x1,
+                x2,
+                x3,
+                Value::Scalar(scalar),
+                out,
+            )
         }
     };
 }
-addc_entries!(Div, addcdiv_list, addcdiv_scalar, addcdiv_scalar_list, addcdiv_scalar_v2, "Addcdiv");
-addc_entries!(Mul, addcmul_list, addcmul_scalar, addcmul_scalar_list, addcmul_scalar_v2, "Addcmul");
+addc_entries!(
+    Div,
+    addcdiv_list,
+    addcdiv_scalar,
+    addcdiv_scalar_list,
+    addcdiv_scalar_v2,
+    "Addcdiv"
+);
+addc_entries!(
+    Mul,
+    addcmul_list,
+    addcmul_scalar,
+    addcmul_scalar_list,
+    addcmul_scalar_v2,
+    "Addcmul"
+);
 
 /// torch's lerp: `w < 0.5 ? a + w(b − a) : b − (b − a)(1 − w)` (|w| < 0.5 for the first),
 /// exact at both ends.

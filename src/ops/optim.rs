@@ -59,8 +59,7 @@ struct Access {
 impl Access {
     fn of(binding: usize, t: &TensorDesc) -> Access {
         let contiguous = t.shape.iter().filter(|&&d| d > 1).count() == 0
-            || t
-                .shape
+            || t.shape
                 .iter()
                 .zip(&t.strides)
                 .zip(contiguous_strides(&t.shape).iter())
@@ -199,7 +198,8 @@ impl<R: Rule> Work for UpdateWork<R> {
             .iter()
             .enumerate()
             .flat_map(|(k, m)| {
-                (0..m.numel.div_ceil(BLOCK)).map(move |j| (k, j * BLOCK, ((j + 1) * BLOCK).min(m.numel)))
+                (0..m.numel.div_ceil(BLOCK))
+                    .map(move |j| (k, j * BLOCK, ((j + 1) * BLOCK).min(m.numel)))
             })
             .collect();
         let written = self.rule.written();
@@ -247,7 +247,11 @@ fn check_scalar_tensor(name: &str, t: &TensorDesc, allowed: &[DType]) -> Result<
         "tensor '{name}' has dtype {} and {} elements: it must hold one element of {}",
         t.dtype,
         t.numel(),
-        allowed.iter().map(|d| d.acl_name()).collect::<Vec<_>>().join(", ")
+        allowed
+            .iter()
+            .map(|d| d.acl_name())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     Ok(())
 }
@@ -382,7 +386,15 @@ pub fn apply_adam_w_v2(
         step: Some(bs),
     }];
     let work = UpdateWork {
-        rule: AdamW::new(lr as f64, beta1 as f64, beta2 as f64, weight_decay as f64, eps as f64, amsgrad, maximize),
+        rule: AdamW::new(
+            lr as f64,
+            beta1 as f64,
+            beta2 as f64,
+            weight_decay as f64,
+            eps as f64,
+            amsgrad,
+            maximize,
+        ),
         members,
         grad_scale: None,
         found_inf: None,
@@ -392,7 +404,15 @@ pub fn apply_adam_w_v2(
 }
 
 impl AdamW {
-    fn new(lr: f64, beta1: f64, beta2: f64, weight_decay: f64, eps: f64, amsgrad: bool, maximize: bool) -> AdamW {
+    fn new(
+        lr: f64,
+        beta1: f64,
+        beta2: f64,
+        weight_decay: f64,
+        eps: f64,
+        amsgrad: bool,
+        maximize: bool,
+    ) -> AdamW {
         AdamW {
             lr,
             beta1: beta1 as f32,
@@ -432,7 +452,9 @@ pub fn fused_adamw(
     let maxv = if amsgrad {
         let m = max_exp_avg_sqs.filter(|m| !m.is_empty() || params.is_empty());
         Some(m.ok_or_else(|| {
-            Error::Invalid("maxExpAvgSqsRef is NULL or empty but amsgrad is true: it is required then".into())
+            Error::Invalid(
+                "maxExpAvgSqsRef is NULL or empty but amsgrad is true: it is required then".into(),
+            )
         })?)
     } else {
         None
@@ -477,7 +499,11 @@ pub fn fused_adamw(
         outs.push(("maxExpAvgSqsRef", m));
     }
     check_aliasing(
-        &[("grads", grads), ("stateSteps", steps), ("scalars", &singles)],
+        &[
+            ("grads", grads),
+            ("stateSteps", steps),
+            ("scalars", &singles),
+        ],
         &outs,
         false,
     )?;
@@ -560,7 +586,11 @@ impl Rule for Sgd {
                 self.momentum * v[2] + self.one_minus_dampening * g
             };
             v[2] = b;
-            g = if self.nesterov { g + self.momentum * b } else { b };
+            g = if self.nesterov {
+                g + self.momentum * b
+            } else {
+                b
+            };
         }
         v[0] -= self.lr * g;
     }
@@ -630,10 +660,8 @@ pub fn fused_sgd(
     let bscale = grad_scale.map(|t| layout.input(Some(t)));
     let members = (0..params.len())
         .map(|i| {
-            let mut state: SmallVec<[Access; MAX_STATE]> = smallvec::smallvec![
-                Access::of(bp + i, params[i]),
-                Access::of(bg + i, grads[i]),
-            ];
+            let mut state: SmallVec<[Access; MAX_STATE]> =
+                smallvec::smallvec![Access::of(bp + i, params[i]), Access::of(bg + i, grads[i]),];
             if let Some(b) = bufs {
                 state.push(Access::of(bb + i, b[i]));
             }

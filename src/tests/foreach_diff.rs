@@ -13,8 +13,8 @@ use crate::capi::base::aclrtStream;
 use crate::capi::meta::*;
 use crate::capi::ops::*;
 use crate::capi::runtime::{
-    aclGetRecentErrMsg, aclInit, aclrtFree, aclrtMalloc, aclrtMemcpy,
-    aclrtSetDevice, aclrtSynchronizeStream,
+    aclGetRecentErrMsg, aclInit, aclrtFree, aclrtMalloc, aclrtMemcpy, aclrtSetDevice,
+    aclrtSynchronizeStream,
 };
 use crate::dtype::DType;
 use std::ffi::{c_void, CStr};
@@ -76,11 +76,20 @@ impl View {
             strides[d] = acc;
             acc *= shape[d] + if rng.pct(30) { 1 } else { 0 };
         }
-        let offset = if rng.pct(50) { rng.below(3) as usize } else { 0 };
+        let offset = if rng.pct(50) {
+            rng.below(3) as usize
+        } else {
+            0
+        };
         let reach: usize = if shape.contains(&0) {
             0
         } else {
-            shape.iter().zip(&strides).map(|(n, s)| (n - 1) * s).sum::<usize>() + 1
+            shape
+                .iter()
+                .zip(&strides)
+                .map(|(n, s)| (n - 1) * s)
+                .sum::<usize>()
+                + 1
         };
         let storage = offset + reach + 1;
         let mut v = View {
@@ -98,7 +107,13 @@ impl View {
         let bytes: Vec<u8> = host.iter().flat_map(|&x| encode(dtype, x)).collect();
         assert_eq!(unsafe { aclrtMalloc(&mut v.dev, bytes.len(), 0) }, 0);
         let r = unsafe {
-            aclrtMemcpy(v.dev, bytes.len(), bytes.as_ptr() as *const c_void, bytes.len(), 1)
+            aclrtMemcpy(
+                v.dev,
+                bytes.len(),
+                bytes.as_ptr() as *const c_void,
+                bytes.len(),
+                1,
+            )
         };
         assert_eq!(r, 0);
         v
@@ -344,59 +359,430 @@ const FI: &[DType] = &[F32, F16, BF16, S32];
 const FI8: &[DType] = &[F32, F16, BF16, S32, S16, S8, U8];
 
 const CASES: &[Case] = &[
-    Case { name: "AddList", form: Form::List, dtypes: FI8, torch: "out = torch._foreach_add(X, Y, alpha=s)", domain: 0, ulps: 0 },
-    Case { name: "AddListV2", form: Form::ListV2, dtypes: FI8, torch: "out = torch._foreach_add(X, Y, alpha=s)", domain: 0, ulps: 0 },
-    Case { name: "SubList", form: Form::List, dtypes: FI8, torch: "out = torch._foreach_sub(X, Y, alpha=s)", domain: 0, ulps: 0 },
-    Case { name: "SubListV2", form: Form::ListV2, dtypes: FI8, torch: "out = torch._foreach_sub(X, Y, alpha=s)", domain: 0, ulps: 0 },
-    Case { name: "MulList", form: Form::List, dtypes: FI8, torch: "out = torch._foreach_mul(X, Y)", domain: 0, ulps: 0 },
-    Case { name: "DivList", form: Form::List, dtypes: F, torch: "out = torch._foreach_div(X, Y)", domain: 0, ulps: 0 },
-    Case { name: "MaximumList", form: Form::List, dtypes: FI, torch: "out = torch._foreach_maximum(X, Y)", domain: 0, ulps: 0 },
-    Case { name: "MinimumList", form: Form::List, dtypes: FI, torch: "out = torch._foreach_minimum(X, Y)", domain: 0, ulps: 0 },
-    Case { name: "PowList", form: Form::List, dtypes: F, torch: "out = [torch.pow(x, y) for x, y in zip(X, Y)]", domain: 1, ulps: 2 },
-    Case { name: "AddScalar", form: Form::ScalarTensor, dtypes: FI8, torch: "out = torch._foreach_add(X, s)", domain: 0, ulps: 0 },
-    Case { name: "AddScalarV2", form: Form::ScalarV2, dtypes: FI8, torch: "out = torch._foreach_add(X, s)", domain: 0, ulps: 0 },
-    Case { name: "AddScalarList", form: Form::ScalarList, dtypes: FI, torch: "out = torch._foreach_add(X, S)", domain: 0, ulps: 0 },
-    Case { name: "SubScalar", form: Form::ScalarTensor, dtypes: FI, torch: "out = torch._foreach_sub(X, s)", domain: 0, ulps: 0 },
-    Case { name: "SubScalarV2", form: Form::ScalarV2, dtypes: FI, torch: "out = torch._foreach_sub(X, s)", domain: 0, ulps: 0 },
-    Case { name: "SubScalarList", form: Form::ScalarList, dtypes: FI, torch: "out = torch._foreach_sub(X, S)", domain: 0, ulps: 0 },
-    Case { name: "MulScalar", form: Form::ScalarTensor, dtypes: FI, torch: "out = torch._foreach_mul(X, s)", domain: 0, ulps: 0 },
-    Case { name: "MulScalarV2", form: Form::ScalarV2, dtypes: FI, torch: "out = torch._foreach_mul(X, s)", domain: 0, ulps: 0 },
-    Case { name: "MulScalarList", form: Form::ScalarList, dtypes: FI, torch: "out = torch._foreach_mul(X, S)", domain: 0, ulps: 0 },
-    Case { name: "DivScalar", form: Form::ScalarTensor, dtypes: F, torch: "out = torch._foreach_div(X, s)", domain: 0, ulps: 0 },
-    Case { name: "DivScalarV2", form: Form::ScalarV2, dtypes: F, torch: "out = torch._foreach_div(X, s)", domain: 0, ulps: 0 },
-    Case { name: "DivScalarList", form: Form::ScalarList, dtypes: F, torch: "out = torch._foreach_div(X, S)", domain: 0, ulps: 0 },
-    Case { name: "MaximumScalar", form: Form::ScalarTensor, dtypes: FI, torch: "out = [torch.maximum(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 0, ulps: 0 },
-    Case { name: "MaximumScalarV2", form: Form::ScalarV2, dtypes: FI, torch: "out = [torch.maximum(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 0, ulps: 0 },
-    Case { name: "MaximumScalarList", form: Form::ScalarList, dtypes: FI, torch: "out = [torch.maximum(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]", domain: 0, ulps: 0 },
-    Case { name: "MinimumScalar", form: Form::ScalarTensor, dtypes: FI, torch: "out = [torch.minimum(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 0, ulps: 0 },
-    Case { name: "MinimumScalarV2", form: Form::ScalarV2, dtypes: FI, torch: "out = [torch.minimum(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 0, ulps: 0 },
-    Case { name: "MinimumScalarList", form: Form::ScalarList, dtypes: FI, torch: "out = [torch.minimum(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]", domain: 0, ulps: 0 },
-    Case { name: "PowScalar", form: Form::ScalarTensor, dtypes: F, torch: "out = [torch.pow(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 1, ulps: 2 },
-    Case { name: "PowScalarV2", form: Form::ScalarV2, dtypes: F, torch: "out = [torch.pow(x, torch.tensor(s, dtype=x.dtype)) for x in X]", domain: 1, ulps: 2 },
-    Case { name: "PowScalarList", form: Form::ScalarList, dtypes: F, torch: "out = [torch.pow(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]", domain: 1, ulps: 2 },
-    Case { name: "Abs", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_abs(X)", domain: 0, ulps: 0 },
-    Case { name: "Acos", form: Form::Unary, dtypes: F, torch: "out = [torch.acos(x) for x in X]", domain: 2, ulps: 2 },
-    Case { name: "Asin", form: Form::Unary, dtypes: F, torch: "out = [torch.asin(x) for x in X]", domain: 2, ulps: 2 },
-    Case { name: "Atan", form: Form::Unary, dtypes: F, torch: "out = [torch.atan(x) for x in X]", domain: 0, ulps: 2 },
-    Case { name: "Cos", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_cos(X)", domain: 0, ulps: 2 },
-    Case { name: "Cosh", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_cosh(X)", domain: 2, ulps: 2 },
-    Case { name: "Erf", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_erf(X)", domain: 0, ulps: 2 },
-    Case { name: "Erfc", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_erfc(X)", domain: 0, ulps: 2 },
-    Case { name: "Exp", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_exp(X)", domain: 0, ulps: 2 },
-    Case { name: "Expm1", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_expm1(X)", domain: 0, ulps: 2 },
-    Case { name: "Log", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_log(X)", domain: 1, ulps: 2 },
-    Case { name: "Log10", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_log10(X)", domain: 1, ulps: 2 },
-    Case { name: "Log1p", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_log1p(X)", domain: 1, ulps: 2 },
-    Case { name: "Log2", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_log2(X)", domain: 1, ulps: 2 },
-    Case { name: "Neg", form: Form::Unary, dtypes: FI8, torch: "out = torch._foreach_neg(X)", domain: 0, ulps: 0 },
-    Case { name: "Reciprocal", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_reciprocal(X)", domain: 0, ulps: 0 },
-    Case { name: "Sigmoid", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_sigmoid(X)", domain: 0, ulps: 2 },
-    Case { name: "Sign", form: Form::Unary, dtypes: &[F32, F16, BF16, S8, S32], torch: "out = [torch.sign(x) for x in X]", domain: 3, ulps: 0 },
-    Case { name: "Sin", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_sin(X)", domain: 0, ulps: 2 },
-    Case { name: "Sinh", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_sinh(X)", domain: 2, ulps: 2 },
-    Case { name: "Sqrt", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_sqrt(X)", domain: 1, ulps: 0 },
-    Case { name: "Tan", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_tan(X)", domain: 2, ulps: 2 },
-    Case { name: "Tanh", form: Form::Unary, dtypes: F, torch: "out = torch._foreach_tanh(X)", domain: 0, ulps: 2 },
+    Case {
+        name: "AddList",
+        form: Form::List,
+        dtypes: FI8,
+        torch: "out = torch._foreach_add(X, Y, alpha=s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "AddListV2",
+        form: Form::ListV2,
+        dtypes: FI8,
+        torch: "out = torch._foreach_add(X, Y, alpha=s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "SubList",
+        form: Form::List,
+        dtypes: FI8,
+        torch: "out = torch._foreach_sub(X, Y, alpha=s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "SubListV2",
+        form: Form::ListV2,
+        dtypes: FI8,
+        torch: "out = torch._foreach_sub(X, Y, alpha=s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MulList",
+        form: Form::List,
+        dtypes: FI8,
+        torch: "out = torch._foreach_mul(X, Y)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "DivList",
+        form: Form::List,
+        dtypes: F,
+        torch: "out = torch._foreach_div(X, Y)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MaximumList",
+        form: Form::List,
+        dtypes: FI,
+        torch: "out = torch._foreach_maximum(X, Y)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MinimumList",
+        form: Form::List,
+        dtypes: FI,
+        torch: "out = torch._foreach_minimum(X, Y)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "PowList",
+        form: Form::List,
+        dtypes: F,
+        torch: "out = [torch.pow(x, y) for x, y in zip(X, Y)]",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "AddScalar",
+        form: Form::ScalarTensor,
+        dtypes: FI8,
+        torch: "out = torch._foreach_add(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "AddScalarV2",
+        form: Form::ScalarV2,
+        dtypes: FI8,
+        torch: "out = torch._foreach_add(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "AddScalarList",
+        form: Form::ScalarList,
+        dtypes: FI,
+        torch: "out = torch._foreach_add(X, S)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "SubScalar",
+        form: Form::ScalarTensor,
+        dtypes: FI,
+        torch: "out = torch._foreach_sub(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "SubScalarV2",
+        form: Form::ScalarV2,
+        dtypes: FI,
+        torch: "out = torch._foreach_sub(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "SubScalarList",
+        form: Form::ScalarList,
+        dtypes: FI,
+        torch: "out = torch._foreach_sub(X, S)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MulScalar",
+        form: Form::ScalarTensor,
+        dtypes: FI,
+        torch: "out = torch._foreach_mul(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MulScalarV2",
+        form: Form::ScalarV2,
+        dtypes: FI,
+        torch: "out = torch._foreach_mul(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MulScalarList",
+        form: Form::ScalarList,
+        dtypes: FI,
+        torch: "out = torch._foreach_mul(X, S)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "DivScalar",
+        form: Form::ScalarTensor,
+        dtypes: F,
+        torch: "out = torch._foreach_div(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "DivScalarV2",
+        form: Form::ScalarV2,
+        dtypes: F,
+        torch: "out = torch._foreach_div(X, s)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "DivScalarList",
+        form: Form::ScalarList,
+        dtypes: F,
+        torch: "out = torch._foreach_div(X, S)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MaximumScalar",
+        form: Form::ScalarTensor,
+        dtypes: FI,
+        torch: "out = [torch.maximum(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MaximumScalarV2",
+        form: Form::ScalarV2,
+        dtypes: FI,
+        torch: "out = [torch.maximum(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MaximumScalarList",
+        form: Form::ScalarList,
+        dtypes: FI,
+        torch: "out = [torch.maximum(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MinimumScalar",
+        form: Form::ScalarTensor,
+        dtypes: FI,
+        torch: "out = [torch.minimum(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MinimumScalarV2",
+        form: Form::ScalarV2,
+        dtypes: FI,
+        torch: "out = [torch.minimum(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "MinimumScalarList",
+        form: Form::ScalarList,
+        dtypes: FI,
+        torch: "out = [torch.minimum(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "PowScalar",
+        form: Form::ScalarTensor,
+        dtypes: F,
+        torch: "out = [torch.pow(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "PowScalarV2",
+        form: Form::ScalarV2,
+        dtypes: F,
+        torch: "out = [torch.pow(x, torch.tensor(s, dtype=x.dtype)) for x in X]",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "PowScalarList",
+        form: Form::ScalarList,
+        dtypes: F,
+        torch: "out = [torch.pow(x, torch.tensor(v, dtype=x.dtype)) for x, v in zip(X, S)]",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "Abs",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_abs(X)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "Acos",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = [torch.acos(x) for x in X]",
+        domain: 2,
+        ulps: 2,
+    },
+    Case {
+        name: "Asin",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = [torch.asin(x) for x in X]",
+        domain: 2,
+        ulps: 2,
+    },
+    Case {
+        name: "Atan",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = [torch.atan(x) for x in X]",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Cos",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_cos(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Cosh",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_cosh(X)",
+        domain: 2,
+        ulps: 2,
+    },
+    Case {
+        name: "Erf",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_erf(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Erfc",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_erfc(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Exp",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_exp(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Expm1",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_expm1(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Log",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_log(X)",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "Log10",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_log10(X)",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "Log1p",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_log1p(X)",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "Log2",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_log2(X)",
+        domain: 1,
+        ulps: 2,
+    },
+    Case {
+        name: "Neg",
+        form: Form::Unary,
+        dtypes: FI8,
+        torch: "out = torch._foreach_neg(X)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "Reciprocal",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_reciprocal(X)",
+        domain: 0,
+        ulps: 0,
+    },
+    Case {
+        name: "Sigmoid",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_sigmoid(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Sign",
+        form: Form::Unary,
+        dtypes: &[F32, F16, BF16, S8, S32],
+        torch: "out = [torch.sign(x) for x in X]",
+        domain: 3,
+        ulps: 0,
+    },
+    Case {
+        name: "Sin",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_sin(X)",
+        domain: 0,
+        ulps: 2,
+    },
+    Case {
+        name: "Sinh",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_sinh(X)",
+        domain: 2,
+        ulps: 2,
+    },
+    Case {
+        name: "Sqrt",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_sqrt(X)",
+        domain: 1,
+        ulps: 0,
+    },
+    Case {
+        name: "Tan",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_tan(X)",
+        domain: 2,
+        ulps: 2,
+    },
+    Case {
+        name: "Tanh",
+        form: Form::Unary,
+        dtypes: F,
+        torch: "out = torch._foreach_tanh(X)",
+        domain: 0,
+        ulps: 2,
+    },
 ];
 
 /// Calls the entry point of `name` with the case's arguments.
@@ -418,59 +804,411 @@ unsafe fn call(
         };
     }
     match name {
-        "AddList" => go!(foreach_add_list, aclnnForeachAddListGetWorkspaceSize, aclnnForeachAddList, x, y, alpha_t, out),
-        "AddListV2" => go!(foreach_add_list_v2, aclnnForeachAddListV2GetWorkspaceSize, aclnnForeachAddListV2, x, y, s, out),
-        "SubList" => go!(foreach_sub_list, aclnnForeachSubListGetWorkspaceSize, aclnnForeachSubList, x, y, alpha_t, out),
-        "SubListV2" => go!(foreach_sub_list_v2, aclnnForeachSubListV2GetWorkspaceSize, aclnnForeachSubListV2, x, y, s, out),
-        "MulList" => go!(foreach_mul_list, aclnnForeachMulListGetWorkspaceSize, aclnnForeachMulList, x, y, out),
-        "DivList" => go!(foreach_div_list, aclnnForeachDivListGetWorkspaceSize, aclnnForeachDivList, x, y, out),
-        "MaximumList" => go!(foreach_maximum_list, aclnnForeachMaximumListGetWorkspaceSize, aclnnForeachMaximumList, x, y, out),
-        "MinimumList" => go!(foreach_minimum_list, aclnnForeachMinimumListGetWorkspaceSize, aclnnForeachMinimumList, x, y, out),
-        "PowList" => go!(foreach_pow_list, aclnnForeachPowListGetWorkspaceSize, aclnnForeachPowList, x, y, out),
-        "AddScalar" => go!(foreach_add_scalar, aclnnForeachAddScalarGetWorkspaceSize, aclnnForeachAddScalar, x, alpha_t, out),
-        "AddScalarV2" => go!(foreach_add_scalar_v2, aclnnForeachAddScalarV2GetWorkspaceSize, aclnnForeachAddScalarV2, x, s, out),
-        "AddScalarList" => go!(foreach_add_scalar_list, aclnnForeachAddScalarListGetWorkspaceSize, aclnnForeachAddScalarList, x, sl, out),
-        "SubScalar" => go!(foreach_sub_scalar, aclnnForeachSubScalarGetWorkspaceSize, aclnnForeachSubScalar, x, alpha_t, out),
-        "SubScalarV2" => go!(foreach_sub_scalar_v2, aclnnForeachSubScalarV2GetWorkspaceSize, aclnnForeachSubScalarV2, x, s, out),
-        "SubScalarList" => go!(foreach_sub_scalar_list, aclnnForeachSubScalarListGetWorkspaceSize, aclnnForeachSubScalarList, x, sl, out),
-        "MulScalar" => go!(foreach_mul_scalar, aclnnForeachMulScalarGetWorkspaceSize, aclnnForeachMulScalar, x, alpha_t, out),
-        "MulScalarV2" => go!(foreach_mul_scalar_v2, aclnnForeachMulScalarV2GetWorkspaceSize, aclnnForeachMulScalarV2, x, s, out),
-        "MulScalarList" => go!(foreach_mul_scalar_list, aclnnForeachMulScalarListGetWorkspaceSize, aclnnForeachMulScalarList, x, sl, out),
-        "DivScalar" => go!(foreach_div_scalar, aclnnForeachDivScalarGetWorkspaceSize, aclnnForeachDivScalar, x, alpha_t, out),
-        "DivScalarV2" => go!(foreach_div_scalar_v2, aclnnForeachDivScalarV2GetWorkspaceSize, aclnnForeachDivScalarV2, x, s, out),
-        "DivScalarList" => go!(foreach_div_scalar_list, aclnnForeachDivScalarListGetWorkspaceSize, aclnnForeachDivScalarList, x, sl, out),
-        "MaximumScalar" => go!(foreach_maximum_scalar, aclnnForeachMaximumScalarGetWorkspaceSize, aclnnForeachMaximumScalar, x, alpha_t, out),
-        "MaximumScalarV2" => go!(foreach_maximum_scalar_v2, aclnnForeachMaximumScalarV2GetWorkspaceSize, aclnnForeachMaximumScalarV2, x, s, out),
-        "MaximumScalarList" => go!(foreach_maximum_scalar_list, aclnnForeachMaximumScalarListGetWorkspaceSize, aclnnForeachMaximumScalarList, x, sl, out),
-        "MinimumScalar" => go!(foreach_minimum_scalar, aclnnForeachMinimumScalarGetWorkspaceSize, aclnnForeachMinimumScalar, x, alpha_t, out),
-        "MinimumScalarV2" => go!(foreach_minimum_scalar_v2, aclnnForeachMinimumScalarV2GetWorkspaceSize, aclnnForeachMinimumScalarV2, x, s, out),
-        "MinimumScalarList" => go!(foreach_minimum_scalar_list, aclnnForeachMinimumScalarListGetWorkspaceSize, aclnnForeachMinimumScalarList, x, sl, out),
-        "PowScalar" => go!(foreach_pow_scalar, aclnnForeachPowScalarGetWorkspaceSize, aclnnForeachPowScalar, x, alpha_t, out),
-        "PowScalarV2" => go!(foreach_pow_scalar_v2, aclnnForeachPowScalarV2GetWorkspaceSize, aclnnForeachPowScalarV2, x, s, out),
-        "PowScalarList" => go!(foreach_pow_scalar_list, aclnnForeachPowScalarListGetWorkspaceSize, aclnnForeachPowScalarList, x, sl, out),
-        "Abs" => go!(foreach_abs, aclnnForeachAbsGetWorkspaceSize, aclnnForeachAbs, x, out),
-        "Acos" => go!(foreach_acos, aclnnForeachAcosGetWorkspaceSize, aclnnForeachAcos, x, out),
-        "Asin" => go!(foreach_asin, aclnnForeachAsinGetWorkspaceSize, aclnnForeachAsin, x, out),
-        "Atan" => go!(foreach_atan, aclnnForeachAtanGetWorkspaceSize, aclnnForeachAtan, x, out),
-        "Cos" => go!(foreach_cos, aclnnForeachCosGetWorkspaceSize, aclnnForeachCos, x, out),
-        "Cosh" => go!(foreach_cosh, aclnnForeachCoshGetWorkspaceSize, aclnnForeachCosh, x, out),
-        "Erf" => go!(foreach_erf, aclnnForeachErfGetWorkspaceSize, aclnnForeachErf, x, out),
-        "Erfc" => go!(foreach_erfc, aclnnForeachErfcGetWorkspaceSize, aclnnForeachErfc, x, out),
-        "Exp" => go!(foreach_exp, aclnnForeachExpGetWorkspaceSize, aclnnForeachExp, x, out),
-        "Expm1" => go!(foreach_expm1, aclnnForeachExpm1GetWorkspaceSize, aclnnForeachExpm1, x, out),
-        "Log" => go!(foreach_log, aclnnForeachLogGetWorkspaceSize, aclnnForeachLog, x, out),
-        "Log10" => go!(foreach_log10, aclnnForeachLog10GetWorkspaceSize, aclnnForeachLog10, x, out),
-        "Log1p" => go!(foreach_log1p, aclnnForeachLog1pGetWorkspaceSize, aclnnForeachLog1p, x, out),
-        "Log2" => go!(foreach_log2, aclnnForeachLog2GetWorkspaceSize, aclnnForeachLog2, x, out),
-        "Neg" => go!(foreach_neg, aclnnForeachNegGetWorkspaceSize, aclnnForeachNeg, x, out),
-        "Reciprocal" => go!(foreach_reciprocal, aclnnForeachReciprocalGetWorkspaceSize, aclnnForeachReciprocal, x, out),
-        "Sigmoid" => go!(foreach_sigmoid, aclnnForeachSigmoidGetWorkspaceSize, aclnnForeachSigmoid, x, out),
-        "Sign" => go!(foreach_sign, aclnnForeachSignGetWorkspaceSize, aclnnForeachSign, x, out),
-        "Sin" => go!(foreach_sin, aclnnForeachSinGetWorkspaceSize, aclnnForeachSin, x, out),
-        "Sinh" => go!(foreach_sinh, aclnnForeachSinhGetWorkspaceSize, aclnnForeachSinh, x, out),
-        "Sqrt" => go!(foreach_sqrt, aclnnForeachSqrtGetWorkspaceSize, aclnnForeachSqrt, x, out),
-        "Tan" => go!(foreach_tan, aclnnForeachTanGetWorkspaceSize, aclnnForeachTan, x, out),
-        "Tanh" => go!(foreach_tanh, aclnnForeachTanhGetWorkspaceSize, aclnnForeachTanh, x, out),
+        "AddList" => go!(
+            foreach_add_list,
+            aclnnForeachAddListGetWorkspaceSize,
+            aclnnForeachAddList,
+            x,
+            y,
+            alpha_t,
+            out
+        ),
+        "AddListV2" => go!(
+            foreach_add_list_v2,
+            aclnnForeachAddListV2GetWorkspaceSize,
+            aclnnForeachAddListV2,
+            x,
+            y,
+            s,
+            out
+        ),
+        "SubList" => go!(
+            foreach_sub_list,
+            aclnnForeachSubListGetWorkspaceSize,
+            aclnnForeachSubList,
+            x,
+            y,
+            alpha_t,
+            out
+        ),
+        "SubListV2" => go!(
+            foreach_sub_list_v2,
+            aclnnForeachSubListV2GetWorkspaceSize,
+            aclnnForeachSubListV2,
+            x,
+            y,
+            s,
+            out
+        ),
+        "MulList" => go!(
+            foreach_mul_list,
+            aclnnForeachMulListGetWorkspaceSize,
+            aclnnForeachMulList,
+            x,
+            y,
+            out
+        ),
+        "DivList" => go!(
+            foreach_div_list,
+            aclnnForeachDivListGetWorkspaceSize,
+            aclnnForeachDivList,
+            x,
+            y,
+            out
+        ),
+        "MaximumList" => go!(
+            foreach_maximum_list,
+            aclnnForeachMaximumListGetWorkspaceSize,
+            aclnnForeachMaximumList,
+            x,
+            y,
+            out
+        ),
+        "MinimumList" => go!(
+            foreach_minimum_list,
+            aclnnForeachMinimumListGetWorkspaceSize,
+            aclnnForeachMinimumList,
+            x,
+            y,
+            out
+        ),
+        "PowList" => go!(
+            foreach_pow_list,
+            aclnnForeachPowListGetWorkspaceSize,
+            aclnnForeachPowList,
+            x,
+            y,
+            out
+        ),
+        "AddScalar" => go!(
+            foreach_add_scalar,
+            aclnnForeachAddScalarGetWorkspaceSize,
+            aclnnForeachAddScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "AddScalarV2" => go!(
+            foreach_add_scalar_v2,
+            aclnnForeachAddScalarV2GetWorkspaceSize,
+            aclnnForeachAddScalarV2,
+            x,
+            s,
+            out
+        ),
+        "AddScalarList" => go!(
+            foreach_add_scalar_list,
+            aclnnForeachAddScalarListGetWorkspaceSize,
+            aclnnForeachAddScalarList,
+            x,
+            sl,
+            out
+        ),
+        "SubScalar" => go!(
+            foreach_sub_scalar,
+            aclnnForeachSubScalarGetWorkspaceSize,
+            aclnnForeachSubScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "SubScalarV2" => go!(
+            foreach_sub_scalar_v2,
+            aclnnForeachSubScalarV2GetWorkspaceSize,
+            aclnnForeachSubScalarV2,
+            x,
+            s,
+            out
+        ),
+        "SubScalarList" => go!(
+            foreach_sub_scalar_list,
+            aclnnForeachSubScalarListGetWorkspaceSize,
+            aclnnForeachSubScalarList,
+            x,
+            sl,
+            out
+        ),
+        "MulScalar" => go!(
+            foreach_mul_scalar,
+            aclnnForeachMulScalarGetWorkspaceSize,
+            aclnnForeachMulScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "MulScalarV2" => go!(
+            foreach_mul_scalar_v2,
+            aclnnForeachMulScalarV2GetWorkspaceSize,
+            aclnnForeachMulScalarV2,
+            x,
+            s,
+            out
+        ),
+        "MulScalarList" => go!(
+            foreach_mul_scalar_list,
+            aclnnForeachMulScalarListGetWorkspaceSize,
+            aclnnForeachMulScalarList,
+            x,
+            sl,
+            out
+        ),
+        "DivScalar" => go!(
+            foreach_div_scalar,
+            aclnnForeachDivScalarGetWorkspaceSize,
+            aclnnForeachDivScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "DivScalarV2" => go!(
+            foreach_div_scalar_v2,
+            aclnnForeachDivScalarV2GetWorkspaceSize,
+            aclnnForeachDivScalarV2,
+            x,
+            s,
+            out
+        ),
+        "DivScalarList" => go!(
+            foreach_div_scalar_list,
+            aclnnForeachDivScalarListGetWorkspaceSize,
+            aclnnForeachDivScalarList,
+            x,
+            sl,
+            out
+        ),
+        "MaximumScalar" => go!(
+            foreach_maximum_scalar,
+            aclnnForeachMaximumScalarGetWorkspaceSize,
+            aclnnForeachMaximumScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "MaximumScalarV2" => go!(
+            foreach_maximum_scalar_v2,
+            aclnnForeachMaximumScalarV2GetWorkspaceSize,
+            aclnnForeachMaximumScalarV2,
+            x,
+            s,
+            out
+        ),
+        "MaximumScalarList" => go!(
+            foreach_maximum_scalar_list,
+            aclnnForeachMaximumScalarListGetWorkspaceSize,
+            aclnnForeachMaximumScalarList,
+            x,
+            sl,
+            out
+        ),
+        "MinimumScalar" => go!(
+            foreach_minimum_scalar,
+            aclnnForeachMinimumScalarGetWorkspaceSize,
+            aclnnForeachMinimumScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "MinimumScalarV2" => go!(
+            foreach_minimum_scalar_v2,
+            aclnnForeachMinimumScalarV2GetWorkspaceSize,
+            aclnnForeachMinimumScalarV2,
+            x,
+            s,
+            out
+        ),
+        "MinimumScalarList" => go!(
+            foreach_minimum_scalar_list,
+            aclnnForeachMinimumScalarListGetWorkspaceSize,
+            aclnnForeachMinimumScalarList,
+            x,
+            sl,
+            out
+        ),
+        "PowScalar" => go!(
+            foreach_pow_scalar,
+            aclnnForeachPowScalarGetWorkspaceSize,
+            aclnnForeachPowScalar,
+            x,
+            alpha_t,
+            out
+        ),
+        "PowScalarV2" => go!(
+            foreach_pow_scalar_v2,
+            aclnnForeachPowScalarV2GetWorkspaceSize,
+            aclnnForeachPowScalarV2,
+            x,
+            s,
+            out
+        ),
+        "PowScalarList" => go!(
+            foreach_pow_scalar_list,
+            aclnnForeachPowScalarListGetWorkspaceSize,
+            aclnnForeachPowScalarList,
+            x,
+            sl,
+            out
+        ),
+        "Abs" => go!(
+            foreach_abs,
+            aclnnForeachAbsGetWorkspaceSize,
+            aclnnForeachAbs,
+            x,
+            out
+        ),
+        "Acos" => go!(
+            foreach_acos,
+            aclnnForeachAcosGetWorkspaceSize,
+            aclnnForeachAcos,
+            x,
+            out
+        ),
+        "Asin" => go!(
+            foreach_asin,
+            aclnnForeachAsinGetWorkspaceSize,
+            aclnnForeachAsin,
+            x,
+            out
+        ),
+        "Atan" => go!(
+            foreach_atan,
+            aclnnForeachAtanGetWorkspaceSize,
+            aclnnForeachAtan,
+            x,
+            out
+        ),
+        "Cos" => go!(
+            foreach_cos,
+            aclnnForeachCosGetWorkspaceSize,
+            aclnnForeachCos,
+            x,
+            out
+        ),
+        "Cosh" => go!(
+            foreach_cosh,
+            aclnnForeachCoshGetWorkspaceSize,
+            aclnnForeachCosh,
+            x,
+            out
+        ),
+        "Erf" => go!(
+            foreach_erf,
+            aclnnForeachErfGetWorkspaceSize,
+            aclnnForeachErf,
+            x,
+            out
+        ),
+        "Erfc" => go!(
+            foreach_erfc,
+            aclnnForeachErfcGetWorkspaceSize,
+            aclnnForeachErfc,
+            x,
+            out
+        ),
+        "Exp" => go!(
+            foreach_exp,
+            aclnnForeachExpGetWorkspaceSize,
+            aclnnForeachExp,
+            x,
+            out
+        ),
+        "Expm1" => go!(
+            foreach_expm1,
+            aclnnForeachExpm1GetWorkspaceSize,
+            aclnnForeachExpm1,
+            x,
+            out
+        ),
+        "Log" => go!(
+            foreach_log,
+            aclnnForeachLogGetWorkspaceSize,
+            aclnnForeachLog,
+            x,
+            out
+        ),
+        "Log10" => go!(
+            foreach_log10,
+            aclnnForeachLog10GetWorkspaceSize,
+            aclnnForeachLog10,
+            x,
+            out
+        ),
+        "Log1p" => go!(
+            foreach_log1p,
+            aclnnForeachLog1pGetWorkspaceSize,
+            aclnnForeachLog1p,
+            x,
+            out
+        ),
+        "Log2" => go!(
+            foreach_log2,
+            aclnnForeachLog2GetWorkspaceSize,
+            aclnnForeachLog2,
+            x,
+            out
+        ),
+        "Neg" => go!(
+            foreach_neg,
+            aclnnForeachNegGetWorkspaceSize,
+            aclnnForeachNeg,
+            x,
+            out
+        ),
+        "Reciprocal" => go!(
+            foreach_reciprocal,
+            aclnnForeachReciprocalGetWorkspaceSize,
+            aclnnForeachReciprocal,
+            x,
+            out
+        ),
+        "Sigmoid" => go!(
+            foreach_sigmoid,
+            aclnnForeachSigmoidGetWorkspaceSize,
+            aclnnForeachSigmoid,
+            x,
+            out
+        ),
+        "Sign" => go!(
+            foreach_sign,
+            aclnnForeachSignGetWorkspaceSize,
+            aclnnForeachSign,
+            x,
+            out
+        ),
+        "Sin" => go!(
+            foreach_sin,
+            aclnnForeachSinGetWorkspaceSize,
+            aclnnForeachSin,
+            x,
+            out
+        ),
+        "Sinh" => go!(
+            foreach_sinh,
+            aclnnForeachSinhGetWorkspaceSize,
+            aclnnForeachSinh,
+            x,
+            out
+        ),
+        "Sqrt" => go!(
+            foreach_sqrt,
+            aclnnForeachSqrtGetWorkspaceSize,
+            aclnnForeachSqrt,
+            x,
+            out
+        ),
+        "Tan" => go!(
+            foreach_tan,
+            aclnnForeachTanGetWorkspaceSize,
+            aclnnForeachTan,
+            x,
+            out
+        ),
+        "Tanh" => go!(
+            foreach_tanh,
+            aclnnForeachTanhGetWorkspaceSize,
+            aclnnForeachTanh,
+            x,
+            out
+        ),
         n => panic!("no entry {n}"),
     }
 }
@@ -500,7 +1238,13 @@ fn random_value(rng: &mut Rng, d: DType, domain: u8) -> f64 {
 fn random_shape(rng: &mut Rng) -> Vec<usize> {
     let rank = rng.below(4) as usize;
     (0..rank)
-        .map(|_| if rng.pct(5) { 0 } else { 1 + rng.below(5) as usize })
+        .map(|_| {
+            if rng.pct(5) {
+                0
+            } else {
+                1 + rng.below(5) as usize
+            }
+        })
         .collect()
 }
 
@@ -577,8 +1321,16 @@ fn foreach_binary_and_unary_match_torch() {
             };
             let s = sval(&mut rng);
             let svals: Vec<f64> = (0..n).map(|_| sval(&mut rng)).collect();
-            let xs: Vec<View> = shapes.iter().zip(&xv).map(|(s, v)| View::new(&mut rng, d, s, v)).collect();
-            let ys: Vec<View> = shapes.iter().zip(&yv).map(|(s, v)| View::new(&mut rng, d, s, v)).collect();
+            let xs: Vec<View> = shapes
+                .iter()
+                .zip(&xv)
+                .map(|(s, v)| View::new(&mut rng, d, s, v))
+                .collect();
+            let ys: Vec<View> = shapes
+                .iter()
+                .zip(&yv)
+                .map(|(s, v)| View::new(&mut rng, d, s, v))
+                .collect();
             let os: Vec<View> = shapes
                 .iter()
                 .map(|s| View::new(&mut rng, d, s, &vec![SENTINEL; s.iter().product()]))
@@ -600,7 +1352,11 @@ fn foreach_binary_and_unary_match_torch() {
             // The scalars as x's dtype computes them (torch converts a scalar to x's dtype).
             let sa = Array::f64s(&[1], &[s]);
             let sla = Array::f64s(&[n], &svals);
-            let sa = if matches!(sd, S32 | S64) { Array::i64s(&[1], &[s as i64]) } else { sa };
+            let sa = if matches!(sd, S32 | S64) {
+                Array::i64s(&[1], &[s as i64])
+            } else {
+                sa
+            };
             let sla = if matches!(sd, S32 | S64) {
                 Array::i64s(&[n], &svals.iter().map(|&v| v as i64).collect::<Vec<_>>())
             } else {
@@ -617,7 +1373,11 @@ fn foreach_binary_and_unary_match_torch() {
             ran.push(Ran {
                 what,
                 outs,
-                ulps: if matches!(d, F16 | BF16) { c.ulps.min(1) } else { c.ulps },
+                ulps: if matches!(d, F16 | BF16) {
+                    c.ulps.min(1)
+                } else {
+                    c.ulps
+                },
                 case,
             });
             assert_eq!(aclDestroyTensorList(xl), 0);
@@ -632,7 +1392,9 @@ fn foreach_binary_and_unary_match_torch() {
         return;
     };
     for r in ran {
-        let want = results[r.case].as_ref().unwrap_or_else(|e| panic!("{}: torch: {e}", r.what));
+        let want = results[r.case]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{}: torch: {e}", r.what));
         assert_eq!(want.len(), r.outs.len(), "{}", r.what);
         for (i, ((got, kept), w)) in r.outs.iter().zip(want).enumerate() {
             assert!(kept, "{}: out[{i}] wrote outside its view", r.what);
@@ -642,9 +1404,20 @@ fn foreach_binary_and_unary_match_torch() {
 }
 
 /// Random members of one shape list, one list per entry of `vals`.
-fn lists_of(rng: &mut Rng, d: DType, shapes: &[Vec<usize>], vals: &[Vec<Vec<f64>>]) -> Vec<Vec<View>> {
+fn lists_of(
+    rng: &mut Rng,
+    d: DType,
+    shapes: &[Vec<usize>],
+    vals: &[Vec<Vec<f64>>],
+) -> Vec<Vec<View>> {
     vals.iter()
-        .map(|l| shapes.iter().zip(l).map(|(s, v)| View::new(rng, d, s, v)).collect())
+        .map(|l| {
+            shapes
+                .iter()
+                .zip(l)
+                .map(|(s, v)| View::new(rng, d, s, v))
+                .collect()
+        })
         .collect()
 }
 
@@ -688,14 +1461,22 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
             let gen = |rng: &mut Rng, dom: u8| -> Vec<Vec<f64>> {
                 shapes
                     .iter()
-                    .map(|s| (0..s.iter().product::<usize>()).map(|_| random_value(rng, d, dom)).collect())
+                    .map(|s| {
+                        (0..s.iter().product::<usize>())
+                            .map(|_| random_value(rng, d, dom))
+                            .collect()
+                    })
                     .collect()
             };
             let lerp = name.starts_with("Lerp");
             let vals = vec![
                 gen(&mut rng, 0),
                 gen(&mut rng, 0),
-                if lerp { gen(&mut rng, 2) } else { gen(&mut rng, 0) },
+                if lerp {
+                    gen(&mut rng, 2)
+                } else {
+                    gen(&mut rng, 0)
+                },
             ];
             let mut l = lists_of(&mut rng, d, &shapes, &vals);
             let os = outs_of(&mut rng, d, &shapes);
@@ -704,7 +1485,11 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
             let xs = l.pop().unwrap();
             let (xl, yl, zl, ol) = (list(&xs), list(&ys), list(&zs), list(&os));
             let small = |rng: &mut Rng| (rng.below(33) as f64 - 16.0) / 8.0;
-            let mut s = if int { rng.below(9) as f64 - 4.0 } else { small(&mut rng) };
+            let mut s = if int {
+                rng.below(9) as f64 - 4.0
+            } else {
+                small(&mut rng)
+            };
             if name.starts_with("Round") {
                 s = [1.0, 2.0, 3.0, 5.0][rng.below(4) as usize];
             }
@@ -714,11 +1499,24 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
             if lerp {
                 s = (rng.below(9) as f64) / 8.0;
             }
-            let svals: Vec<f64> = (0..n).map(|_| if int { rng.below(9) as f64 - 4.0 } else { small(&mut rng) }).collect();
+            let svals: Vec<f64> = (0..n)
+                .map(|_| {
+                    if int {
+                        rng.below(9) as f64 - 4.0
+                    } else {
+                        small(&mut rng)
+                    }
+                })
+                .collect();
             // scalars tensor (List forms): x's dtype, one per member; scalar tensor: x's (bf16: f32).
             let per = View::new(&mut rng, d, &[n], &svals);
             let one_d = if d == BF16 { F32 } else { d };
-            let one = View::new(&mut rng, if name.starts_with("Round") { S8 } else { one_d }, &[1], &[s]);
+            let one = View::new(
+                &mut rng,
+                if name.starts_with("Round") { S8 } else { one_d },
+                &[1],
+                &[s],
+            );
             let v2d = if int { S64 } else { F64 };
             let sc = scalar_of(if name.starts_with("Round") { S64 } else { v2d }, s);
             let (per_t, one_t) = (per.tensor(), one.tensor());
@@ -729,39 +1527,165 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
                 };
             }
             let (st, p2) = match name {
-                "AddcdivList" => go!(foreach_addcdiv_list, aclnnForeachAddcdivListGetWorkspaceSize, aclnnForeachAddcdivList, xl, yl, zl, per_t, ol),
-                "AddcdivScalar" => go!(foreach_addcdiv_scalar, aclnnForeachAddcdivScalarGetWorkspaceSize, aclnnForeachAddcdivScalar, xl, yl, zl, one_t, ol),
-                "AddcdivScalarList" => go!(foreach_addcdiv_scalar_list, aclnnForeachAddcdivScalarListGetWorkspaceSize, aclnnForeachAddcdivScalarList, xl, yl, zl, per_t, ol),
-                "AddcdivScalarV2" => go!(foreach_addcdiv_scalar_v2, aclnnForeachAddcdivScalarV2GetWorkspaceSize, aclnnForeachAddcdivScalarV2, xl, yl, zl, sc, ol),
-                "AddcmulList" => go!(foreach_addcmul_list, aclnnForeachAddcmulListGetWorkspaceSize, aclnnForeachAddcmulList, xl, yl, zl, per_t, ol),
-                "AddcmulScalar" => go!(foreach_addcmul_scalar, aclnnForeachAddcmulScalarGetWorkspaceSize, aclnnForeachAddcmulScalar, xl, yl, zl, one_t, ol),
-                "AddcmulScalarList" => go!(foreach_addcmul_scalar_list, aclnnForeachAddcmulScalarListGetWorkspaceSize, aclnnForeachAddcmulScalarList, xl, yl, zl, per_t, ol),
-                "AddcmulScalarV2" => go!(foreach_addcmul_scalar_v2, aclnnForeachAddcmulScalarV2GetWorkspaceSize, aclnnForeachAddcmulScalarV2, xl, yl, zl, sc, ol),
-                "LerpList" => go!(foreach_lerp_list, aclnnForeachLerpListGetWorkspaceSize, aclnnForeachLerpList, xl, yl, zl, ol),
-                "LerpScalar" => go!(foreach_lerp_scalar, aclnnForeachLerpScalarGetWorkspaceSize, aclnnForeachLerpScalar, xl, yl, sc, ol),
-                "PowScalarAndTensor" => go!(foreach_pow_scalar_and_tensor, aclnnForeachPowScalarAndTensorGetWorkspaceSize, aclnnForeachPowScalarAndTensor, sc, xl, ol),
-                "RoundOffNumber" => go!(foreach_round_off_number, aclnnForeachRoundOffNumberGetWorkspaceSize, aclnnForeachRoundOffNumber, xl, one_t, ol),
-                "RoundOffNumberV2" => go!(foreach_round_off_number_v2, aclnnForeachRoundOffNumberV2GetWorkspaceSize, aclnnForeachRoundOffNumberV2, xl, sc, ol),
-                "Copy" => go!(foreach_copy, aclnnForeachCopyGetWorkspaceSize, aclnnForeachCopy, xl, ol),
+                "AddcdivList" => go!(
+                    foreach_addcdiv_list,
+                    aclnnForeachAddcdivListGetWorkspaceSize,
+                    aclnnForeachAddcdivList,
+                    xl,
+                    yl,
+                    zl,
+                    per_t,
+                    ol
+                ),
+                "AddcdivScalar" => go!(
+                    foreach_addcdiv_scalar,
+                    aclnnForeachAddcdivScalarGetWorkspaceSize,
+                    aclnnForeachAddcdivScalar,
+                    xl,
+                    yl,
+                    zl,
+                    one_t,
+                    ol
+                ),
+                "AddcdivScalarList" => go!(
+                    foreach_addcdiv_scalar_list,
+                    aclnnForeachAddcdivScalarListGetWorkspaceSize,
+                    aclnnForeachAddcdivScalarList,
+                    xl,
+                    yl,
+                    zl,
+                    per_t,
+                    ol
+                ),
+                "AddcdivScalarV2" => go!(
+                    foreach_addcdiv_scalar_v2,
+                    aclnnForeachAddcdivScalarV2GetWorkspaceSize,
+                    aclnnForeachAddcdivScalarV2,
+                    xl,
+                    yl,
+                    zl,
+                    sc,
+                    ol
+                ),
+                "AddcmulList" => go!(
+                    foreach_addcmul_list,
+                    aclnnForeachAddcmulListGetWorkspaceSize,
+                    aclnnForeachAddcmulList,
+                    xl,
+                    yl,
+                    zl,
+                    per_t,
+                    ol
+                ),
+                "AddcmulScalar" => go!(
+                    foreach_addcmul_scalar,
+                    aclnnForeachAddcmulScalarGetWorkspaceSize,
+                    aclnnForeachAddcmulScalar,
+                    xl,
+                    yl,
+                    zl,
+                    one_t,
+                    ol
+                ),
+                "AddcmulScalarList" => go!(
+                    foreach_addcmul_scalar_list,
+                    aclnnForeachAddcmulScalarListGetWorkspaceSize,
+                    aclnnForeachAddcmulScalarList,
+                    xl,
+                    yl,
+                    zl,
+                    per_t,
+                    ol
+                ),
+                "AddcmulScalarV2" => go!(
+                    foreach_addcmul_scalar_v2,
+                    aclnnForeachAddcmulScalarV2GetWorkspaceSize,
+                    aclnnForeachAddcmulScalarV2,
+                    xl,
+                    yl,
+                    zl,
+                    sc,
+                    ol
+                ),
+                "LerpList" => go!(
+                    foreach_lerp_list,
+                    aclnnForeachLerpListGetWorkspaceSize,
+                    aclnnForeachLerpList,
+                    xl,
+                    yl,
+                    zl,
+                    ol
+                ),
+                "LerpScalar" => go!(
+                    foreach_lerp_scalar,
+                    aclnnForeachLerpScalarGetWorkspaceSize,
+                    aclnnForeachLerpScalar,
+                    xl,
+                    yl,
+                    sc,
+                    ol
+                ),
+                "PowScalarAndTensor" => go!(
+                    foreach_pow_scalar_and_tensor,
+                    aclnnForeachPowScalarAndTensorGetWorkspaceSize,
+                    aclnnForeachPowScalarAndTensor,
+                    sc,
+                    xl,
+                    ol
+                ),
+                "RoundOffNumber" => go!(
+                    foreach_round_off_number,
+                    aclnnForeachRoundOffNumberGetWorkspaceSize,
+                    aclnnForeachRoundOffNumber,
+                    xl,
+                    one_t,
+                    ol
+                ),
+                "RoundOffNumberV2" => go!(
+                    foreach_round_off_number_v2,
+                    aclnnForeachRoundOffNumberV2GetWorkspaceSize,
+                    aclnnForeachRoundOffNumberV2,
+                    xl,
+                    sc,
+                    ol
+                ),
+                "Copy" => go!(
+                    foreach_copy,
+                    aclnnForeachCopyGetWorkspaceSize,
+                    aclnnForeachCopy,
+                    xl,
+                    ol
+                ),
                 _ => (0, foreach_copy::aclnnForeachCopy as Phase2),
             };
             let what = format!("{name} {d} n={n} s={s} shapes {shapes:?}");
             let mut norm_outs = Vec::new();
             if name == "Norm" {
-                norm_outs = (0..n).map(|_| View::new(&mut rng, d, &[], &[SENTINEL])).collect();
+                norm_outs = (0..n)
+                    .map(|_| View::new(&mut rng, d, &[], &[SENTINEL]))
+                    .collect();
                 let nl = list(&norm_outs);
                 let ns = scalar_of(F32, s);
-                let st = unsafe { foreach_norm::aclnnForeachNormGetWorkspaceSize(xl, ns, nl, &mut ws, &mut ex) };
+                let st = unsafe {
+                    foreach_norm::aclnnForeachNormGetWorkspaceSize(xl, ns, nl, &mut ws, &mut ex)
+                };
                 run(st, ws, ex, foreach_norm::aclnnForeachNorm, &what);
                 aclDestroyTensorList(nl);
                 aclDestroyScalar(ns);
             } else {
                 run(st, ws, ex, p2, &what);
             }
-            let outs: Vec<(Array, bool)> = if name == "Norm" { norm_outs.iter().map(|o| o.read()).collect() } else { os.iter().map(|o| o.read()).collect() };
+            let outs: Vec<(Array, bool)> = if name == "Norm" {
+                norm_outs.iter().map(|o| o.read()).collect()
+            } else {
+                os.iter().map(|o| o.read()).collect()
+            };
             let prog = batch.program(&reference(torch));
             let (sa, sla) = if int {
-                (Array::i64s(&[1], &[s as i64]), Array::i64s(&[n], &svals.iter().map(|&v| v as i64).collect::<Vec<_>>()))
+                (
+                    Array::i64s(&[1], &[s as i64]),
+                    Array::i64s(&[n], &svals.iter().map(|&v| v as i64).collect::<Vec<_>>()),
+                )
             } else {
                 (Array::f64s(&[1], &[s]), Array::f64s(&[n], &svals))
             };
@@ -772,7 +1696,16 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
                 }
             }
             let case = batch.case(prog, inputs);
-            ran.push((what, outs, if matches!(d, F16 | BF16) { ulps.min(1) } else { ulps }, case));
+            ran.push((
+                what,
+                outs,
+                if matches!(d, F16 | BF16) {
+                    ulps.min(1)
+                } else {
+                    ulps
+                },
+                case,
+            ));
             for l in [xl, yl, zl, ol] {
                 assert_eq!(aclDestroyTensorList(l), 0);
             }
@@ -785,7 +1718,9 @@ fn foreach_addc_lerp_norm_pow_match_torch() {
         return;
     };
     for (what, outs, ulps, case) in ran {
-        let want = results[case].as_ref().unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        let want = results[case]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
         assert_eq!(want.len(), outs.len(), "{what}");
         for (i, ((got, kept), w)) in outs.iter().zip(want).enumerate() {
             assert!(kept, "{what}: out[{i}] wrote outside its view");
@@ -801,13 +1736,29 @@ fn foreach_zero_and_round_modes_match_a_loop() {
     let shapes = vec![vec![3, 4], vec![], vec![0, 2], vec![5]];
     let vals: Vec<Vec<f64>> = shapes
         .iter()
-        .map(|s: &Vec<usize>| (0..s.iter().product::<usize>()).map(|i| i as f64 * 0.75 - 2.5).collect())
+        .map(|s: &Vec<usize>| {
+            (0..s.iter().product::<usize>())
+                .map(|i| i as f64 * 0.75 - 2.5)
+                .collect()
+        })
         .collect();
-    let xs: Vec<View> = shapes.iter().zip(&vals).map(|(s, v)| View::new(&mut rng, F32, s, v)).collect();
+    let xs: Vec<View> = shapes
+        .iter()
+        .zip(&vals)
+        .map(|(s, v)| View::new(&mut rng, F32, s, v))
+        .collect();
     let xl = list(&xs);
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { foreach_zero_inplace::aclnnForeachZeroInplaceGetWorkspaceSize(xl, &mut ws, &mut ex) };
-    run(st, ws, ex, foreach_zero_inplace::aclnnForeachZeroInplace, "ZeroInplace");
+    let st = unsafe {
+        foreach_zero_inplace::aclnnForeachZeroInplaceGetWorkspaceSize(xl, &mut ws, &mut ex)
+    };
+    run(
+        st,
+        ws,
+        ex,
+        foreach_zero_inplace::aclnnForeachZeroInplace,
+        "ZeroInplace",
+    );
     for x in &xs {
         let (a, kept) = x.read();
         assert!(kept && a.bytes.iter().all(|&b| b == 0), "ZeroInplace");
@@ -816,17 +1767,34 @@ fn foreach_zero_and_round_modes_match_a_loop() {
     // Modes 4 (half away from zero) and 6 (to odd when inexact), which torch lacks.
     let v: Vec<f64> = vec![-2.5, -1.5, -0.5, 0.5, 1.5, 2.5, 2.25, -2.75, 3.0, 0.0];
     for (mode, want) in [
-        (4i64, vec![-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 2.0, -3.0, 3.0, 0.0]),
-        (6, vec![-3.0, -1.0, -1.0, 1.0, 1.0, 3.0, 3.0, -3.0, 3.0, 0.0]),
+        (
+            4i64,
+            vec![-3.0, -2.0, -1.0, 1.0, 2.0, 3.0, 2.0, -3.0, 3.0, 0.0],
+        ),
+        (
+            6,
+            vec![-3.0, -1.0, -1.0, 1.0, 1.0, 3.0, 3.0, -3.0, 3.0, 0.0],
+        ),
     ] {
         let x = View::new(&mut rng, F32, &[10], &v);
         let o = View::new(&mut rng, F32, &[10], &[SENTINEL; 10]);
-        let (xl, ol) = (list(std::slice::from_ref(&x)), list(std::slice::from_ref(&o)));
+        let (xl, ol) = (
+            list(std::slice::from_ref(&x)),
+            list(std::slice::from_ref(&o)),
+        );
         let m = scalar_of(S64, mode as f64);
         let st = unsafe {
-            foreach_round_off_number_v2::aclnnForeachRoundOffNumberV2GetWorkspaceSize(xl, m, ol, &mut ws, &mut ex)
+            foreach_round_off_number_v2::aclnnForeachRoundOffNumberV2GetWorkspaceSize(
+                xl, m, ol, &mut ws, &mut ex,
+            )
         };
-        run(st, ws, ex, foreach_round_off_number_v2::aclnnForeachRoundOffNumberV2, "RoundOffNumberV2");
+        run(
+            st,
+            ws,
+            ex,
+            foreach_round_off_number_v2::aclnnForeachRoundOffNumberV2,
+            "RoundOffNumberV2",
+        );
         let (a, _) = o.read();
         let got: Vec<f64> = (0..10).map(|i| a.to_f64s_lossy(i)).collect();
         assert_eq!(got, want, "roundMode {mode}");
@@ -851,7 +1819,12 @@ fn foreach_refuses_bad_lists_with_a_message() {
         (vec![&a], vec![&c], vec![&o], "must be equal"),
         (vec![&a], vec![&h], vec![&o], "dtype"),
         (vec![&a, &h], vec![&b, &b], vec![&o, &o], "one dtype"),
-        (vec![&a, &b], vec![&b, &b], vec![&o, &a], "shares memory with input 'x1[0]'"),
+        (
+            vec![&a, &b],
+            vec![&b, &b],
+            vec![&o, &a],
+            "shares memory with input 'x1[0]'",
+        ),
         (vec![&a, &b], vec![&b, &a], vec![&o, &o], "share memory"),
     ];
     let mk = |vs: &[&View]| {
@@ -862,7 +1835,9 @@ fn foreach_refuses_bad_lists_with_a_message() {
         let (l1, l2, lo) = (mk(&x1), mk(&x2), mk(&out));
         let (mut ws, mut ex) = (0u64, null_mut());
         let st = unsafe {
-            foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(l1, l2, s, lo, &mut ws, &mut ex)
+            foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(
+                l1, l2, s, lo, &mut ws, &mut ex,
+            )
         };
         assert_eq!(st, 161002, "{needle}");
         assert!(err().contains(needle), "{needle}: {}", err());
@@ -874,12 +1849,29 @@ fn foreach_refuses_bad_lists_with_a_message() {
     let (l1, l2) = (mk(&[&a]), mk(&[&b]));
     let lo = mk(&[&a]);
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(l1, l2, s, lo, &mut ws, &mut ex) };
-    run(st, ws, ex, foreach_add_list_v2::aclnnForeachAddListV2, "in place");
+    let st = unsafe {
+        foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(l1, l2, s, lo, &mut ws, &mut ex)
+    };
+    run(
+        st,
+        ws,
+        ex,
+        foreach_add_list_v2::aclnnForeachAddListV2,
+        "in place",
+    );
     assert_eq!(a.read().0.to_f64s_lossy(5), 3.0);
     // NULL list, scalar-list length, documented-but-refused integer Exp.
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(null(), l2, s, lo, &mut ws, &mut ex) };
+    let st = unsafe {
+        foreach_add_list_v2::aclnnForeachAddListV2GetWorkspaceSize(
+            null(),
+            l2,
+            s,
+            lo,
+            &mut ws,
+            &mut ex,
+        )
+    };
     assert_eq!(st, 161001);
     let i8v = View::new(&mut rng, S8, &[4], &[1.0; 4]);
     let i8o = View::new(&mut rng, S8, &[4], &[1.0; 4]);
@@ -991,7 +1983,11 @@ if n > 0:
                     (0..s.iter().product::<usize>())
                         .map(|_| {
                             let v = (rng.below(2001) as f64 - 1000.0) / 500.0;
-                            if pos { v.abs() / 4.0 } else { v }
+                            if pos {
+                                v.abs() / 4.0
+                            } else {
+                                v
+                            }
                         })
                         .collect()
                 })
@@ -999,39 +1995,113 @@ if n > 0:
         };
         let is_adam = case % 2 == 0;
         let vals = if is_adam {
-            vec![gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, true), gen(&mut rng, true)]
+            vec![
+                gen(&mut rng, false),
+                gen(&mut rng, false),
+                gen(&mut rng, false),
+                gen(&mut rng, true),
+                gen(&mut rng, true),
+            ]
         } else {
-            vec![gen(&mut rng, false), gen(&mut rng, false), gen(&mut rng, false)]
+            vec![
+                gen(&mut rng, false),
+                gen(&mut rng, false),
+                gen(&mut rng, false),
+            ]
         };
         let views = lists_of(&mut rng, d, &shapes, &vals);
         let lists: Vec<*mut aclTensorList> = views.iter().map(|v| list(v)).collect();
         let (mut ws, mut ex) = (0u64, null_mut());
-        let what = format!("case {case} {} {d} shapes {shapes:?}", if is_adam { "FusedAdamw" } else { "FusedSgd" });
+        let what = format!(
+            "case {case} {} {d} shapes {shapes:?}",
+            if is_adam { "FusedAdamw" } else { "FusedSgd" }
+        );
         let meta: Vec<f64>;
         let mut step_views = Vec::new();
         if is_adam {
-            let (lr, b1, b2, eps, wd) = (0.01, 0.9, 0.999, 1e-8, [0.0, 0.01][rng.below(2) as usize]);
+            let (lr, b1, b2, eps, wd) =
+                (0.01, 0.9, 0.999, 1e-8, [0.0, 0.01][rng.below(2) as usize]);
             let (ams, mx) = (rng.pct(50), rng.pct(30));
             let step = 1.0 + rng.below(5) as f64;
-            step_views = (0..n).map(|_| View::new(&mut rng, F32, &[1], &[step])).collect();
+            step_views = (0..n)
+                .map(|_| View::new(&mut rng, F32, &[1], &[step]))
+                .collect();
             let sl = list(&step_views);
             let maxl = if ams { lists[4] } else { null_mut() };
             let st = unsafe {
                 fused_adamw::aclnnFusedAdamwGetWorkspaceSize(
-                    lists[0], lists[1], lists[2], lists[3], maxl, sl, null(), null(), lr, b1, b2, wd, eps, ams, mx, &mut ws, &mut ex,
+                    lists[0],
+                    lists[1],
+                    lists[2],
+                    lists[3],
+                    maxl,
+                    sl,
+                    null(),
+                    null(),
+                    lr,
+                    b1,
+                    b2,
+                    wd,
+                    eps,
+                    ams,
+                    mx,
+                    &mut ws,
+                    &mut ex,
                 )
             };
             run(st, ws, ex, fused_adamw::aclnnFusedAdamw, &what);
             aclDestroyTensorList(sl);
-            meta = vec![lr, b1, b2, eps, wd, ams as u8 as f64, mx as u8 as f64, step, n as f64];
+            meta = vec![
+                lr,
+                b1,
+                b2,
+                eps,
+                wd,
+                ams as u8 as f64,
+                mx as u8 as f64,
+                step,
+                n as f64,
+            ];
         } else {
-            let (lr, mom, damp, wd) = (0.05f32, [0.0f32, 0.9][rng.below(2) as usize], [0.0f32, 0.1][rng.below(2) as usize], [0.0f32, 0.01][rng.below(2) as usize]);
-            let (nest, mx, first) = (mom != 0.0 && damp == 0.0 && rng.pct(50), rng.pct(30), rng.pct(40));
+            let (lr, mom, damp, wd) = (
+                0.05f32,
+                [0.0f32, 0.9][rng.below(2) as usize],
+                [0.0f32, 0.1][rng.below(2) as usize],
+                [0.0f32, 0.01][rng.below(2) as usize],
+            );
+            let (nest, mx, first) = (
+                mom != 0.0 && damp == 0.0 && rng.pct(50),
+                rng.pct(30),
+                rng.pct(40),
+            );
             let st = unsafe {
-                fused_sgd::aclnnFusedSgdGetWorkspaceSize(lists[0], lists[1], lists[2], null(), wd, mom, lr, damp, nest, mx, first, &mut ws, &mut ex)
+                fused_sgd::aclnnFusedSgdGetWorkspaceSize(
+                    lists[0],
+                    lists[1],
+                    lists[2],
+                    null(),
+                    wd,
+                    mom,
+                    lr,
+                    damp,
+                    nest,
+                    mx,
+                    first,
+                    &mut ws,
+                    &mut ex,
+                )
             };
             run(st, ws, ex, fused_sgd::aclnnFusedSgd, &what);
-            meta = vec![lr as f64, mom as f64, damp as f64, wd as f64, nest as u8 as f64, mx as u8 as f64, first as u8 as f64, n as f64];
+            meta = vec![
+                lr as f64,
+                mom as f64,
+                damp as f64,
+                wd as f64,
+                nest as u8 as f64,
+                mx as u8 as f64,
+                first as u8 as f64,
+                n as f64,
+            ];
         }
         // What torch returns: params, then the states in order.
         let ams = is_adam && meta[5] != 0.0;
@@ -1063,7 +2133,9 @@ if n > 0:
         return;
     };
     for (what, got, d, c) in ran {
-        let want = results[c].as_ref().unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        let want = results[c]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
         assert_eq!(want.len(), got.len(), "{what}");
         // f32: a few roundings apart; f16/bf16: torch (in f32 here) rounded once, so within
         // one 16-bit ulp.
@@ -1088,29 +2160,75 @@ fn apply_adam_w_v2_is_the_fused_step_of_one_tensor() {
         (0..12)
             .map(|_| {
                 let v = (rng.below(2001) as f64 - 1000.0) / 500.0;
-                if pos { v.abs() } else { v }
+                if pos {
+                    v.abs()
+                } else {
+                    v
+                }
             })
             .collect()
     };
-    let (p, g, m, v, mx) = (vals(&mut rng, false), vals(&mut rng, false), vals(&mut rng, false), vals(&mut rng, true), vals(&mut rng, true));
+    let (p, g, m, v, mx) = (
+        vals(&mut rng, false),
+        vals(&mut rng, false),
+        vals(&mut rng, false),
+        vals(&mut rng, true),
+        vals(&mut rng, true),
+    );
     let mk = |rng: &mut Rng, x: &[f64]| View::new(rng, F32, &shape, x);
     // One tensor through ApplyAdamWV2, the same through FusedAdamw: bit for bit equal.
-    let a = [mk(&mut rng, &p), mk(&mut rng, &g), mk(&mut rng, &m), mk(&mut rng, &v), mk(&mut rng, &mx)];
-    let b = [mk(&mut rng, &p), mk(&mut rng, &g), mk(&mut rng, &m), mk(&mut rng, &v), mk(&mut rng, &mx)];
+    let a = [
+        mk(&mut rng, &p),
+        mk(&mut rng, &g),
+        mk(&mut rng, &m),
+        mk(&mut rng, &v),
+        mk(&mut rng, &mx),
+    ];
+    let b = [
+        mk(&mut rng, &p),
+        mk(&mut rng, &g),
+        mk(&mut rng, &m),
+        mk(&mut rng, &v),
+        mk(&mut rng, &mx),
+    ];
     let step = View::new(&mut rng, F32, &[1], &[3.0]);
     let (lr, b1, b2, wd, eps) = (0.01f32, 0.9f32, 0.999f32, 0.01f32, 1e-8f32);
     let (mut ws, mut ex) = (0u64, null_mut());
     let t: Vec<*mut aclTensor> = a.iter().map(|x| x.tensor()).collect();
     let st = step.tensor();
     let s = unsafe {
-        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(t[0], t[2], t[3], t[4], t[1], st, lr, b1, b2, wd, eps, true, false, &mut ws, &mut ex)
+        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(
+            t[0], t[2], t[3], t[4], t[1], st, lr, b1, b2, wd, eps, true, false, &mut ws, &mut ex,
+        )
     };
-    run(s, ws, ex, apply_adam_w_v2::aclnnApplyAdamWV2, "ApplyAdamWV2");
+    run(
+        s,
+        ws,
+        ex,
+        apply_adam_w_v2::aclnnApplyAdamWV2,
+        "ApplyAdamWV2",
+    );
     let l: Vec<*mut aclTensorList> = b.iter().map(|x| list(std::slice::from_ref(x))).collect();
     let sl = list(std::slice::from_ref(&step));
     let s = unsafe {
         fused_adamw::aclnnFusedAdamwGetWorkspaceSize(
-            l[0], l[1], l[2], l[3], l[4], sl, null(), null(), lr as f64, b1 as f64, b2 as f64, wd as f64, eps as f64, true, false, &mut ws, &mut ex,
+            l[0],
+            l[1],
+            l[2],
+            l[3],
+            l[4],
+            sl,
+            null(),
+            null(),
+            lr as f64,
+            b1 as f64,
+            b2 as f64,
+            wd as f64,
+            eps as f64,
+            true,
+            false,
+            &mut ws,
+            &mut ex,
         )
     };
     run(s, ws, ex, fused_adamw::aclnnFusedAdamw, "FusedAdamw");
@@ -1120,7 +2238,23 @@ fn apply_adam_w_v2_is_the_fused_step_of_one_tensor() {
     assert_ne!(a[0].read().0, array(F32, &shape, &p), "the parameter moved");
     // amsgrad without maxGradNormOptionalRef is refused.
     let s = unsafe {
-        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(t[0], t[2], t[3], null_mut(), t[1], st, lr, b1, b2, wd, eps, true, false, &mut ws, &mut ex)
+        apply_adam_w_v2::aclnnApplyAdamWV2GetWorkspaceSize(
+            t[0],
+            t[2],
+            t[3],
+            null_mut(),
+            t[1],
+            st,
+            lr,
+            b1,
+            b2,
+            wd,
+            eps,
+            true,
+            false,
+            &mut ws,
+            &mut ex,
+        )
     };
     assert_eq!(s, 161002);
     assert!(err().contains("maxGradNormOptionalRef"), "{}", err());

@@ -333,7 +333,10 @@ pub(super) fn run(st: i32, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2) -> i
     // A stream of its own: a run that fails on purpose must not be reported to another
     // test synchronizing the default stream in parallel (nor take another's failure).
     let mut stream = null_mut();
-    assert_eq!(unsafe { crate::capi::runtime::aclrtCreateStream(&mut stream) }, 0);
+    assert_eq!(
+        unsafe { crate::capi::runtime::aclrtCreateStream(&mut stream) },
+        0
+    );
     assert_eq!(phase2(w, ws, ex, stream), 0, "phase 2: {}", err());
     let r = aclrtSynchronizeStream(stream);
     assert_eq!(crate::capi::runtime::aclrtDestroyStream(stream), 0);

@@ -102,7 +102,10 @@ fn negative_storage_dims_are_created_as_cann_creates_them_semantics_2() {
     assert_eq!(t.storage_shape[..], [0]);
     assert_eq!(t.max_index().unwrap(), None);
     let t = view(&[2, 3], None, 0, &[-6]).expect("CANN creates it");
-    assert!(t.check_inside_storage().is_err(), "no known memory holds it");
+    assert!(
+        t.check_inside_storage().is_err(),
+        "no known memory holds it"
+    );
 }
 
 /// The stride of a dim of size 1 (or 0) is never used: CANN ignores it, ggml leaves it
