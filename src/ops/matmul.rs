@@ -22,7 +22,9 @@
 //! converted to f32 in the workspace and accumulate in f32; f32 in f32, f64 (Addmv) in f64;
 //! the result is then converted to out's dtype. cubeMathType 0..4 is accepted (every value
 //! computes at least in f32 here). Strided and transposed views go to the GEMM as they are
-//! (no copy) when their dtype is the computation dtype and they do not overlap out.
+//! (no copy) when their dtype is the computation dtype and they do not overlap out. A large
+//! f16/bf16 mat2 (an LLM's weight) is not converted whole: the panel product (`panel`)
+//! converts it a panel of columns at a time, in parallel, as the product reads it.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
@@ -84,7 +86,17 @@ struct Plan {
     alpha: f64,
     beta: f64,
     workspace: u64,
+    /// b is read panel by panel, converted on the fly (`panel`), instead of staged whole.
+    b_panel: bool,
 }
+
+/// A weight of at least this many elements that needs converting to f32 is read by the
+/// panel product rather than staged whole in the workspace. (Lower in the tests, so the
+/// random differential tests run both paths.)
+#[cfg(not(test))]
+const PANEL_MIN: usize = 1 << 16;
+#[cfg(test)]
+const PANEL_MIN: usize = 256;
 
 pub(crate) fn check_cube_math_type(t: i64) -> Result<()> {
     crate::ensure!(
@@ -188,7 +200,16 @@ impl Plan {
         };
         let (ai, bi) = (self.a.binding, self.b.binding);
         place(&mut self.a, &tensors[ai], false);
-        place(&mut self.b, &tensors[bi], false);
+        let b = &self.b;
+        // (A FRACTAL_NZ weight is read in place too, one matrix of it.)
+        let one_nz = b.own_batches.iter().product::<usize>() == 1;
+        self.b_panel = compute == DType::F32
+            && (b.dtype != compute && b.nz.is_none() || b.nz.is_some() && one_nz)
+            && !overlaps(&tensors[bi], out_view)
+            && self.k * self.n >= PANEL_MIN;
+        if !self.b_panel {
+            place(&mut self.b, &tensors[bi], false);
+        }
         if let Some(bias) = self.bias.as_mut() {
             let i = bias.binding;
             place(bias, &tensors[i], true);
@@ -400,6 +421,10 @@ impl Work for Plan {
                 rs,
                 cs,
             };
+            if self.b_panel {
+                // SAFETY: as below; b is read in place, in its own dtype.
+                return unsafe { self.panel_product(&a, &b, bi, d, (dst_rs, dst_cs), scale) };
+            }
             // SAFETY: every pointer and stride describes memory validated in phase 1 (views
             // inside their storage) or staged in the workspace phase 1 sized.
             unsafe {
@@ -420,7 +445,7 @@ impl Work for Plan {
             }
         };
         pool().install(|| {
-            if big || batches == 1 {
+            if big || batches == 1 || self.b_panel {
                 let par = if big { threads } else { 1 };
                 (0..batches).for_each(|bi| one(bi, par));
             } else {
@@ -453,6 +478,107 @@ impl Work for Plan {
             }
         }
         Ok(())
+    }
+}
+
+impl Plan {
+    /// Batch `bi` of the product with b converted panel by panel: `a` is where a is read
+    /// from (f32), `b` where b is (its own dtype), d the batch's dst (f32).
+    ///
+    /// # Safety
+    /// As `gemm::Product::run`: every operand valid for its shape and strides.
+    unsafe fn panel_product(
+        &self,
+        a: &(usize, Vec<isize>, isize, isize),
+        b: &(usize, Vec<isize>, isize, isize),
+        bi: usize,
+        d: isize,
+        (dst_rs, dst_cs): (isize, isize),
+        scale: Option<f64>,
+    ) {
+        use super::panel::{Layout, PanelProduct};
+        let (k, dtype) = (self.k, self.b.dtype);
+        let size = dtype.size() as isize;
+        let base = b.0 as isize + batch_offset(&self.batch, &b.1, bi) * size;
+        let (rs, cs) = (b.2, b.3);
+        let layout = match self.b.nz {
+            // Stored rows are the logical columns, or the logical rows.
+            Some((_, transposed)) if transposed => Layout::Columns,
+            Some(_) => Layout::Rows,
+            None => Layout::for_strides(rs, cs),
+        };
+        let fill = |j0: usize, w: usize, buf: &mut [f32]| {
+            let run = |at: isize, stride: isize, out: &mut [f32]| {
+                // SAFETY: the run lies in b's view (validated); out holds its values.
+                unsafe {
+                    convert::run(
+                        (base + at * size) as *const u8,
+                        dtype,
+                        stride,
+                        out.as_mut_ptr() as *mut u8,
+                        DType::F32,
+                        1,
+                        out.len(),
+                    )
+                }
+            };
+            if let Some((nz, _)) = self.b.nz {
+                // Stored row r's elements c.. run contiguously to the end of their column
+                // block (c0 wide): a panel row or column is a few such runs.
+                let stored_row = |r: usize, c: usize, out: &mut [f32]| {
+                    let mut done = 0;
+                    while done < out.len() {
+                        let col = c + done;
+                        let len = (nz.c0 - col % nz.c0).min(out.len() - done);
+                        run(nz.index(r, col) as isize, 1, &mut out[done..done + len]);
+                        done += len;
+                    }
+                };
+                return match layout {
+                    Layout::Columns => buf
+                        .chunks_exact_mut(k)
+                        .enumerate()
+                        .for_each(|(c, col)| stored_row(j0 + c, 0, col)),
+                    Layout::Rows => buf
+                        .chunks_exact_mut(w)
+                        .enumerate()
+                        .for_each(|(p, row)| stored_row(p, j0, row)),
+                };
+            }
+            match layout {
+                Layout::Columns => buf
+                    .chunks_exact_mut(k)
+                    .enumerate()
+                    .for_each(|(c, col)| run((j0 + c) as isize * cs, rs, col)),
+                Layout::Rows => buf
+                    .chunks_exact_mut(w)
+                    .enumerate()
+                    .for_each(|(p, row)| run(p as isize * rs + j0 as isize * cs, cs, row)),
+            }
+        };
+        let csize = self.compute.size() as isize;
+        let lhs = a.0 as isize + batch_offset(&self.batch, &a.1, bi) * csize;
+        let product = PanelProduct {
+            m: self.m,
+            n: self.n,
+            k,
+            lhs: Mat {
+                ptr: lhs as *const f32,
+                rs: a.2,
+                cs: a.3,
+            },
+            dst: Mat {
+                ptr: d as *mut f32,
+                rs: dst_rs,
+                cs: dst_cs,
+            },
+            scale: scale.map(|s| s as f32),
+            alpha: self.alpha as f32,
+            layout,
+            fill: &fill,
+        };
+        // SAFETY: forwarded.
+        unsafe { product.run() }
     }
 }
 
@@ -550,6 +676,7 @@ fn product(
         alpha,
         beta,
         workspace: 0,
+        b_panel: false,
     };
     plan.stage(&tensors, out_view);
     Ok(Executor::new(api, bindings, plan))

@@ -41,6 +41,7 @@ pub mod norm;
 pub mod nz_weight;
 pub mod optim;
 pub mod pad;
+pub mod panel;
 pub mod pattern;
 pub mod pool;
 pub mod pow;

@@ -980,6 +980,25 @@ fn mm_random() {
     run_random(0x3131, Op::Mm, 400);
 }
 
+/// Products whose f16/bf16 mat2 is read panel by panel at the production size (k·n ≥ 2^16),
+/// as an LLM's decode (m = 1) and prefill run them, in random views (transposed, padded,
+/// offset, broadcast).
+#[test]
+fn mm_with_a_large_half_precision_weight() {
+    let mut rng = Rng::new(0x9A9E);
+    for &(m, k, n) in &[(1, 1024, 300), (37, 300, 260), (3, 2816, 40), (9, 64, 1100)] {
+        for db in [F16, BF16] {
+            for da in [F32, F16] {
+                let a = gen_view(&mut rng, &[m, k], da, 0, true);
+                let b = gen_view(&mut rng, &[k, n], db, 1, true);
+                let mut case = new_case(Op::Mm, a, b, None, None);
+                case.out = Some(gen_out_view(&mut rng, &[m, n], 2, Op::Mm));
+                must(&case, &mut rng);
+            }
+        }
+    }
+}
+
 #[test]
 fn batch_matmul_random() {
     run_random(0xB3B3, Op::Bmm, 300);

@@ -165,7 +165,8 @@ fn wide(d: DType, bits: u16) -> f64 {
 }
 
 /// ggml's path: an (N, K) weight converted in place, then Mm(self (M, K), the (K, N)
-/// FRACTAL_NZ view of that memory) = self @ W^T, exactly (small integers).
+/// FRACTAL_NZ view of that memory) = self @ W^T, exactly (small integers); or W stored
+/// (K, N) and multiplied as it is.
 #[test]
 fn converted_weights_multiply_through_mm() {
     let mut rng = Rng::new(0x4d4d);
@@ -185,7 +186,13 @@ fn converted_weights_multiply_through_mm() {
             *x = rng.below(5) as i32 - 2;
             wbuf.bytes_mut()[2 * i..2 * i + 2].copy_from_slice(&small(d, *x).to_le_bytes());
         }
-        let nd = view(&wbuf, d, &[n, k], &[k, 1], 0, ND);
+        // Stored (n, k) and seen transposed (ggml's weights), or stored (k, n).
+        let transposed = case % 3 != 2;
+        let nd = if transposed {
+            view(&wbuf, d, &[n, k], &[k, 1], 0, ND)
+        } else {
+            view(&wbuf, d, &[k, n], &[n, 1], 0, ND)
+        };
         run_exec(&trans_matmul_weight(&nd).unwrap()).unwrap();
         let mut sbuf = Buf::new(m * k * 2);
         let mut a = vec![0i32; m * k];
@@ -195,13 +202,24 @@ fn converted_weights_multiply_through_mm() {
         }
         let obuf = Buf::new(m * n * 2);
         let self_ = view(&sbuf, d, &[m, k], &[k, 1], 0, ND);
-        let mat2 = view(&wbuf, d, &[k, n], &[1, k], 0, NZ);
+        let mat2 = if transposed {
+            view(&wbuf, d, &[k, n], &[1, k], 0, NZ)
+        } else {
+            view(&wbuf, d, &[k, n], &[n, 1], 0, NZ)
+        };
         let out = view(&obuf, d, &[m, n], &[n, 1], 0, ND);
         run_exec(&mm(&self_, &mat2, &out, 0).unwrap_or_else(|e| panic!("case {case}: {e}")))
             .unwrap();
         for i in 0..m {
             for j in 0..n {
-                let want: f64 = (0..k).map(|p| (a[i * k + p] * w[j * k + p]) as f64).sum();
+                let weight = |p: usize| {
+                    if transposed {
+                        w[j * k + p]
+                    } else {
+                        w[p * n + j]
+                    }
+                };
+                let want: f64 = (0..k).map(|p| (a[i * k + p] * weight(p)) as f64).sum();
                 let at = 2 * (i * n + j);
                 let got = wide(
                     d,

@@ -24,12 +24,14 @@
 //! per-channel mode), and the output quantization (quantScaleOptional/quantOffsetOptional,
 //! int8 y).
 
-use super::dense::{bindings, load, load_view, store};
-use super::linalg::product_f32;
+use super::dense::{bindings, load, store};
 use crate::dtype::DType;
+use crate::engine::convert;
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Work, Workspace};
 use crate::ops::elementwise as ew;
+use crate::ops::gemm::Mat;
+use crate::ops::panel::{Layout, PanelProduct};
 use crate::tensor::TensorDesc;
 
 use DType::*;
@@ -234,15 +236,6 @@ const OFFSET: usize = 3;
 const BIAS: usize = 6;
 const YB: usize = 7;
 
-/// `v` rounded to `d` (f16 or bf16) and back to f32.
-fn round_to(d: DType, v: f32) -> f32 {
-    match d {
-        F16 => half::f16::from_f32(v).to_f32(),
-        BF16 => half::bf16::from_f32(v).to_f32(),
-        _ => v,
-    }
-}
-
 impl Wqbmm {
     /// The scale (or offset) element row `i`, column `j` of weight uses.
     fn param_index(&self, i: usize, j: usize) -> usize {
@@ -264,23 +257,77 @@ impl Work for Wqbmm {
     fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
         let (m, k, n) = (self.m, self.k, self.n);
         let x = load::<f32>(t, XB, &[m, k])?;
-        let mut w = load_view::<f32>(t, WB, &self.weight, &[k, n])?;
         let scale = load::<f32>(t, SCALE, &self.scale_shape)?;
         let offset = if self.has_offset {
             Some(load::<f32>(t, OFFSET, &self.scale_shape)?)
         } else {
             None
         };
-        for i in 0..k {
-            for j in 0..n {
-                let p = self.param_index(i, j);
-                let v = &mut w[i * n + j];
-                let shifted = offset.as_ref().map_or(*v, |o| *v + o[p]);
-                *v = round_to(self.compute, shifted * scale[p]);
+        let weight = WeightRuns {
+            base: t.addr(WB)?,
+            dtype: self.weight.dtype,
+            offset: self.weight.offset as isize,
+        };
+        let (rs, cs) = (self.weight.strides[0], self.weight.strides[1]);
+        let layout = Layout::for_strides(rs, cs);
+        // Rows of weight sharing one scale (and offset) row.
+        let rows_per_param = match self.granularity {
+            Granularity::Group(g) => g,
+            _ => k,
+        };
+        let param = |g: usize, j: usize| self.param_index(g * rows_per_param, j);
+        let dequantize = |v: &mut f32, i: usize| {
+            let shifted = offset.as_ref().map_or(*v, |o| *v + o[i]);
+            *v = shifted * scale[i];
+        };
+        // A panel of weight's columns j0.., dequantized and rounded to x's dtype.
+        let fill = |j0: usize, wb: usize, buf: &mut [f32]| {
+            match layout {
+                Layout::Columns => {
+                    for (c, col) in buf.chunks_exact_mut(k).enumerate() {
+                        let j = j0 + c;
+                        weight.read(j as isize * cs, rs, col);
+                        for (g, run) in col.chunks_mut(rows_per_param).enumerate() {
+                            let i = param(g, j);
+                            run.iter_mut().for_each(|v| dequantize(v, i));
+                        }
+                    }
+                }
+                Layout::Rows => {
+                    for (p, row) in buf.chunks_exact_mut(wb).enumerate() {
+                        weight.read(p as isize * rs + j0 as isize * cs, cs, row);
+                        let g = p / rows_per_param;
+                        for (c, v) in row.iter_mut().enumerate() {
+                            dequantize(v, param(g, j0 + c));
+                        }
+                    }
+                }
             }
-        }
+            round_all(self.compute, buf);
+        };
         let mut y = vec![0f32; m * n];
-        product_f32(m, n, k, &x, (k as isize, 1), &w, (n as isize, 1), &mut y);
+        let product = PanelProduct {
+            m,
+            n,
+            k,
+            lhs: Mat {
+                ptr: x.as_ptr(),
+                rs: k as isize,
+                cs: 1,
+            },
+            dst: Mat {
+                ptr: y.as_mut_ptr(),
+                rs: n as isize,
+                cs: 1,
+            },
+            scale: None,
+            alpha: 1.0,
+            layout,
+            fill: &fill,
+        };
+        // SAFETY: x and y are the buffers above; the weight runs lie in its view, which
+        // phase 2 checked against its device memory.
+        unsafe { product.run() };
         if let Some(shape) = &self.bias {
             let b = load::<f32>(t, BIAS, shape)?;
             for row in y.chunks_mut(n) {
@@ -290,6 +337,70 @@ impl Work for Wqbmm {
             }
         }
         store(t, YB, &y)
+    }
+}
+
+/// Runs of a bound int8 or int4 weight's elements (int4: element e is nibble e % 2 of
+/// byte e / 2, the low one first), read as f32.
+struct WeightRuns {
+    base: usize,
+    dtype: DType,
+    /// The view's first element.
+    offset: isize,
+}
+
+impl WeightRuns {
+    /// `out.len()` elements from element `start` (past the view's offset), `stride` apart.
+    fn read(&self, start: isize, stride: isize, out: &mut [f32]) {
+        let first = self.offset + start;
+        match self.dtype {
+            S4 => {
+                let bytes = self.base as *const u8;
+                for (i, v) in out.iter_mut().enumerate() {
+                    let e = (first + i as isize * stride) as usize;
+                    // SAFETY: e is an element of the weight's view (see `run`).
+                    let byte = unsafe { *bytes.add(e / 2) };
+                    let nibble = if e % 2 == 1 { byte >> 4 } else { byte & 0x0f };
+                    *v = (((nibble << 4) as i8) >> 4) as f32;
+                }
+            }
+            _ => {
+                let values = self.base as *const i8;
+                for (i, v) in out.iter_mut().enumerate() {
+                    // SAFETY: as above, an int8 element of the view.
+                    *v = unsafe { *values.offset(first + i as isize * stride) } as f32;
+                }
+            }
+        }
+    }
+}
+
+/// Every value rounded to `d` (f16 or bf16) and widened back, by the library's conversions.
+fn round_all(d: DType, values: &mut [f32]) {
+    let mut narrow = [0u16; 512];
+    for chunk in values.chunks_mut(narrow.len()) {
+        let n = chunk.len();
+        // SAFETY: both buffers hold n contiguous elements of their dtype.
+        unsafe {
+            convert::run(
+                chunk.as_ptr() as *const u8,
+                F32,
+                1,
+                narrow.as_mut_ptr() as *mut u8,
+                d,
+                1,
+                n,
+            );
+            convert::run(
+                narrow.as_ptr() as *const u8,
+                d,
+                1,
+                chunk.as_mut_ptr() as *mut u8,
+                F32,
+                1,
+                n,
+            );
+        }
     }
 }
 
