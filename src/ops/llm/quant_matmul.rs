@@ -354,6 +354,23 @@ impl WeightRuns {
     fn read(&self, start: isize, stride: isize, out: &mut [f32]) {
         let first = self.offset + start;
         match self.dtype {
+            S4 if stride == 1 && first % 2 == 0 => {
+                // Whole bytes, two values each (the usual case: a run along the packed dim).
+                let bytes = self.base as *const u8;
+                let at = first as usize / 2;
+                let (pairs, odd) = out.split_at_mut(out.len() & !1);
+                for (i, two) in pairs.chunks_exact_mut(2).enumerate() {
+                    // SAFETY: both nibbles are elements of the weight's view (see `run`).
+                    let byte = unsafe { *bytes.add(at + i) } as i8;
+                    two[0] = ((byte << 4) >> 4) as f32;
+                    two[1] = (byte >> 4) as f32;
+                }
+                if let Some(v) = odd.first_mut() {
+                    // SAFETY: as above, the low nibble of the run's last byte.
+                    let byte = unsafe { *bytes.add(at + pairs.len() / 2) } as i8;
+                    *v = ((byte << 4) >> 4) as f32;
+                }
+            }
             S4 => {
                 let bytes = self.base as *const u8;
                 for (i, v) in out.iter_mut().enumerate() {
