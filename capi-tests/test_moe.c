@@ -3,7 +3,8 @@
  * the device: MoeGatingTopKSoftmax (over a transposed view of the logits) -> MoeInitRouting
  * -> MoeComputeExpertTokens -> MoeFinalizeRoutingV2, then MoeFinalizeRouting (V1, with
  * bias and skip inputs), MoeGatingTopKSoftmaxV2 (renorm 1), a bad index failing the run at
- * synchronize with nothing written, and phase-1 refusals (NULL, k, dropPadMode).
+ * synchronize with nothing written, phase-1 refusals (NULL, k, dropPadMode), and
+ * MoeInitRoutingV2 dropless (with the cumsum) and with a capacity (drop/pad).
  * Expected values are worked out by hand or with double-precision loops here.
  */
 #include "ops_common.h"
@@ -14,6 +15,7 @@
 #include "aclnnop/aclnn_moe_gating_top_k_softmax.h"
 #include "aclnnop/aclnn_moe_gating_top_k_softmax_v2.h"
 #include "aclnnop/aclnn_moe_init_routing.h"
+#include "aclnnop/aclnn_moe_init_routing_v2.h"
 
 #include <math.h>
 #include <string.h>
@@ -182,11 +184,43 @@ static void test_gating_v2_renorm_and_finished(void)
     dev_free(&soft);
 }
 
+static void test_init_routing_v2(void)
+{
+    /* Experts of each token's slots, token-major; slot p is token p / K. */
+    int64_t nh[] = {N, H}, nk[] = {N, K}, flat[] = {N * K}, es[] = {E};
+    DevTensor x = mk(ACL_BF16, nh, 2, TOKENS);
+    DevTensor expert = mk(ACL_INT32, nk, 2, V(1, 2, 2, 1, 1, 0));
+    /* Dropless: slots sorted by expert: 5 (e0), 0, 3, 4 (e1), 1, 2 (e2). */
+    int64_t kh[] = {N * K, H};
+    DevTensor ex = mk(ACL_BF16, kh, 2, NULL), er = mk(ACL_INT32, flat, 1, NULL), counts = mk(ACL_INT32, es, 1, NULL);
+    RUN2(aclnnMoeInitRoutingV2GetWorkspaceSize(x.tensor, expert.tensor, 0, 0, E, 0, 1, false, ex.tensor, er.tensor,
+                                               counts.tensor, NULL, &ews, &eex),
+         aclnnMoeInitRoutingV2);
+    EXPECT_T(er, 1, 4, 5, 2, 3, 0);
+    EXPECT_T(ex, 30, 31, 10, 11, 20, 21, 30, 31, 10, 11, 20, 21);
+    EXPECT_T(counts, 1, 4, 6, 6);
+    /* Capacity 2: expert 1's third slot (4) is dropped; expert 3's rows are zeros. */
+    int64_t ech[] = {E, 2, H};
+    DevTensor padded = mk(ACL_BF16, ech, 3, NULL), before = mk(ACL_INT32, es, 1, NULL);
+    RUN2(aclnnMoeInitRoutingV2GetWorkspaceSize(x.tensor, expert.tensor, 0, 2, E, 1, 0, true, padded.tensor, er.tensor,
+                                               NULL, before.tensor, &ews, &eex),
+         aclnnMoeInitRoutingV2);
+    EXPECT_T(er, 2, 4, 5, 3, -1, 0);
+    EXPECT_T(padded, 30, 31, 0, 0, 10, 11, 20, 21, 10, 11, 20, 21, 0, 0, 0, 0);
+    EXPECT_T(before, 1, 3, 2, 0);
+    EXPECT_ERR(aclnnMoeInitRoutingV2GetWorkspaceSize(x.tensor, expert.tensor, 0, 0, E, 1, 0, false, padded.tensor,
+                                                     er.tensor, NULL, NULL, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnMoeInitRoutingV2GetWorkspaceSize", "expertCapacity", &padded);
+    DevTensor *all[] = {&x, &expert, &ex, &er, &counts, &padded, &before};
+    for (size_t i = 0; i < ARRAY_LEN(all); i++) dev_free(all[i]);
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_moe_layer_pipeline);
     RUN_TEST(test_gating_v2_renorm_and_finished);
+    RUN_TEST(test_init_routing_v2);
     device_teardown();
     return capi_finish();
 }

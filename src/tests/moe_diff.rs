@@ -594,3 +594,178 @@ fn moe_routing_errors_name_the_problem() {
     assert!(fr(0, None, None, Some(&f(&[3, 8]))).contains("x2 needs x1"));
     assert!(fr(0, Some(&f(&[1, 8])), Some(&idx), None).contains("fewer than K = 2"));
 }
+
+#[test]
+fn init_routing_v2_matches_the_sort_dropless_and_with_a_capacity() {
+    let mut rng = Rng::new(0x1472);
+    for case in 0..200 {
+        let d = float(&mut rng);
+        let (n, k, h) = (
+            1 + rng.below(10) as usize,
+            1 + rng.below(4) as usize,
+            rng.below(6) as usize,
+        );
+        let e = 1 + rng.below(5) as usize;
+        let drop = rng.pct(40);
+        let c = 1 + rng.below(n as u64) as usize;
+        let flag = if drop { 0 } else { rng.below(3) as i64 };
+        let before_flag = drop && rng.pct(70);
+        let active = if drop {
+            0
+        } else {
+            rng.pick(&[0i64, 1, 3, 100])
+        };
+        let nk = n * k;
+        let rows_out = if active > 0 {
+            nk.min(active as usize)
+        } else {
+            nk
+        };
+        let x = Buf::new(d, &[n, h], layout(&mut rng), || grid(&mut rng));
+        let expert: Vec<i64> = (0..nk).map(|_| rng.below(e as u64) as i64).collect();
+        let ei = ints(&mut rng, &[n, k], &expert);
+        let xshape: Vec<usize> = if drop {
+            vec![e, c, h]
+        } else {
+            vec![rows_out, h]
+        };
+        let ex = Buf::new(d, &xshape, layout(&mut rng), || 9.0);
+        let er = Buf::new(S32, &[nk], layout(&mut rng), || 9.0);
+        let counts = Buf::new(S32, &[e], layout(&mut rng), || 9.0);
+        let before = [ex.outside(), er.outside(), counts.outside()];
+        let run_it = moe::init_routing_v2(
+            &x.desc(),
+            &ei.desc(),
+            active,
+            if drop { c as i64 } else { 0 },
+            e as i64,
+            drop as i64,
+            flag,
+            before_flag,
+            &ex.desc(),
+            &er.desc(),
+            (!drop).then(|| counts.desc()).as_ref(),
+            drop.then(|| counts.desc()).as_ref(),
+        )
+        .unwrap();
+        run(&run_it).unwrap();
+        let what =
+            format!("case {case} {d} n {n} k {k} h {h} e {e} drop {drop} c {c} active {active}");
+        let order = dispatch_order(&expert);
+        let (xv, exv, erv) = (x.values(), ex.values(), er.values());
+        let hist: Vec<usize> = (0..e as i64)
+            .map(|v| expert.iter().filter(|&&x| x == v).count())
+            .collect();
+        if drop {
+            let mut rank = vec![0usize; e];
+            let mut filled = vec![false; e * c];
+            for &p in &order {
+                let ex_ = expert[p] as usize;
+                let r = rank[ex_];
+                rank[ex_] += 1;
+                if r < c {
+                    let row = ex_ * c + r;
+                    assert_eq!(erv[p], row as f64, "{what}: expandedRowIdx[{p}]");
+                    filled[row] = true;
+                    for col in 0..h {
+                        assert_eq!(
+                            exv[row * h + col],
+                            xv[(p / k) * h + col],
+                            "{what}: row {row}"
+                        );
+                    }
+                } else {
+                    assert_eq!(erv[p], -1.0, "{what}: dropped slot {p}");
+                }
+            }
+            for (row, f) in filled.iter().enumerate() {
+                if !f {
+                    assert!(
+                        (0..h).all(|col| exv[row * h + col] == 0.0),
+                        "{what}: pad row {row}"
+                    );
+                }
+            }
+        } else {
+            for (i, &p) in order.iter().enumerate() {
+                assert_eq!(erv[p], i as f64, "{what}: expandedRowIdx[{p}]");
+                if i < rows_out {
+                    for col in 0..h {
+                        assert_eq!(exv[i * h + col], xv[(p / k) * h + col], "{what}: row {i}");
+                    }
+                }
+            }
+        }
+        let want_counts: Vec<f64> = match (drop, flag, before_flag) {
+            (true, _, true) | (false, 2, _) => hist.iter().map(|&v| v as f64).collect(),
+            (false, 1, _) => hist
+                .iter()
+                .scan(0, |s, &v| {
+                    *s += v;
+                    Some(*s as f64)
+                })
+                .collect(),
+            _ => vec![9.0; e],
+        };
+        assert_eq!(counts.values(), want_counts, "{what}: counts");
+        out_unwritten(&what, &before[0], &ex);
+        out_unwritten(&what, &before[1], &er);
+        out_unwritten(&what, &before[2], &counts);
+    }
+}
+
+#[test]
+fn init_routing_v2_errors_name_the_problem() {
+    let f = |s: &[usize]| Buf::new(F32, s, Layout::Contiguous, || 0.0);
+    let i = |s: &[usize]| Buf::new(S32, s, Layout::Contiguous, || 0.0);
+    let (x, ei) = (f(&[4, 3]), i(&[4, 2]));
+    let call = |cap: i64, en: i64, mode: i64, flag: i64, ex: &Buf, c: Option<&Buf>| {
+        message(moe::init_routing_v2(
+            &x.desc(),
+            &ei.desc(),
+            0,
+            cap,
+            en,
+            mode,
+            flag,
+            false,
+            &ex.desc(),
+            &i(&[8]).desc(),
+            c.map(|c| c.desc()).as_ref(),
+            None,
+        ))
+    };
+    assert!(call(0, 4, 2, 0, &f(&[8, 3]), None).contains("dropPadMode is 2"));
+    assert!(call(0, 4, 1, 0, &f(&[8, 3]), None).contains("must be positive"));
+    assert!(call(5, 4, 1, 0, &f(&[4, 5, 3]), None).contains("exceeds x's 4 rows"));
+    assert!(call(0, 4, 0, 3, &f(&[8, 3]), None).contains("expertTokensCountOrCumsumFlag is 3"));
+    assert!(call(0, 4, 0, 1, &f(&[8, 3]), None).contains("is NULL but its flag"));
+    assert!(call(0, 4, 0, 1, &f(&[8, 3]), Some(&i(&[3]))).contains("has shape [3]; it must be [4]"));
+    assert!(call(2, 4, 1, 0, &f(&[8, 3]), None).contains("it must be [4, 2, 3]"));
+    assert!(call(0, -1, 0, 0, &f(&[8, 3]), None).contains("expertNum is -1"));
+    // An expert outside [0, expertNum) is refused at run time when the experts are counted.
+    let ei = {
+        let v: Vec<f64> = vec![0.0, 1.0, 2.0, 5.0, 0.0, 0.0, 1.0, 1.0];
+        holding(S32, &[4, 2], Layout::Contiguous, &v)
+    };
+    let ex = Buf::new(F32, &[8, 3], Layout::Contiguous, || 9.0);
+    let c = i(&[4]);
+    let e = moe::init_routing_v2(
+        &x.desc(),
+        &ei.desc(),
+        0,
+        0,
+        4,
+        0,
+        2,
+        false,
+        &ex.desc(),
+        &i(&[8]).desc(),
+        Some(&c.desc()),
+        None,
+    )
+    .unwrap();
+    let err = run(&e).unwrap_err().to_string();
+    assert!(err.contains("expertIdx[1][1] is 5"), "{err}");
+    assert!(ex.values().iter().all(|&v| v == 9.0));
+}

@@ -7,6 +7,8 @@
 //! - Dispatch (MoeInitRouting): the (token, slot) pairs sorted by expert (a stable sort:
 //!   equal experts keep their order in expertIdx, as the device's sort does), the tokens'
 //!   rows gathered in that order, and the map back (expandedRowIdx).
+//! - MoeInitRoutingV2: the same over token-major slots (slot p is token p / k), dropless
+//!   or dropping each expert's slots past expertCapacity, with the experts' counts.
 //! - Counting (MoeComputeExpertTokens): each expert's end in the sorted expert list.
 //! - Combine (MoeFinalizeRouting, V2): per token, the scaled sum of its experts' output
 //!   rows (+ the expert's bias) and the skip inputs.
@@ -509,6 +511,223 @@ pub fn init_routing(
     ))
 }
 
+/// How many of each expert 0..experts `sorted` (ascending) holds.
+fn histogram(sorted: &[i64], experts: usize) -> Vec<i32> {
+    let mut h = vec![0i32; experts];
+    for &e in sorted {
+        h[e as usize] += 1;
+    }
+    h
+}
+
+struct InitRoutingV2 {
+    k: usize,
+    h: usize,
+    /// Dropless: rows of expandedXOut (activeNum, else n·k).
+    active_rows: usize,
+    experts: usize,
+    /// Drop/pad mode: each expert's rows, in expandedXOut (E, C, H).
+    capacity: Option<usize>,
+    /// expertTokensCountOrCumsumFlag in the dropless mode: 1 cumsum, 2 count, 0 none.
+    counts: i64,
+    /// expertTokensBeforeCapacityFlag in the drop/pad mode.
+    before_capacity: bool,
+}
+
+impl Work for InitRoutingV2 {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
+        const API: &str = "aclnnMoeInitRoutingV2";
+        let experts = indices(t, 1)?;
+        let counted = self.capacity.is_some() || self.counts > 0;
+        if counted {
+            if let Some(p) = experts
+                .iter()
+                .position(|&e| e < 0 || e as u64 >= self.experts as u64)
+            {
+                return Err(bad_index(
+                    API,
+                    format!(
+                        "expertIdx[{}][{}] is {}; it must be in [0, expertNum = {})",
+                        p / self.k,
+                        p % self.k,
+                        experts[p],
+                        self.experts
+                    ),
+                ));
+            }
+        }
+        // The slots, token-major, sorted by expert: slot p is token p / k.
+        let order = stable_order(&experts);
+        let sorted: Vec<i64> = order.iter().map(|&p| experts[p]).collect();
+        let mut expanded_row_idx = vec![-1i32; experts.len()];
+        let rows: Vec<Option<usize>> = if let Some(c) = self.capacity {
+            // Each expert keeps its first C slots (in sorted order); the rest are dropped
+            // (-1) and the rows left over are zeros.
+            let mut rows = vec![None; self.experts * c];
+            let mut start = 0;
+            for (e, &count) in histogram(&sorted, self.experts).iter().enumerate() {
+                for r in 0..(count as usize).min(c) {
+                    let p = order[start + r];
+                    expanded_row_idx[p] = (e * c + r) as i32;
+                    rows[e * c + r] = Some(p / self.k);
+                }
+                start += count as usize;
+            }
+            rows
+        } else {
+            for (i, &p) in order.iter().enumerate() {
+                expanded_row_idx[p] = i as i32;
+            }
+            order[..self.active_rows]
+                .iter()
+                .map(|&p| Some(p / self.k))
+                .collect()
+        };
+        gather(t, 0, 2, self.h, &rows)?;
+        store(t, 3, &expanded_row_idx)?;
+        if self.counts > 0 || self.before_capacity {
+            let mut h = histogram(&sorted, self.experts);
+            if self.counts == 1 {
+                for e in 1..h.len() {
+                    h[e] += h[e - 1];
+                }
+            }
+            store(t, if self.before_capacity { 5 } else { 4 }, &h)?;
+        }
+        Ok(())
+    }
+}
+
+/// aclnnMoeInitRoutingV2: the slots of expertIdx (token-major) stably sorted by expert;
+/// dropless (dropPadMode 0): expandedXOut row i is token sortedSlot[i] / k (the first
+/// activeNum rows when activeNum > 0), expandedRowIdxOut[sortedSlot[i]] = i, and each
+/// expert's count or its cumsum; drop/pad (1): expert e's first expertCapacity slots fill
+/// rows e·C.. of expandedXOut (E, C, H), zeros after them, a dropped slot's row -1, and
+/// each expert's count before the drop.
+#[allow(clippy::too_many_arguments)]
+pub fn init_routing_v2(
+    x: &TensorDesc,
+    expert_idx: &TensorDesc,
+    active_num: i64,
+    expert_capacity: i64,
+    expert_num: i64,
+    drop_pad_mode: i64,
+    counts_flag: i64,
+    before_capacity_flag: bool,
+    expanded_x: &TensorDesc,
+    expanded_row_idx: &TensorDesc,
+    counts_out: Option<&TensorDesc>,
+    before_capacity_out: Option<&TensorDesc>,
+) -> Result<Executor> {
+    const API: &str = "aclnnMoeInitRoutingV2";
+    dtype_in(API, "x", x, FLOATS)?;
+    dtype_in(API, "expertIdx", expert_idx, INDEX)?;
+    rank_is(API, "x", x, 2)?;
+    rank_is(API, "expertIdx", expert_idx, 2)?;
+    let (n, h, k) = (x.shape[0], x.shape[1], expert_idx.shape[1]);
+    crate::ensure!(
+        expert_idx.shape[0] == n,
+        "{API}: the first dims of x {:?} and expertIdx {:?} must be equal",
+        x.shape,
+        expert_idx.shape
+    );
+    for (name, v) in [
+        ("activeNum", active_num),
+        ("expertCapacity", expert_capacity),
+        ("expertNum", expert_num),
+    ] {
+        crate::ensure!(v >= 0, "{API}: {name} is {v}; it must be non-negative");
+    }
+    crate::ensure!(
+        matches!(drop_pad_mode, 0 | 1),
+        "{API}: dropPadMode is {drop_pad_mode}; it must be 0 (dropless) or 1 (drop/pad)"
+    );
+    let drop = drop_pad_mode == 1;
+    crate::ensure!(
+        !drop || expert_capacity > 0 && expert_num > 0,
+        "{API}: with dropPadMode 1, expertCapacity ({expert_capacity}) and expertNum ({expert_num}) must be positive"
+    );
+    crate::ensure!(
+        (0..=2).contains(&counts_flag),
+        "{API}: expertTokensCountOrCumsumFlag is {counts_flag}; it must be 0 (none), 1 (cumsum) or 2 (count)"
+    );
+    crate::ensure!(
+        counts_flag == 0 || expert_num > 0,
+        "{API}: expertTokensCountOrCumsumFlag {counts_flag} needs expertNum > 0 (it is {expert_num})"
+    );
+    crate::ensure!(
+        !(drop && n > 0 && expert_capacity as usize > n),
+        "{API}: expertCapacity {expert_capacity} exceeds x's {n} rows (dropPadMode 1)"
+    );
+    let nk = n * k;
+    let active_rows = if active_num > 0 {
+        nk.min(active_num as usize)
+    } else {
+        nk
+    };
+    let (e, c) = (expert_num as usize, expert_capacity as usize);
+    dtype_in(API, "expandedXOut", expanded_x, FLOATS)?;
+    same_dtype(API, "expandedXOut", expanded_x, "x", x)?;
+    if drop {
+        shape_is(API, "expandedXOut", expanded_x, &[e, c, h])?;
+    } else {
+        shape_is(API, "expandedXOut", expanded_x, &[active_rows, h])?;
+    }
+    dtype_in(API, "expandedRowIdxOut", expanded_row_idx, INDEX)?;
+    shape_is(API, "expandedRowIdxOut", expanded_row_idx, &[nk])?;
+    expanded_x.check_output("expandedXOut")?;
+    expanded_row_idx.check_output("expandedRowIdxOut")?;
+    // The optional outputs are written only in the mode that defines them.
+    let counts = if drop { 0 } else { counts_flag };
+    let before_capacity = drop && before_capacity_flag;
+    let mut third = None;
+    let mut fourth = None;
+    for (used, name, t, slot) in [
+        (
+            counts > 0,
+            "expertTokensCountOrCumsumOutOptional",
+            counts_out,
+            &mut third,
+        ),
+        (
+            before_capacity,
+            "expertTokensBeforeCapacityOutOptional",
+            before_capacity_out,
+            &mut fourth,
+        ),
+    ] {
+        if !used {
+            continue;
+        }
+        let Some(t) = t else {
+            crate::bail!("{API}: {name} is NULL but its flag asks for it");
+        };
+        dtype_in(API, name, t, INDEX)?;
+        shape_is(API, name, t, &[e])?;
+        t.check_output(name)?;
+        *slot = Some(t);
+    }
+    Ok(Executor::new(
+        API,
+        bindings(
+            &[Some(x), Some(expert_idx)],
+            &[Some(expanded_x), Some(expanded_row_idx), third, fourth],
+        ),
+        InitRoutingV2 {
+            k,
+            h,
+            active_rows,
+            experts: e,
+            capacity: drop.then_some(c),
+            counts,
+            before_capacity,
+        },
+    ))
+}
+
 // ---------------------------------------------------------------------------------------
 // Counting: MoeComputeExpertTokens
 // ---------------------------------------------------------------------------------------
@@ -925,6 +1144,13 @@ pub const CATALOG: &[Entry] = &[
         b: INDEX,
         out: FLOATS,
         rule: "(token, slot) pairs stably sorted by expert, x's rows gathered bit for bit, the inverse map and sorted experts INT32",
+    },
+    Entry {
+        ops: "MoeInitRoutingV2",
+        a: FLOATS,
+        b: INDEX,
+        out: FLOATS,
+        rule: "token-major slots stably sorted by expert, rows gathered bit for bit; dropless (activeNum rows, counts or cumsum) or drop/pad to (E, C, H) with -1 for a dropped slot",
     },
     Entry {
         ops: "MoeComputeExpertTokens",
