@@ -58,6 +58,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::masked::CATALOG,
         super::repeat_interleave::CATALOG,
         super::llm::CATALOG,
+        super::llm::moe::CATALOG,
         super::quant::CATALOG,
         super::nz_weight::CATALOG,
         super::foreach::CATALOG,

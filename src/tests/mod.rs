@@ -16,6 +16,7 @@ mod llm_diff;
 mod math_diff;
 mod matmul_diff;
 mod miri;
+mod moe_diff;
 mod movement_diff;
 mod narrow_diff;
 mod nn_diff;

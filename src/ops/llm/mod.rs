@@ -10,6 +10,7 @@ pub mod full_quant_matmul;
 pub mod grouped_matmul;
 pub mod int4;
 pub mod linalg;
+pub mod moe;
 pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
