@@ -1014,7 +1014,7 @@ fn fia(
 }
 
 /// Attention written out in PyTorch (f64): softmax(Q Kᵀ · scale + pse, masked) · V.
-const ATTENTION_PY: &str = "q, k, v, pse, mask, meta, ql, kl = a
+pub(super) const ATTENTION_PY: &str = "q, k, v, pse, mask, meta, ql, kl = a
 L, OL, n, nkv, band, pre, nxt = [int(x) for x in meta.tolist()[:7]]
 scale = float(meta.tolist()[7])
 def to4(t, heads):
