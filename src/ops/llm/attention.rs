@@ -142,15 +142,6 @@ pub(crate) struct Names {
     pub block_table: &'static str,
 }
 
-/// FusedInferAttentionScoreV2-V4's names.
-pub(crate) const OPTIONAL_NAMES: Names = Names {
-    pse: "pseShiftOptional",
-    mask: "attenMaskOptional",
-    q_lens: "actualSeqLengthsOptional",
-    kv_lens: "actualSeqLengthsKvOptional",
-    block_table: "blockTableOptional",
-};
-
 /// One call of the attention engine: what every entry point (FusedInferAttentionScore
 /// V1-V4, PromptFlashAttention V1-V3, IncreFlashAttention V1-V4) reduces to.
 pub(crate) struct Request<'a> {
@@ -183,60 +174,6 @@ pub(crate) struct Request<'a> {
     pub softmax_lse_flag: bool,
     pub attention_out: &'a TensorDesc,
     pub softmax_lse: Option<&'a TensorDesc>,
-}
-
-/// aclnnFusedInferAttentionScoreV2.
-#[allow(clippy::too_many_arguments)]
-pub fn fused_infer_attention_score_v2(
-    query: &TensorDesc,
-    key: &[&TensorDesc],
-    value: &[&TensorDesc],
-    pse_shift: Option<&TensorDesc>,
-    atten_mask: Option<&TensorDesc>,
-    actual_seq_lengths: Option<&[i64]>,
-    actual_seq_lengths_kv: Option<&[i64]>,
-    block_table: Option<&TensorDesc>,
-    unsupported: &[(&str, bool)],
-    num_heads: i64,
-    scale_value: f64,
-    pre_tokens: i64,
-    next_tokens: i64,
-    input_layout: &str,
-    num_key_value_heads: i64,
-    sparse_mode: i64,
-    inner_precise: i64,
-    block_size: i64,
-    softmax_lse_flag: bool,
-    attention_out: &TensorDesc,
-    softmax_lse: Option<&TensorDesc>,
-) -> Result<Executor> {
-    attention(&Request {
-        api: "aclnnFusedInferAttentionScoreV2",
-        names: &OPTIONAL_NAMES,
-        query,
-        key,
-        value,
-        kv_lists: true,
-        one_token: false,
-        pse_shift,
-        atten_mask,
-        actual_seq_lengths,
-        actual_seq_lengths_kv,
-        block_table,
-        unsupported,
-        num_heads,
-        scale_value,
-        pre_tokens,
-        next_tokens,
-        input_layout,
-        num_key_value_heads,
-        sparse_mode,
-        inner_precise,
-        block_size,
-        softmax_lse_flag,
-        attention_out,
-        softmax_lse,
-    })
 }
 
 /// The engine's phase 1: checks `r` and builds the executor.

@@ -1,8 +1,7 @@
-//! The attention entry points besides FusedInferAttentionScoreV2, each an adapter onto the
-//! one attention engine (`attention.rs`, whose doc lists what is implemented, the numbers
+//! The attention entry points, each an adapter onto the one attention engine (`attention.rs`, whose doc lists what is implemented, the numbers
 //! and what is refused):
-//! - FusedInferAttentionScore (V1), V3 and V4 (hicann/ops-transformer
-//!   aclnnFusedInferAttentionScore*.md): V2's operator with fewer (V1) or more (V3: the
+//! - FusedInferAttentionScore V1-V4 (hicann/ops-transformer
+//!   aclnnFusedInferAttentionScore*.md): V2, and V2 with fewer (V1) or more (V3: the
 //!   MLA rope split queryRope/keyRope; V4: also dequantScaleQuery, learnableSink and
 //!   queryQuantMode) inputs; the added inputs are refused when given;
 //! - PromptFlashAttention V1-V3 (aclnnPromptFlashAttention*.md): key and value are single
@@ -17,10 +16,19 @@
 //! offsets, int8 query/key/value/attentionOut) and kvPaddingSize are refused with
 //! ACLNN_ERR_PARAM_INVALID naming them.
 
-use super::attention::{attention, Names, Request, OPTIONAL_NAMES};
+use super::attention::{attention, Names, Request};
 use crate::error::Result;
 use crate::executor::Executor;
 use crate::tensor::TensorDesc;
+
+/// FusedInferAttentionScoreV2-V4's names.
+pub(crate) const OPTIONAL_NAMES: Names = Names {
+    pse: "pseShiftOptional",
+    mask: "attenMaskOptional",
+    q_lens: "actualSeqLengthsOptional",
+    kv_lens: "actualSeqLengthsKvOptional",
+    block_table: "blockTableOptional",
+};
 
 /// The names of FusedInferAttentionScore (V1)'s and PromptFlashAttention's inputs.
 pub(crate) const PLAIN_NAMES: Names = Names {
@@ -40,8 +48,60 @@ const INCRE_NAMES: Names = Names {
     block_table: "blocktable",
 };
 
-/// FusedInferAttentionScore V1, V3, V4 (`api` names the entry, `v1` selects V1's
-/// parameter names); V2 itself is `attention::fused_infer_attention_score_v2`.
+/// aclnnFusedInferAttentionScoreV2.
+#[allow(clippy::too_many_arguments)]
+pub fn fused_infer_attention_score_v2(
+    query: &TensorDesc,
+    key: &[&TensorDesc],
+    value: &[&TensorDesc],
+    pse_shift: Option<&TensorDesc>,
+    atten_mask: Option<&TensorDesc>,
+    actual_seq_lengths: Option<&[i64]>,
+    actual_seq_lengths_kv: Option<&[i64]>,
+    block_table: Option<&TensorDesc>,
+    unsupported: &[(&str, bool)],
+    num_heads: i64,
+    scale_value: f64,
+    pre_tokens: i64,
+    next_tokens: i64,
+    input_layout: &str,
+    num_key_value_heads: i64,
+    sparse_mode: i64,
+    inner_precise: i64,
+    block_size: i64,
+    softmax_lse_flag: bool,
+    attention_out: &TensorDesc,
+    softmax_lse: Option<&TensorDesc>,
+) -> Result<Executor> {
+    fused_infer_attention_score(
+        "aclnnFusedInferAttentionScoreV2",
+        false,
+        query,
+        key,
+        value,
+        pse_shift,
+        atten_mask,
+        actual_seq_lengths,
+        actual_seq_lengths_kv,
+        block_table,
+        unsupported,
+        num_heads,
+        scale_value,
+        pre_tokens,
+        next_tokens,
+        input_layout,
+        num_key_value_heads,
+        sparse_mode,
+        inner_precise,
+        block_size,
+        softmax_lse_flag,
+        attention_out,
+        softmax_lse,
+    )
+}
+
+/// FusedInferAttentionScore V1-V4 (`api` names the entry, `v1` selects V1's parameter
+/// names, which lack the "Optional" suffix).
 #[allow(clippy::too_many_arguments)]
 pub fn fused_infer_attention_score(
     api: &'static str,

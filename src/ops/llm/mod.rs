@@ -15,9 +15,10 @@ pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
-pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
+pub use attention::recurrent_gated_delta_rule;
 pub use attention_entries::{
-    fused_infer_attention_score, incre_flash_attention, prompt_flash_attention,
+    fused_infer_attention_score, fused_infer_attention_score_v2, incre_flash_attention,
+    prompt_flash_attention,
 };
 pub use full_quant_matmul::{quant_matmul_v3, quant_matmul_v4};
 pub use grouped_matmul::grouped_matmul_v3;
