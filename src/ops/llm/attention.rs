@@ -1,7 +1,10 @@
-//! FusedInferAttentionScoreV2 (hicann/ops-transformer aclnnFusedInferAttentionScoreV2.md):
+//! The attention engine, and FusedInferAttentionScoreV2 (hicann/ops-transformer
+//! aclnnFusedInferAttentionScoreV2.md) on it:
 //! `attentionOut = softmax(scaleValue · Q Kᵀ + pseShift, masked) · V` per batch and head,
 //! the flash-attention llama.cpp's CANN back-end runs (BSND, a broadcast f16 pseShift as
-//! its mask, no attenMask).
+//! its mask, no attenMask). Every other attention entry point (FusedInferAttentionScore
+//! V1/V3/V4, PromptFlashAttention, IncreFlashAttention) is a `Request` to the same engine
+//! (`attention_entries.rs`).
 //!
 //! Implemented:
 //! - layouts BSH (H = numHeads·D), BSND, BNSD and BNSD_BSND (BNSD in, BSND out); query,
@@ -10,7 +13,7 @@
 //!   key/value head; head h reads key/value head h / (numHeads / numKeyValueHeads);
 //! - pseShift (B or 1, N, ≥S, ≥Skv) of query's dtype, added after the scaling;
 //! - attenMask bool/int8/uint8, non-zero = not attended, of shape (S, Skv), (B or 1, S,
-//!   Skv) or (B or 1, 1, S, Skv) (the last two dims may be padded larger);
+//!   Skv) or (B or 1, 1 or N, S, Skv) (the last two dims may be padded larger);
 //! - sparseMode 0 (the mask and, with a mask, the band preTokens/nextTokens around the
 //!   diagonal), 1 (the whole mask), 2 (causal from the top left), 3 (causal from the bottom
 //!   right), 4 (a band of preTokens/nextTokens around the bottom-right diagonal); modes 2-4
@@ -36,7 +39,8 @@
 //! Refused with ACLNN_ERR_PARAM_INVALID naming them: the TND/NTD_TND layouts, every
 //! quantization input (deqScale1/2, quantScale1/2,
 //! quantOffset2, antiquant*, key/valueAntiquant*), the padding sizes, the shared prefix,
-//! key/value lists of more than one tensor, int8 query/output.
+//! key/value lists of more than one tensor, int8 query/key/value/output (named as the
+//! quantized or antiquant mode).
 
 use super::dense::{bindings, load_view, store_view};
 use super::linalg::product_f32;
@@ -128,31 +132,79 @@ fn lengths(name: &str, v: Option<&[i64]>, batch: usize, full: usize) -> Result<V
         .collect()
 }
 
-/// aclnnFusedInferAttentionScoreV2.
-#[allow(clippy::too_many_arguments)]
-pub fn fused_infer_attention_score_v2(
-    query: &TensorDesc,
-    key: &[&TensorDesc],
-    value: &[&TensorDesc],
-    pse_shift: Option<&TensorDesc>,
-    atten_mask: Option<&TensorDesc>,
-    actual_seq_lengths: Option<&[i64]>,
-    actual_seq_lengths_kv: Option<&[i64]>,
-    block_table: Option<&TensorDesc>,
-    unsupported: &[(&str, bool)],
-    num_heads: i64,
-    scale_value: f64,
-    pre_tokens: i64,
-    next_tokens: i64,
-    input_layout: &str,
-    num_key_value_heads: i64,
-    sparse_mode: i64,
-    inner_precise: i64,
-    block_size: i64,
-    softmax_lse_flag: bool,
-    attention_out: &TensorDesc,
-    softmax_lse: Option<&TensorDesc>,
-) -> Result<Executor> {
+/// The parameter names an entry point's header gives the engine's optional inputs, so
+/// that messages name what the caller passed.
+pub(crate) struct Names {
+    pub pse: &'static str,
+    pub mask: &'static str,
+    pub q_lens: &'static str,
+    pub kv_lens: &'static str,
+    pub block_table: &'static str,
+}
+
+/// One call of the attention engine: what every entry point (FusedInferAttentionScore
+/// V1-V4, PromptFlashAttention V1-V3, IncreFlashAttention V1-V4) reduces to.
+pub(crate) struct Request<'a> {
+    /// The phase-2 function ("aclnnFusedInferAttentionScoreV2").
+    pub api: &'static str,
+    pub names: &'a Names,
+    pub query: &'a TensorDesc,
+    pub key: &'a [&'a TensorDesc],
+    pub value: &'a [&'a TensorDesc],
+    /// key and value are aclTensorLists (bound as lists of one tensor), not aclTensors.
+    pub kv_lists: bool,
+    /// IncreFlashAttention: the query has one token.
+    pub one_token: bool,
+    pub pse_shift: Option<&'a TensorDesc>,
+    pub atten_mask: Option<&'a TensorDesc>,
+    pub actual_seq_lengths: Option<&'a [i64]>,
+    pub actual_seq_lengths_kv: Option<&'a [i64]>,
+    pub block_table: Option<&'a TensorDesc>,
+    /// Inputs and modes not implemented: (what, given); a given one is refused.
+    pub unsupported: &'a [(&'a str, bool)],
+    pub num_heads: i64,
+    pub scale_value: f64,
+    pub pre_tokens: i64,
+    pub next_tokens: i64,
+    pub input_layout: &'a str,
+    pub num_key_value_heads: i64,
+    pub sparse_mode: i64,
+    pub inner_precise: i64,
+    pub block_size: i64,
+    pub softmax_lse_flag: bool,
+    pub attention_out: &'a TensorDesc,
+    pub softmax_lse: Option<&'a TensorDesc>,
+}
+
+/// The engine's phase 1: checks `r` and builds the executor.
+pub(crate) fn attention(r: &Request) -> Result<Executor> {
+    let Request {
+        api,
+        names,
+        query,
+        key,
+        value,
+        kv_lists,
+        one_token,
+        pse_shift,
+        atten_mask,
+        actual_seq_lengths,
+        actual_seq_lengths_kv,
+        block_table,
+        unsupported,
+        num_heads,
+        scale_value,
+        pre_tokens,
+        next_tokens,
+        input_layout,
+        num_key_value_heads,
+        sparse_mode,
+        inner_precise,
+        block_size,
+        softmax_lse_flag,
+        attention_out,
+        softmax_lse,
+    } = *r;
     for (name, given) in unsupported {
         crate::ensure!(!given, "{name} is not implemented by aclnn-cpu (pass NULL)");
     }
@@ -160,10 +212,11 @@ pub fn fused_infer_attention_score_v2(
         "BSH" => (Layout::Bsh, Layout::Bsh),
         "BSND" => (Layout::Bsnd, Layout::Bsnd),
         "BNSD" => (Layout::Bnsd, Layout::Bnsd),
-        "BNSD_BSND" => (Layout::Bnsd, Layout::Bsnd),
-        "TND" | "NTD_TND" => {
+        "BNSD_BSND" if !one_token => (Layout::Bnsd, Layout::Bsnd),
+        "TND" | "NTD_TND" if !one_token => {
             crate::bail!("inputLayout \"{input_layout}\" is not implemented by aclnn-cpu")
         }
+        l if one_token => crate::bail!("inputLayout \"{l}\" is not one of BSH, BSND, BNSD"),
         l => crate::bail!(
             "inputLayout \"{l}\" is not one of BSH, BSND, BNSD, BNSD_BSND, TND, NTD_TND"
         ),
@@ -175,8 +228,21 @@ pub fn fused_infer_attention_score_v2(
         value.len()
     );
     let (k, v) = (key[0], value[0]);
+    // Quantized attention (int8 query/output) and int8 key/value (antiquant) are the
+    // documented modes not implemented: name them rather than the dtype list.
+    for (name, t) in [
+        ("query", query),
+        ("key", k),
+        ("value", v),
+        ("attentionOut", attention_out),
+    ] {
+        crate::ensure!(
+            t.dtype != S8,
+            "{name} of dtype INT8 (quantized attention or an antiquant KV cache) is not implemented by aclnn-cpu"
+        );
+    }
     ew::check_tensor("query", query, QKV)?;
-    let pse_named = pse_shift.map(|p| ("pseShiftOptional", p));
+    let pse_named = pse_shift.map(|p| (names.pse, p));
     for (name, t) in [("key", k), ("value", v), ("attentionOut", attention_out)]
         .into_iter()
         .chain(pse_named)
@@ -190,7 +256,7 @@ pub fn fused_infer_attention_score_v2(
         );
     }
     if let Some(m) = atten_mask {
-        ew::check_tensor("attenMaskOptional", m, MASK)?;
+        ew::check_tensor(names.mask, m, MASK)?;
     }
     let rank = if layout == Layout::Bsh { 3 } else { 4 };
     for (name, t) in [("query", query), ("attentionOut", attention_out)]
@@ -209,29 +275,38 @@ pub fn fused_infer_attention_score_v2(
             t.shape
         );
     }
+    let q_seq = query.shape[if layout == Layout::Bnsd { 2 } else { 1 }];
+    crate::ensure!(
+        !one_token || q_seq == 1,
+        "query of shape {:?} has {q_seq} tokens; it must have one (S = 1)",
+        query.shape
+    );
     // A paged cache: key and value are blocks (blockNum, blockSize, H) or, with a BNSD
     // query, (blockNum, KV_N, blockSize, D), gathered by blockTable (B, maxBlocks).
     let paged = match block_table {
         None => None,
         Some(bt) => {
-            ew::check_tensor("blockTableOptional", bt, &[S32])?;
+            ew::check_tensor(names.block_table, bt, &[S32])?;
             crate::ensure!(
                 k.rank() == 3 || (k.rank() == 4 && layout == Layout::Bnsd),
                 "key of shape {:?} is not a paged cache (blockNum, blockSize, H), or (blockNum, KV_N, blockSize, D) with a BNSD query",
                 k.shape
             );
             crate::ensure!(
-                (1..=512).contains(&block_size) && (query.shape[if layout == Layout::Bnsd { 2 } else { 1 }] == 1 || block_size % 128 == 0),
+                (1..=512).contains(&block_size) && (q_seq == 1 || block_size % 128 == 0),
                 "blockSize {block_size} must be in [1, 512] (a multiple of 128 when the query has more than one token)"
             );
             crate::ensure!(
                 bt.rank() == 2,
-                "blockTableOptional has shape {:?}; it must have 2 dims (B, maxBlockNumPerSeq)",
+                "{} has shape {:?}; it must have 2 dims (B, maxBlockNumPerSeq)",
+                names.block_table,
                 bt.shape
             );
             crate::ensure!(
                 actual_seq_lengths_kv.is_some(),
-                "a paged cache (blockTableOptional) needs actualSeqLengthsKvOptional"
+                "a paged cache ({}) needs {}",
+                names.block_table,
+                names.kv_lens
             );
             Some((block_size as usize, bt.shape[1]))
         }
@@ -277,7 +352,8 @@ pub fn fused_infer_attention_score_v2(
         Some((bs, blocks)) => {
             crate::ensure!(
                 block_table.is_some_and(|t| t.shape[0] == b) && k4.shape[2] == bs,
-                "blockTableOptional {:?} and key {:?} do not fit a batch of {b} with blockSize {bs}",
+                "{} {:?} and key {:?} do not fit a batch of {b} with blockSize {bs}",
+                names.block_table,
                 block_table.map(|t| t.shape.to_vec()),
                 k.shape
             );
@@ -318,7 +394,8 @@ pub fn fused_infer_attention_score_v2(
                     && p.shape[1] == n
                     && p.shape[2] >= s
                     && p.shape[3] >= skv,
-                "pseShiftOptional has shape {:?}; it must be ({b} or 1, {n}, {s}, {skv})",
+                "{} has shape {:?}; it must be ({b} or 1, {n}, {s}, {skv})",
+                names.pse,
                 p.shape
             );
             Some(block(p, s, skv))
@@ -337,16 +414,19 @@ pub fn fused_infer_attention_score_v2(
                     && m.shape[r - 2] >= s
                     && m.shape[r - 1] >= skv
                     && (r < 3 || m.shape[0] == b || m.shape[0] == 1)
-                    && (r < 4 || m.shape[1] == 1)
+                    && (r < 4 || m.shape[1] == 1 || m.shape[1] == n)
             };
             crate::ensure!(
                 ok,
-                "attenMaskOptional has shape {:?}; with sparseMode {sparse_mode} it must be {}",
+                "{} has shape {:?}; with sparseMode {sparse_mode} it must be {}",
+                names.mask,
                 m.shape,
                 if sparse_mode >= 2 {
                     "(2048, 2048), (1, 2048, 2048) or (1, 1, 2048, 2048)".to_string()
                 } else {
-                    format!("({s}, {skv}), ({b} or 1, {s}, {skv}) or ({b} or 1, 1, {s}, {skv})")
+                    format!(
+                        "({s}, {skv}), ({b} or 1, {s}, {skv}) or ({b} or 1, 1 or {n}, {s}, {skv})"
+                    )
                 }
             );
             (sparse_mode < 2).then(|| block(m, s, skv))
@@ -354,7 +434,8 @@ pub fn fused_infer_attention_score_v2(
         None => {
             crate::ensure!(
                 sparse_mode == 0,
-                "sparseMode {sparse_mode} needs attenMaskOptional"
+                "sparseMode {sparse_mode} needs {}",
+                names.mask
             );
             None
         }
@@ -372,8 +453,8 @@ pub fn fused_infer_attention_score_v2(
         }
         (false, _) => false,
     };
-    let q_len = lengths("actualSeqLengthsOptional", actual_seq_lengths, b, s)?;
-    let kv_len = lengths("actualSeqLengthsKvOptional", actual_seq_lengths_kv, b, skv)?;
+    let q_len = lengths(names.q_lens, actual_seq_lengths, b, s)?;
+    let kv_len = lengths(names.kv_lens, actual_seq_lengths_kv, b, skv)?;
     let band = match sparse_mode {
         0 if atten_mask.is_some() => Band::TopLeft(pre_tokens, next_tokens),
         2 => Band::TopLeft(i64::MAX, 0),
@@ -396,7 +477,7 @@ pub fn fused_infer_attention_score_v2(
         // softmaxLse is not written without the flag.
         bd.outputs.truncate(1);
     }
-    // key and value are one-tensor lists: parameters 1 and 2, bindings KEY and VALUE.
+    // key and value as one-tensor lists: parameters 1 and 2, bindings KEY and VALUE.
     let list = |ir: usize, first: usize| ListParam {
         output: false,
         ir_index: ir,
@@ -404,7 +485,11 @@ pub fn fused_infer_attention_score_v2(
         first,
         len: 1,
     };
-    let lists = vec![list(1, at::KEY), list(2, at::VALUE)];
+    let lists = if kv_lists {
+        vec![list(1, at::KEY), list(2, at::VALUE)]
+    } else {
+        vec![]
+    };
     let work: std::sync::Arc<dyn Work> = if attention_out.is_empty() {
         std::sync::Arc::new(Nothing)
     } else {
@@ -424,9 +509,10 @@ pub fn fused_infer_attention_score_v2(
             kv_len,
             lse,
             paged,
+            block_table: names.block_table,
         })
     };
-    let mut e = Executor::shared("aclnnFusedInferAttentionScoreV2", bd, work);
+    let mut e = Executor::shared(api, bd, work);
     e.lists = lists;
     Ok(e)
 }
@@ -473,6 +559,8 @@ struct Attention {
     /// A paged cache: (blockSize, maxBlocks); the key/value views are (blockNum, KV_N,
     /// blockSize, D).
     paged: Option<(usize, usize)>,
+    /// The block table's parameter name, for the run-time refusal of a block id.
+    block_table: &'static str,
 }
 
 impl Attention {
@@ -492,7 +580,8 @@ impl Attention {
                 let id = table[bi * max_blocks + j];
                 crate::ensure!(
                     (0..block_num as i64).contains(&(id as i64)),
-                    "blockTableOptional[{bi}][{j}] = {id} is not a block of the cache (it has {block_num})"
+                    "{}[{bi}][{j}] = {id} is not a block of the cache (it has {block_num})",
+                    self.block_table
                 );
                 for h in 0..nkv {
                     let src = ((id as usize * nkv + h) * bs) * d;

@@ -5,6 +5,7 @@
 //! the staging they share (`dense`).
 
 pub mod attention;
+pub mod attention_entries;
 pub mod dense;
 pub mod full_quant_matmul;
 pub mod grouped_matmul;
@@ -15,14 +16,20 @@ pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
-pub use attention::{fused_infer_attention_score_v2, recurrent_gated_delta_rule};
+pub use attention::recurrent_gated_delta_rule;
+pub use attention_entries::{
+    fused_infer_attention_score, fused_infer_attention_score_v2, incre_flash_attention,
+    prompt_flash_attention,
+};
 pub use full_quant_matmul::{quant_matmul_v3, quant_matmul_v4};
 pub use grouped_matmul::grouped_matmul_v3;
 pub use int4::convert_weight_to_int4_pack;
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
 pub use quant_matmul::weight_quant_batch_matmul_v2;
-pub use rope::rotary_position_embedding;
+pub use rope::{
+    apply_rotary_pos_emb, interleave_rope, rope_with_sin_cos_cache, rotary_position_embedding,
+};
 
 use super::catalog::Entry;
 
@@ -78,6 +85,27 @@ pub const CATALOG: &[Entry] = &[
         rule: "x·cos + rotate(x)·sin along the last dim (modes half, interleave, quarter, interleave-half), in f32",
     },
     Entry {
+        ops: "ApplyRotaryPosEmb, ApplyRotaryPosEmbV2",
+        a: rope::ROPE,
+        b: rope::ROPE,
+        out: rope::ROPE,
+        rule: "queryRef and keyRef rotated in place by cos/sin (N = 1): V1 BSND, D 128, half; V2 BSND/SBND/BNSD, half/interleave/quarter; in f32",
+    },
+    Entry {
+        ops: "InterleaveRope",
+        a: rope::INTERLEAVE,
+        b: rope::INTERLEAVE,
+        out: rope::INTERLEAVE,
+        rule: "x (B, N, S, 64) de-interleaved, then rotated by halves with cos/sin (B, 1, S|1, 64), in f32",
+    },
+    Entry {
+        ops: "RopeWithSinCosCache",
+        a: rope::ROPE,
+        b: &[crate::dtype::DType::S32, crate::dtype::DType::S64],
+        out: rope::ROPE,
+        rule: "each head's first rotaryDim of queryIn/keyIn rotated by cosSinCache[positions] (neox halves or interleaved pairs), in f32 (mropeSection refused)",
+    },
+    Entry {
         ops: "WeightQuantBatchMatmulV2",
         a: quant_matmul::X,
         b: quant_matmul::WEIGHT,
@@ -106,11 +134,25 @@ pub const CATALOG: &[Entry] = &[
         rule: "per group x_i @ weight_i + bias_i, groupType -1/0/2 (split m or k by an int64 groupList read at run time), f32 accumulation (quantized modes refused)",
     },
     Entry {
-        ops: "FusedInferAttentionScoreV2",
+        ops: "FusedInferAttentionScore, FusedInferAttentionScoreV2, FusedInferAttentionScoreV3, FusedInferAttentionScoreV4",
         a: attention::QKV,
         b: attention::QKV,
         out: attention::QKV,
         rule: "softmax(scale·QKᵀ + pse, masked)·V in f32 (BSH/BSND/BNSD, GQA, sparseMode 0-4, actual lengths, paged KV, softmaxLse; quantized KV refused)",
+    },
+    Entry {
+        ops: "PromptFlashAttention, PromptFlashAttentionV2, PromptFlashAttentionV3",
+        a: attention::QKV,
+        b: attention::QKV,
+        out: attention::QKV,
+        rule: "FusedInferAttentionScore's engine with key and value single tensors (V1: pseShift reserved and ignored; quantization refused)",
+    },
+    Entry {
+        ops: "IncreFlashAttention, IncreFlashAttentionV2, IncreFlashAttentionV3, IncreFlashAttentionV4",
+        a: attention::QKV,
+        b: attention::QKV,
+        out: attention::QKV,
+        rule: "FusedInferAttentionScore's engine for one query token, actualSeqLengths of key/value, paged KV (V3/V4); antiquant, quantization, kvPaddingSize refused",
     },
     Entry {
         ops: "RecurrentGatedDeltaRule",
