@@ -12,6 +12,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common.h"
 #include "hccl/hccl.h"
+#include "acl/acl_mdl.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -364,10 +365,31 @@ static void stream_order(Rank *k)
     aclDestroyScalar(alpha);
 }
 
+/* A captured AllReduce replays as a new collective each time (ggml-style graph capture). */
+static void captured(Rank *k)
+{
+    aclmdlRI graph = NULL;
+    float *h = (float *)(void *)k->host;
+    int round;
+    size_t i;
+    CHECK_OK(aclmdlRICaptureBegin(k->stream, ACL_MODEL_RI_CAPTURE_MODE_GLOBAL));
+    HCHECK(HcclAllReduce(k->send, k->recv, COUNT, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k->comm, k->stream));
+    CHECK_OK(aclmdlRICaptureEnd(k->stream, &graph));
+    for (round = 1; round <= 2; round++) {
+        for (i = 0; i < COUNT; i++) h[i] = (float)(round * (int)(k->rank + 1));
+        CHECK_OK(aclrtMemcpy(k->send, BUF, h, COUNT * 4, ACL_MEMCPY_HOST_TO_DEVICE));
+        CHECK_OK(aclmdlRIExecuteAsync(graph, k->stream));
+        get_outputs(k, COUNT * 4);
+        for (i = 0; i < COUNT; i++) CHECK(h[i] == (float)(round * (int)(g_ranks * (g_ranks + 1) / 2)));
+    }
+    CHECK_OK(aclmdlRIDestroy(graph));
+}
+
 /* Refusals at the call: HCCL's codes, a message naming the API and the parameter. */
 static void refusals(Rank *k)
 {
     void *host = NULL;
+    HCHECK(HcclAllReduce(NULL, NULL, 0, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, NULL, NULL)); /* count 0: success first */
     CHECK_STATUS(HcclAllReduce(k->send, k->recv, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, NULL, k->stream),
                  HCCL_E_PTR);
     CHECK_STATUS(HcclAllReduce(NULL, k->recv, 4, HCCL_DATA_TYPE_FP32, HCCL_REDUCE_SUM, k->comm, k->stream),
@@ -435,6 +457,7 @@ static void *rank_main(void *arg)
     alltoallv(k);
     point_to_point(k);
     stream_order(k);
+    captured(k);
     refusals(k);
     mismatch(k);
     HCHECK(HcclCommDestroy(k->comm));

@@ -90,7 +90,10 @@ fn failed(rt: &Runtime, what: &str, code: i32) -> HcclError {
             CStr::from_ptr(p).to_string_lossy().into_owned()
         }
     };
-    HcclError::new(HCCL_E_RUNTIME, format!("{what} failed with aclError {code}: {msg}"))
+    HcclError::new(
+        HCCL_E_RUNTIME,
+        format!("{what} failed with aclError {code}: {msg}"),
+    )
 }
 
 /// The device the calling thread works on (aclrtGetDevice).
@@ -122,8 +125,7 @@ pub fn stream_device(stream: *mut c_void) -> Result<i32> {
     // SAFETY: the hook validates the handle.
     match unsafe { (rt.stream_device)(stream, &mut d) } {
         0 => Ok(d),
-        c => Err(failed(rt, "the stream", c)
-            .with_code(crate::error::HCCL_E_PARA)),
+        c => Err(failed(rt, "the stream", c).with_code(crate::error::HCCL_E_PARA)),
     }
 }
 
@@ -139,7 +141,12 @@ pub fn device_memory(ptr: usize, bytes: usize) -> Result<(i32, u64)> {
 }
 
 /// Queues `run(ctx)` on `stream`; `release(ctx)` is called exactly once in every case.
-pub fn launch(stream: *mut c_void, run: HostRun, release: HostRelease, ctx: *mut c_void) -> Result<()> {
+pub fn launch(
+    stream: *mut c_void,
+    run: HostRun,
+    release: HostRelease,
+    ctx: *mut c_void,
+) -> Result<()> {
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(e) => {

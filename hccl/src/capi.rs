@@ -57,8 +57,8 @@ struct Call {
 
 impl Call {
     fn new(comm: HcclComm, stream: AclStream) -> Result<Call> {
-        let comm = comm::lookup(comm as usize)?;
         non_null(stream, "stream")?;
+        let comm = comm::lookup(comm as usize)?;
         let d = acl::stream_device(stream)?;
         if d != comm.device {
             return Err(HcclError::para(format!(
@@ -95,7 +95,11 @@ impl Call {
             .ok_or_else(|| HcclError::para(format!("count {count} of {} is too large", d.name())))?
             as usize;
         let (dev, id) = acl::device_memory(at, bytes.max(1)).map_err(|e| {
-            HcclError::para(format!("{name} ({count} elements of {}): {}", d.name(), e.msg))
+            HcclError::para(format!(
+                "{name} ({count} elements of {}): {}",
+                d.name(),
+                e.msg
+            ))
         })?;
         if dev != self.comm.device {
             return Err(HcclError::para(format!(
@@ -139,13 +143,21 @@ impl Call {
             held: self.held,
             work,
         });
-        acl::launch(self.stream, run_job, release_job, Box::into_raw(job) as *mut c_void)
+        acl::launch(
+            self.stream,
+            run_job,
+            release_job,
+            Box::into_raw(job) as *mut c_void,
+        )
     }
 }
 
 enum Work {
     Collective(Arc<Desc>),
-    Exchange { sends: Vec<Transfer>, recvs: Vec<Transfer> },
+    Exchange {
+        sends: Vec<Transfer>,
+        recvs: Vec<Transfer>,
+    },
 }
 
 /// Queued work: what the stream runs (possibly more than once, when captured and replayed).
@@ -158,13 +170,19 @@ struct Job {
 
 impl Job {
     fn run(&self) -> Result<()> {
-        let still_held = self.held.iter().try_for_each(|&(p, id)| match acl::device_memory(p, 1) {
-            Ok((_, now)) if now == id => Ok(()),
-            _ => Err(HcclError::new(
-                HCCL_E_MEMORY,
-                format!("device memory {p:#x} was freed before the stream ran this {}", self.api),
-            )),
-        });
+        let still_held = self
+            .held
+            .iter()
+            .try_for_each(|&(p, id)| match acl::device_memory(p, 1) {
+                Ok((_, now)) if now == id => Ok(()),
+                _ => Err(HcclError::new(
+                    HCCL_E_MEMORY,
+                    format!(
+                        "device memory {p:#x} was freed before the stream ran this {}",
+                        self.api
+                    ),
+                )),
+            });
         let c = &self.comm;
         match &self.work {
             Work::Collective(d) => {
@@ -189,7 +207,10 @@ unsafe extern "C" fn run_job(ctx: *mut c_void, msg: *mut c_char, len: usize) -> 
         .comm
         .async_error
         .compare_exchange(0, e.code, Ordering::Relaxed, Ordering::Relaxed);
-    let text = format!("{} (rank {} of {}): {e}", job.api, job.comm.rank, job.comm.group.name);
+    let text = format!(
+        "{} (rank {} of {}): {e}",
+        job.api, job.comm.rank, job.comm.group.name
+    );
     if len > 0 && !msg.is_null() {
         let n = text.len().min(len - 1);
         // SAFETY: msg is writable for len bytes.
@@ -232,7 +253,9 @@ pub unsafe extern "C" fn HcclGetRootInfo(rootInfo: *mut c_void) -> i32 {
         let mut blob = [0u8; ROOT_INFO_BYTES];
         RootInfo::new().write(&mut blob);
         // SAFETY: rootInfo points to an HcclRootInfo (ROOT_INFO_BYTES bytes).
-        unsafe { std::ptr::copy_nonoverlapping(blob.as_ptr(), rootInfo as *mut u8, ROOT_INFO_BYTES) };
+        unsafe {
+            std::ptr::copy_nonoverlapping(blob.as_ptr(), rootInfo as *mut u8, ROOT_INFO_BYTES)
+        };
         Ok(())
     })
 }
@@ -286,7 +309,9 @@ unsafe fn init_root_info(
         return Err(HcclError::para("nRanks is 0"));
     }
     if rank >= n {
-        return Err(HcclError::para(format!("rank {rank} is not below nRanks {n}")));
+        return Err(HcclError::para(format!(
+            "rank {rank} is not below nRanks {n}"
+        )));
     }
     // SAFETY: root points to an HcclRootInfo.
     let blob = unsafe { &*(root as *const [u8; ROOT_INFO_BYTES]) };
@@ -325,7 +350,11 @@ pub unsafe extern "C" fn HcclCommInitRootInfoConfig(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn HcclCommInitAll(ndev: u32, devices: *mut i32, comms: *mut HcclComm) -> i32 {
+pub unsafe extern "C" fn HcclCommInitAll(
+    ndev: u32,
+    devices: *mut i32,
+    comms: *mut HcclComm,
+) -> i32 {
     entry("HcclCommInitAll", || unsafe {
         if ndev == 0 {
             return Err(HcclError::para("ndev is 0"));
@@ -361,27 +390,40 @@ pub unsafe extern "C" fn HcclCommInitAll(ndev: u32, devices: *mut i32, comms: *m
 
 #[no_mangle]
 pub extern "C" fn HcclCommDestroy(comm: HcclComm) -> i32 {
-    entry("HcclCommDestroy", || comm::unregister(comm as usize).map(drop))
+    entry("HcclCommDestroy", || {
+        comm::unregister(comm as usize).map(drop)
+    })
+}
+
+/// A query of a live communicator: `value(comm)` written to `out` (named `name`).
+unsafe fn query<T>(
+    api: &str,
+    comm: HcclComm,
+    out: *mut T,
+    name: &str,
+    value: impl FnOnce(&Comm) -> T,
+) -> i32 {
+    entry(api, || {
+        let c = comm::lookup(comm as usize)?;
+        non_null(out, name)?;
+        // SAFETY: out checked non-null; the caller passes a writable T.
+        unsafe { *out = value(&c) };
+        Ok(())
+    })
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn HcclGetRankId(comm: HcclComm, rank: *mut u32) -> i32 {
-    entry("HcclGetRankId", || {
-        let c = comm::lookup(comm as usize)?;
-        non_null(rank, "rank")?;
-        unsafe { *rank = c.rank };
-        Ok(())
-    })
+    unsafe { query("HcclGetRankId", comm, rank, "rank", |c| c.rank) }
 }
 
 #[no_mangle]
 pub unsafe extern "C" fn HcclGetRankSize(comm: HcclComm, rankSize: *mut u32) -> i32 {
-    entry("HcclGetRankSize", || {
-        let c = comm::lookup(comm as usize)?;
-        non_null(rankSize, "rankSize")?;
-        unsafe { *rankSize = c.group.size };
-        Ok(())
-    })
+    unsafe {
+        query("HcclGetRankSize", comm, rankSize, "rankSize", |c| {
+            c.group.size
+        })
+    }
 }
 
 /// Writes the name, NUL-terminated, into the caller's buffer of COMM_NAME_MAX_LENGTH bytes.
@@ -402,12 +444,15 @@ pub unsafe extern "C" fn HcclGetCommName(comm: HcclComm, commName: *mut c_char) 
 
 #[no_mangle]
 pub unsafe extern "C" fn HcclGetCommAsyncError(comm: HcclComm, asyncError: *mut i32) -> i32 {
-    entry("HcclGetCommAsyncError", || {
-        let c = comm::lookup(comm as usize)?;
-        non_null(asyncError, "asyncError")?;
-        unsafe { *asyncError = c.async_error.load(Ordering::Relaxed) };
-        Ok(())
-    })
+    unsafe {
+        query(
+            "HcclGetCommAsyncError",
+            comm,
+            asyncError,
+            "asyncError",
+            |c| c.async_error.load(Ordering::Relaxed),
+        )
+    }
 }
 
 #[no_mangle]
@@ -473,6 +518,9 @@ unsafe fn reduce_common(
     comm: HcclComm,
     stream: AclStream,
 ) -> Result<()> {
+    if count == 0 {
+        return Ok(()); // HCCL returns success before any other check
+    }
     let mut call = Call::new(comm, stream)?;
     non_null(send, "sendBuf")?;
     let recv_needed = kind != Kind::Reduce || root == call.comm.rank;
@@ -481,14 +529,17 @@ unsafe fn reduce_common(
     }
     let d = check_dtype("dataType", dtype, Use::Reduce)?;
     let op = check_op(op, d)?;
-    let root = if kind == Kind::Reduce { call.root(root)? } else { 0 };
-    if count == 0 {
-        return Ok(());
-    }
+    let root = if kind == Kind::Reduce {
+        call.root(root)?
+    } else {
+        0
+    };
     let n = call.size() as u64;
     let (send_elems, recv_elems) = match kind {
         Kind::ReduceScatter => (
-            count.checked_mul(n).ok_or_else(|| HcclError::para(format!("recvCount {count} is too large")))?,
+            count
+                .checked_mul(n)
+                .ok_or_else(|| HcclError::para(format!("recvCount {count} is too large")))?,
             count,
         ),
         _ => (count, count),
@@ -514,7 +565,18 @@ pub unsafe extern "C" fn HcclAllReduce(
     stream: AclStream,
 ) -> i32 {
     entry("HcclAllReduce", || unsafe {
-        reduce_common("HcclAllReduce", Kind::AllReduce, sendBuf, recvBuf, count, dataType, op, 0, comm, stream)
+        reduce_common(
+            "HcclAllReduce",
+            Kind::AllReduce,
+            sendBuf,
+            recvBuf,
+            count,
+            dataType,
+            op,
+            0,
+            comm,
+            stream,
+        )
     })
 }
 
@@ -530,7 +592,18 @@ pub unsafe extern "C" fn HcclReduce(
     stream: AclStream,
 ) -> i32 {
     entry("HcclReduce", || unsafe {
-        reduce_common("HcclReduce", Kind::Reduce, sendBuf, recvBuf, count, dataType, op, root, comm, stream)
+        reduce_common(
+            "HcclReduce",
+            Kind::Reduce,
+            sendBuf,
+            recvBuf,
+            count,
+            dataType,
+            op,
+            root,
+            comm,
+            stream,
+        )
     })
 }
 
@@ -563,13 +636,21 @@ pub unsafe extern "C" fn HcclReduceScatter(
 /// The largest end (count + displacement) of per-rank parts, in elements.
 fn extent(name: &str, parts: &[(u64, u64)]) -> Result<u64> {
     parts.iter().enumerate().try_fold(0u64, |m, (i, &(c, d))| {
-        c.checked_add(d)
-            .map(|e| m.max(e))
-            .ok_or_else(|| HcclError::para(format!("{name}[{i}]: count {c} + displacement {d} overflows")))
+        c.checked_add(d).map(|e| m.max(e)).ok_or_else(|| {
+            HcclError::para(format!(
+                "{name}[{i}]: count {c} + displacement {d} overflows"
+            ))
+        })
     })
 }
 
-unsafe fn parts(counts: *const c_void, displs: *const c_void, n: usize, cn: &str, dn: &str) -> Result<Vec<(u64, u64)>> {
+unsafe fn parts(
+    counts: *const c_void,
+    displs: *const c_void,
+    n: usize,
+    cn: &str,
+    dn: &str,
+) -> Result<Vec<(u64, u64)>> {
     let c = unsafe { host_u64s(counts, n, cn)? };
     let d = unsafe { host_u64s(displs, n, dn)? };
     Ok(c.into_iter().zip(d).collect())
@@ -594,7 +675,13 @@ pub unsafe extern "C" fn HcclReduceScatterV(
         non_null(recvBuf, "recvBuf")?;
         let d = check_dtype("dataType", dataType, Use::Reduce)?;
         let op = check_op(op, d)?;
-        let p = parts(sendCounts, sendDispls, call.size() as usize, "sendCounts", "sendDispls")?;
+        let p = parts(
+            sendCounts,
+            sendDispls,
+            call.size() as usize,
+            "sendCounts",
+            "sendDispls",
+        )?;
         let mut x = desc(API, Kind::ReduceScatterV, d, recvCount);
         x.op = Some(op);
         x.send = call.buffer("sendBuf", sendBuf, d, extent("sendCounts", &p)?)?;
@@ -615,13 +702,13 @@ pub unsafe extern "C" fn HcclBroadcast(
 ) -> i32 {
     const API: &str = "HcclBroadcast";
     entry(API, || {
+        if count == 0 {
+            return Ok(()); // HCCL returns success before any other check
+        }
         let mut call = Call::new(comm, stream)?;
         non_null(buf, "buf")?;
         let d = check_dtype("dataType", dataType, Use::Move)?;
         let root = call.root(root)?;
-        if count == 0 {
-            return Ok(());
-        }
         let mut x = desc(API, Kind::Broadcast, d, count);
         x.root = root;
         x.send = call.buffer("buf", buf, d, count)?;
@@ -642,6 +729,9 @@ pub unsafe extern "C" fn HcclScatter(
 ) -> i32 {
     const API: &str = "HcclScatter";
     entry(API, || {
+        if recvCount == 0 {
+            return Ok(()); // HCCL returns success before any other check
+        }
         let mut call = Call::new(comm, stream)?;
         let root = call.root(root)?;
         let is_root = root == call.comm.rank;
@@ -650,9 +740,6 @@ pub unsafe extern "C" fn HcclScatter(
         }
         non_null(recvBuf, "recvBuf")?;
         let d = check_dtype("dataType", dataType, Use::Move)?;
-        if recvCount == 0 {
-            return Ok(());
-        }
         let mut x = desc(API, Kind::Scatter, d, recvCount);
         x.root = root;
         if is_root {
@@ -677,13 +764,13 @@ pub unsafe extern "C" fn HcclAllGather(
 ) -> i32 {
     const API: &str = "HcclAllGather";
     entry(API, || {
+        if sendCount == 0 {
+            return Ok(()); // HCCL returns success before any other check
+        }
         let mut call = Call::new(comm, stream)?;
         non_null(sendBuf, "sendBuf")?;
         non_null(recvBuf, "recvBuf")?;
         let d = check_dtype("dataType", dataType, Use::Move)?;
-        if sendCount == 0 {
-            return Ok(());
-        }
         let all = sendCount
             .checked_mul(call.size() as u64)
             .ok_or_else(|| HcclError::para(format!("sendCount {sendCount} is too large")))?;
@@ -711,7 +798,13 @@ pub unsafe extern "C" fn HcclAllGatherV(
         non_null(sendBuf, "sendBuf")?;
         non_null(recvBuf, "recvBuf")?;
         let d = check_dtype("dataType", dataType, Use::Move)?;
-        let p = parts(recvCounts, recvDispls, call.size() as usize, "recvCounts", "recvDispls")?;
+        let p = parts(
+            recvCounts,
+            recvDispls,
+            call.size() as usize,
+            "recvCounts",
+            "recvDispls",
+        )?;
         let mut x = desc(API, Kind::AllGatherV, d, sendCount);
         x.send = call.buffer("sendBuf", sendBuf, d, sendCount)?;
         x.recv = call.buffer("recvBuf", recvBuf, d, extent("recvCounts", &p)?)?;
@@ -757,6 +850,9 @@ pub unsafe extern "C" fn HcclAlltoAll(
 ) -> i32 {
     const API: &str = "HcclAlltoAll";
     entry(API, || {
+        if sendCount == 0 {
+            return Ok(()); // HCCL returns success before any other check
+        }
         let mut call = Call::new(comm, stream)?;
         non_null(sendBuf, "sendBuf")?;
         non_null(recvBuf, "recvBuf")?;
@@ -765,9 +861,6 @@ pub unsafe extern "C" fn HcclAlltoAll(
             return Err(HcclError::para(format!(
                 "sendCount {sendCount} and recvCount {recvCount} differ"
             )));
-        }
-        if sendCount == 0 {
-            return Ok(());
         }
         let all = sendCount
             .checked_mul(call.size() as u64)
@@ -857,7 +950,10 @@ pub unsafe extern "C" fn HcclBarrier(comm: HcclComm, stream: AclStream) -> i32 {
     const API: &str = "HcclBarrier";
     entry(API, || {
         let call = Call::new(comm, stream)?;
-        call.queue(API, Work::Collective(Arc::new(desc(API, Kind::Barrier, DType::Int8, 0))))
+        call.queue(
+            API,
+            Work::Collective(Arc::new(desc(API, Kind::Barrier, DType::Int8, 0))),
+        )
     })
 }
 
@@ -874,14 +970,18 @@ unsafe fn one_way(
     comm: HcclComm,
     stream: AclStream,
 ) -> Result<()> {
+    if count == 0 {
+        return Ok(()); // HCCL returns success before any other check
+    }
     let mut call = Call::new(comm, stream)?;
-    let (bname, pname) = if send { ("sendBuf", "destRank") } else { ("recvBuf", "srcRank") };
+    let (bname, pname) = if send {
+        ("sendBuf", "destRank")
+    } else {
+        ("recvBuf", "srcRank")
+    };
     non_null(buf, bname)?;
     let d = check_dtype("dataType", dtype, Use::Move)?;
     let peer = call.peer(pname, peer)?;
-    if count == 0 {
-        return Ok(());
-    }
     let t = Transfer {
         peer,
         ptr: call.buffer(bname, buf, d, count)?,
@@ -889,9 +989,15 @@ unsafe fn one_way(
         dtype: d,
     };
     let work = if send {
-        Work::Exchange { sends: vec![t], recvs: vec![] }
+        Work::Exchange {
+            sends: vec![t],
+            recvs: vec![],
+        }
     } else {
-        Work::Exchange { sends: vec![], recvs: vec![t] }
+        Work::Exchange {
+            sends: vec![],
+            recvs: vec![t],
+        }
     };
     call.queue(api, work)
 }
@@ -906,7 +1012,9 @@ pub unsafe extern "C" fn HcclSend(
     stream: AclStream,
 ) -> i32 {
     entry("HcclSend", || unsafe {
-        one_way("HcclSend", true, sendBuf, count, dataType, destRank, comm, stream)
+        one_way(
+            "HcclSend", true, sendBuf, count, dataType, destRank, comm, stream,
+        )
     })
 }
 
@@ -920,7 +1028,9 @@ pub unsafe extern "C" fn HcclRecv(
     stream: AclStream,
 ) -> i32 {
     entry("HcclRecv", || unsafe {
-        one_way("HcclRecv", false, recvBuf, count, dataType, srcRank, comm, stream)
+        one_way(
+            "HcclRecv", false, recvBuf, count, dataType, srcRank, comm, stream,
+        )
     })
 }
 
@@ -945,17 +1055,16 @@ pub unsafe extern "C" fn HcclBatchSendRecv(
     entry(API, || unsafe {
         let mut call = Call::new(comm, stream)?;
         non_null(sendRecvInfo, "sendRecvInfo")?;
-        let items = std::slice::from_raw_parts(sendRecvInfo as *const SendRecvItem, itemNum as usize);
+        let items =
+            std::slice::from_raw_parts(sendRecvInfo as *const SendRecvItem, itemNum as usize);
         let (mut sends, mut recvs) = (Vec::new(), Vec::new());
         for (i, it) in items.iter().enumerate() {
             let send = match it.kind {
                 0 => true,
                 1 => false,
-                k => {
-                    return Err(HcclError::para(format!(
-                        "sendRecvInfo[{i}].sendRecvType {k} is neither HCCL_SEND (0) nor HCCL_RECV (1)"
-                    )))
-                }
+                k => return Err(HcclError::para(format!(
+                    "sendRecvInfo[{i}].sendRecvType {k} is neither HCCL_SEND (0) nor HCCL_RECV (1)"
+                ))),
             };
             let d = check_dtype(&format!("sendRecvInfo[{i}].dataType"), it.dtype, Use::Move)?;
             let peer = call.peer(&format!("sendRecvInfo[{i}].remoteRank"), it.remote)?;
@@ -964,7 +1073,12 @@ pub unsafe extern "C" fn HcclBatchSendRecv(
             } else {
                 call.buffer(&format!("sendRecvInfo[{i}].buf"), it.buf, d, it.count)?
             };
-            let t = Transfer { peer, ptr, count: it.count, dtype: d };
+            let t = Transfer {
+                peer,
+                ptr,
+                count: it.count,
+                dtype: d,
+            };
             if send {
                 sends.push(t)
             } else {
@@ -990,9 +1104,16 @@ fn not_implemented(api: &str, what: &str) -> i32 {
 }
 
 #[no_mangle]
-pub extern "C" fn HcclCommInitClusterInfo(clusterInfo: *const c_char, rank: u32, comm: *mut HcclComm) -> i32 {
+pub extern "C" fn HcclCommInitClusterInfo(
+    clusterInfo: *const c_char,
+    rank: u32,
+    comm: *mut HcclComm,
+) -> i32 {
     let _ = (clusterInfo, rank, comm);
-    not_implemented("HcclCommInitClusterInfo", "a rank table file (use HcclCommInitRootInfo or HcclCommInitAll)")
+    not_implemented(
+        "HcclCommInitClusterInfo",
+        "a rank table file (use HcclCommInitRootInfo or HcclCommInitAll)",
+    )
 }
 
 #[no_mangle]
@@ -1003,7 +1124,10 @@ pub extern "C" fn HcclCommInitClusterInfoConfig(
     comm: *mut HcclComm,
 ) -> i32 {
     let _ = (clusterInfo, rank, config, comm);
-    not_implemented("HcclCommInitClusterInfoConfig", "a rank table file (use HcclCommInitRootInfoConfig)")
+    not_implemented(
+        "HcclCommInitClusterInfoConfig",
+        "a rank table file (use HcclCommInitRootInfoConfig)",
+    )
 }
 
 #[no_mangle]
@@ -1016,7 +1140,15 @@ pub extern "C" fn HcclCreateSubCommConfig(
     config: *mut c_void,
     subComm: *mut HcclComm,
 ) -> i32 {
-    let _ = (comm, rankNum, rankIds, subCommId, subCommRankId, config, subComm);
+    let _ = (
+        comm,
+        rankNum,
+        rankIds,
+        subCommId,
+        subCommRankId,
+        config,
+        subComm,
+    );
     not_implemented("HcclCreateSubCommConfig", "a sub-communicator")
 }
 
@@ -1033,7 +1165,13 @@ pub extern "C" fn HcclCommResume(comm: HcclComm) -> i32 {
 }
 
 #[no_mangle]
-pub extern "C" fn HcclCommSetMemoryRange(comm: HcclComm, base: *mut c_void, size: usize, alignment: usize, flags: u64) -> i32 {
+pub extern "C" fn HcclCommSetMemoryRange(
+    comm: HcclComm,
+    base: *mut c_void,
+    size: usize,
+    alignment: usize,
+    flags: u64,
+) -> i32 {
     let _ = (comm, base, size, alignment, flags);
     not_implemented("HcclCommSetMemoryRange", "a communicator memory range")
 }

@@ -110,9 +110,8 @@ pub enum Use {
 /// moves take every integer and float type but INT128; reductions int8, int16, int32, int64,
 /// fp16, fp32 and bfp16. Others are HCCL_E_NOT_SUPPORT, as HCCL's parameter check returns.
 pub fn check_dtype(name: &str, raw: i32, usage: Use) -> Result<DType> {
-    let d = DType::from_raw(raw).ok_or_else(|| {
-        HcclError::not_support(format!("{name} {raw} is not an HcclDataType"))
-    })?;
+    let d = DType::from_raw(raw)
+        .ok_or_else(|| HcclError::not_support(format!("{name} {raw} is not an HcclDataType")))?;
     use DType::*;
     let ok = match usage {
         Use::Move => d != Int128,
@@ -120,7 +119,9 @@ pub fn check_dtype(name: &str, raw: i32, usage: Use) -> Result<DType> {
     };
     if !ok {
         let list = match usage {
-            Use::Move => "int8, uint8, int16, uint16, int32, uint32, int64, uint64, fp16, fp32, fp64, bfp16",
+            Use::Move => {
+                "int8, uint8, int16, uint16, int32, uint32, int64, uint64, fp16, fp32, fp64, bfp16"
+            }
             Use::Reduce => "int8, int16, int32, int64, fp16, fp32, bfp16",
         };
         return Err(HcclError::not_support(format!(
@@ -278,7 +279,10 @@ mod tests {
         assert_eq!(reduce(DType::Int32, ReduceOp::Prod, &[1 << 16, 1 << 16]), 0);
         assert!(reduce(DType::Fp32, ReduceOp::Max, &[1.0f32, f32::NAN, 3.0]).is_nan());
         assert!(reduce(DType::Fp32, ReduceOp::Min, &[f32::NAN, 1.0f32]).is_nan());
-        assert_eq!(reduce(DType::Fp32, ReduceOp::Min, &[2.0f32, -1.0, 3.0]), -1.0);
+        assert_eq!(
+            reduce(DType::Fp32, ReduceOp::Min, &[2.0f32, -1.0, 3.0]),
+            -1.0
+        );
         let b = [bf16::from_f32(1.5), bf16::from_f32(-3.0)];
         assert_eq!(reduce(DType::Bfp16, ReduceOp::Max, &b).to_f32(), 1.5);
     }
@@ -287,7 +291,10 @@ mod tests {
     fn dtype_and_op_lists_follow_atlas_a2() {
         assert!(check_dtype("dataType", 12, Use::Move).is_err());
         assert!(check_dtype("dataType", 10, Use::Move).is_ok());
-        assert_eq!(check_dtype("dataType", 10, Use::Reduce).unwrap_err().code, 5);
+        assert_eq!(
+            check_dtype("dataType", 10, Use::Reduce).unwrap_err().code,
+            5
+        );
         assert_eq!(check_dtype("dataType", 99, Use::Move).unwrap_err().code, 5);
         assert_eq!(check_op(1, DType::Bfp16).unwrap_err().code, 5);
         assert_eq!(check_op(1, DType::Fp16).unwrap(), ReduceOp::Prod);

@@ -67,7 +67,10 @@ impl Desc {
             }
             _ => format!(" count {}", self.count),
         };
-        let op = self.op.map(|o| format!(" {}", o.name())).unwrap_or_default();
+        let op = self
+            .op
+            .map(|o| format!(" {}", o.name()))
+            .unwrap_or_default();
         let root = match self.kind {
             Kind::Reduce | Kind::Broadcast | Kind::Scatter => format!(" root {}", self.root),
             _ => String::new(),
@@ -219,7 +222,8 @@ impl Group {
             st = g;
             if !in_time && !st.joined.iter().all(Option::is_some) {
                 st.joined[r] = None;
-                let missing = list((0..self.size as usize).filter(|&i| st.joined[i].is_none() && i != r));
+                let missing =
+                    list((0..self.size as usize).filter(|&i| st.joined[i].is_none() && i != r));
                 return Err(HcclError::timeout(format!(
                     "rank(s) {missing} of {} did not join within HCCL_CONNECT_TIMEOUT ({:.1} s)",
                     self.size,
@@ -264,13 +268,19 @@ impl Group {
         }
         self.changed.notify_all();
         loop {
-            let round = st.rounds.get_mut(&seq).expect("the round lives until all left");
+            let round = st
+                .rounds
+                .get_mut(&seq)
+                .expect("the round lives until all left");
             if round.failed.is_some() || round.arrived == n {
                 break;
             }
             let (g, in_time) = self.wait(st, until);
             st = g;
-            let round = st.rounds.get_mut(&seq).expect("the round lives until all left");
+            let round = st
+                .rounds
+                .get_mut(&seq)
+                .expect("the round lives until all left");
             if !in_time && round.arrived < n && round.failed.is_none() {
                 let missing = list((0..n).filter(|&i| round.descs[i].is_none()));
                 round.failed = Some(HcclError::timeout(format!(
@@ -280,7 +290,10 @@ impl Group {
                 self.changed.notify_all();
             }
         }
-        let round = st.rounds.get_mut(&seq).expect("the round lives until all left");
+        let round = st
+            .rounds
+            .get_mut(&seq)
+            .expect("the round lives until all left");
         if let Some(e) = round.failed.clone() {
             self.leave(&mut st, seq);
             return Err(e);
@@ -334,7 +347,11 @@ impl Group {
         let mut result = Ok(());
         for rv in recvs {
             let id = loop {
-                if let Some(id) = st.channels.get_mut(&(rv.peer, rank)).and_then(|q| q.pop_front()) {
+                if let Some(id) = st
+                    .channels
+                    .get_mut(&(rv.peer, rank))
+                    .and_then(|q| q.pop_front())
+                {
                     break Some(id);
                 }
                 let (g, in_time) = self.wait(st, until);
@@ -379,7 +396,9 @@ impl Group {
         // Every send of this rank ends: received, refused, or (not taken in time) withdrawn.
         for (id, s) in mine.iter().zip(sends) {
             loop {
-                let Some(post) = st.posts.get_mut(id) else { break }; // received
+                let Some(post) = st.posts.get_mut(id) else {
+                    break;
+                }; // received
                 match &post.state {
                     PostState::Failed(e) => {
                         let e = e.clone();
@@ -387,7 +406,9 @@ impl Group {
                         result = result.and(Err(e));
                         break;
                     }
-                    PostState::Posted if result.is_err() || until.is_some_and(|t| Instant::now() >= t) => {
+                    PostState::Posted
+                        if result.is_err() || until.is_some_and(|t| Instant::now() >= t) =>
+                    {
                         st.posts.remove(id);
                         if let Some(q) = st.channels.get_mut(&(rank, s.peer)) {
                             q.retain(|x| x != id);
@@ -399,7 +420,9 @@ impl Group {
                         break;
                     }
                     // Being copied: wait for the receiver, which needs no bound.
-                    PostState::Taken => st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner()),
+                    PostState::Taken => {
+                        st = self.changed.wait(st).unwrap_or_else(|e| e.into_inner())
+                    }
                     _ => st = self.wait(st, until).0,
                 }
             }
@@ -421,56 +444,46 @@ fn agree(descs: &[Option<Arc<Desc>>]) -> Result<()> {
         }
     }
     let n = d.len();
-    let mismatch = |what: String| Err(HcclError::para(what));
+    // Every ordered pair (i, j): what i says it sends to j must be what j says it receives.
+    let pairs = |sent: &dyn Fn(usize, usize) -> u64,
+                 got: &dyn Fn(usize, usize) -> u64,
+                 args: &str| {
+        for i in 0..n {
+            for j in 0..n {
+                let (s, g) = (sent(i, j), got(i, j));
+                if s != g {
+                    return Err(HcclError::para(format!(
+                        "rank {i} sends {s} elements to rank {j}, which receives {g} from it ({args})"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    };
     match d[0].kind {
-        Kind::AlltoAllV => {
-            for i in 0..n {
-                for j in 0..n {
-                    let (sent, got) = (d[i].send_parts[j].0, d[j].recv_parts[i].0);
-                    if sent != got {
-                        return mismatch(format!(
-                            "rank {i} sends {sent} elements to rank {j}, which receives {got} from it (sendCounts/recvCounts)"
-                        ));
-                    }
-                }
-            }
-        }
-        Kind::AlltoAllVC => {
-            for r in 1..n {
-                if d[r].matrix != d[0].matrix {
-                    return mismatch(format!(
-                        "rank {r}'s sendCountMatrix differs from rank 0's"
-                    ));
-                }
-            }
-        }
-        Kind::AllGatherV => {
-            for i in 0..n {
-                for j in 0..n {
-                    if d[j].recv_parts[i].0 != d[i].count {
-                        return mismatch(format!(
-                            "rank {j} receives {} elements from rank {i}, which sends {} (recvCounts/sendCount)",
-                            d[j].recv_parts[i].0, d[i].count
-                        ));
-                    }
-                }
-            }
-        }
-        Kind::ReduceScatterV => {
-            for i in 0..n {
-                for j in 0..n {
-                    if d[i].send_parts[j].0 != d[j].count {
-                        return mismatch(format!(
-                            "rank {i} sends {} elements to rank {j}, which receives {} (sendCounts/recvCount)",
-                            d[i].send_parts[j].0, d[j].count
-                        ));
-                    }
-                }
-            }
-        }
-        _ => {}
+        Kind::AlltoAllV => pairs(
+            &|i, j| d[i].send_parts[j].0,
+            &|i, j| d[j].recv_parts[i].0,
+            "sendCounts/recvCounts",
+        ),
+        Kind::AllGatherV => pairs(
+            &|i, _| d[i].count,
+            &|i, j| d[j].recv_parts[i].0,
+            "sendCount/recvCounts",
+        ),
+        Kind::ReduceScatterV => pairs(
+            &|i, j| d[i].send_parts[j].0,
+            &|_, j| d[j].count,
+            "sendCounts/recvCount",
+        ),
+        Kind::AlltoAllVC => match (1..n).find(|&r| d[r].matrix != d[0].matrix) {
+            Some(r) => Err(HcclError::para(format!(
+                "rank {r}'s sendCountMatrix differs from rank 0's"
+            ))),
+            None => Ok(()),
+        },
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// memmove of `bytes` (in place when the ranges are the same).
@@ -540,11 +553,21 @@ unsafe fn execute(r: usize, d: &[Arc<Desc>]) {
             }
             Kind::ReduceScatterV => {
                 let srcs: Vec<usize> = d.iter().map(|x| at(x.send, x.send_parts[r].1)).collect();
-                reduce_into(me.dtype, me.op.unwrap(), &srcs, &[me.recv], me.count as usize);
+                reduce_into(
+                    me.dtype,
+                    me.op.unwrap(),
+                    &srcs,
+                    &[me.recv],
+                    me.count as usize,
+                );
             }
             Kind::AllGather => {
                 for (k, x) in d.iter().enumerate() {
-                    copy(at(me.recv, k as u64 * me.count), x.send, me.count as usize * es);
+                    copy(
+                        at(me.recv, k as u64 * me.count),
+                        x.send,
+                        me.count as usize * es,
+                    );
                 }
             }
             Kind::AllGatherV => {
@@ -560,17 +583,29 @@ unsafe fn execute(r: usize, d: &[Arc<Desc>]) {
             }
             Kind::Scatter => {
                 let root = &d[me.root as usize];
-                copy(me.recv, at(root.send, r as u64 * me.count), me.count as usize * es);
+                copy(
+                    me.recv,
+                    at(root.send, r as u64 * me.count),
+                    me.count as usize * es,
+                );
             }
             Kind::AlltoAll => {
                 for (k, x) in d.iter().enumerate() {
-                    copy(at(me.recv, k as u64 * me.count), at(x.send, r as u64 * me.count), me.count as usize * es);
+                    copy(
+                        at(me.recv, k as u64 * me.count),
+                        at(x.send, r as u64 * me.count),
+                        me.count as usize * es,
+                    );
                 }
             }
             Kind::AlltoAllV => {
                 for (k, x) in d.iter().enumerate() {
                     let (cnt, rdispl) = me.recv_parts[k];
-                    copy(at(me.recv, rdispl), at(x.send, x.send_parts[r].1), cnt as usize * es);
+                    copy(
+                        at(me.recv, rdispl),
+                        at(x.send, x.send_parts[r].1),
+                        cnt as usize * es,
+                    );
                 }
             }
             Kind::AlltoAllVC => {
@@ -611,7 +646,11 @@ mod tests {
         let n = 4usize;
         let count = 1000u64;
         let bufs: Vec<Vec<f32>> = (0..n)
-            .map(|r| (0..count).map(|i| (r * 1000) as f32 + i as f32 * 0.1).collect())
+            .map(|r| {
+                (0..count)
+                    .map(|i| (r * 1000) as f32 + i as f32 * 0.1)
+                    .collect()
+            })
             .collect();
         let g = Arc::new(Group::with_devices(&[0, 1, 2, 3], "t".into()));
         let ptrs: Vec<usize> = bufs.iter().map(|b| b.as_ptr() as usize).collect();
@@ -623,8 +662,13 @@ mod tests {
                 let g = g.clone();
                 let p = ptrs[r];
                 s.spawn(move || {
-                    g.collective(r as u32, 0, Arc::new(desc(Kind::AllReduce, count, p, p)), None)
-                        .unwrap()
+                    g.collective(
+                        r as u32,
+                        0,
+                        Arc::new(desc(Kind::AllReduce, count, p, p)),
+                        None,
+                    )
+                    .unwrap()
                 });
             }
         });
@@ -644,9 +688,14 @@ mod tests {
                     let g = g.clone();
                     let p = ptrs[r];
                     s.spawn(move || {
-                        g.collective(r as u32, 0, Arc::new(desc(Kind::AllReduce, 4 + r as u64, p, p)), None)
-                            .unwrap_err()
-                            .code
+                        g.collective(
+                            r as u32,
+                            0,
+                            Arc::new(desc(Kind::AllReduce, 4 + r as u64, p, p)),
+                            None,
+                        )
+                        .unwrap_err()
+                        .code
                     })
                 })
                 .collect();
@@ -660,7 +709,12 @@ mod tests {
         std::env::set_var("HCCL_EXEC_TIMEOUT", "0.2");
         let g = Group::with_devices(&[0, 1], "t".into());
         let b = [1f32; 4];
-        let t = Transfer { peer: 1, ptr: b.as_ptr() as usize, count: 4, dtype: DType::Fp32 };
+        let t = Transfer {
+            peer: 1,
+            ptr: b.as_ptr() as usize,
+            count: 4,
+            dtype: DType::Fp32,
+        };
         let e = g.exchange(0, &[t], &[]).unwrap_err();
         assert_eq!(e.code, crate::error::HCCL_E_TIMEOUT);
         assert!(lock(&g.state).posts.is_empty(), "the post was withdrawn");

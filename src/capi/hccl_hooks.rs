@@ -42,7 +42,9 @@ impl HostTask {
         }
         *msg.last_mut().unwrap() = 0;
         // SAFETY: NUL-terminated just above.
-        let text = unsafe { CStr::from_ptr(msg.as_ptr()) }.to_string_lossy().into_owned();
+        let text = unsafe { CStr::from_ptr(msg.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
         Err(Failure { code, msg: text })
     }
 }
@@ -108,8 +110,11 @@ pub unsafe extern "C" fn aclnnCpuDeviceMemory(
     guard::acl("aclnnCpuDeviceMemory", || {
         let p = ptr as usize;
         let bad = |why: String| Error::runtime(acl::ACL_ERROR_INVALID_PARAM, why);
-        let a = memory::find(p)
-            .ok_or_else(|| bad(format!("{p:#x} is not in memory allocated with aclrtMalloc")))?;
+        let a = memory::find(p).ok_or_else(|| {
+            bad(format!(
+                "{p:#x} is not in memory allocated with aclrtMalloc"
+            ))
+        })?;
         if a.space != Space::Device {
             return Err(bad(format!(
                 "{p:#x} is host memory (aclrtMallocHost); device memory (aclrtMalloc) is required"
