@@ -111,6 +111,13 @@ impl Call {
         Ok(at)
     }
 
+    /// `count` elements for each rank (AllGather's output, AlltoAll's buffers, ...).
+    fn all_ranks(&self, name: &str, count: u64) -> Result<u64> {
+        count
+            .checked_mul(self.size() as u64)
+            .ok_or_else(|| HcclError::para(format!("{name} {count} is too large")))
+    }
+
     fn root(&self, root: u32) -> Result<u32> {
         if root >= self.size() {
             return Err(HcclError::para(format!(
@@ -534,14 +541,8 @@ unsafe fn reduce_common(
     } else {
         0
     };
-    let n = call.size() as u64;
     let (send_elems, recv_elems) = match kind {
-        Kind::ReduceScatter => (
-            count
-                .checked_mul(n)
-                .ok_or_else(|| HcclError::para(format!("recvCount {count} is too large")))?,
-            count,
-        ),
+        Kind::ReduceScatter => (call.all_ranks("recvCount", count)?, count),
         _ => (count, count),
     };
     let mut x = desc(api, kind, d, count);
@@ -743,9 +744,7 @@ pub unsafe extern "C" fn HcclScatter(
         let mut x = desc(API, Kind::Scatter, d, recvCount);
         x.root = root;
         if is_root {
-            let all = recvCount
-                .checked_mul(call.size() as u64)
-                .ok_or_else(|| HcclError::para(format!("recvCount {recvCount} is too large")))?;
+            let all = call.all_ranks("recvCount", recvCount)?;
             x.send = call.buffer("sendBuf", sendBuf, d, all)?;
         }
         x.recv = call.buffer("recvBuf", recvBuf, d, recvCount)?;
@@ -771,9 +770,7 @@ pub unsafe extern "C" fn HcclAllGather(
         non_null(sendBuf, "sendBuf")?;
         non_null(recvBuf, "recvBuf")?;
         let d = check_dtype("dataType", dataType, Use::Move)?;
-        let all = sendCount
-            .checked_mul(call.size() as u64)
-            .ok_or_else(|| HcclError::para(format!("sendCount {sendCount} is too large")))?;
+        let all = call.all_ranks("sendCount", sendCount)?;
         let mut x = desc(API, Kind::AllGather, d, sendCount);
         x.send = call.buffer("sendBuf", sendBuf, d, sendCount)?;
         x.recv = call.buffer("recvBuf", recvBuf, d, all)?;
@@ -862,9 +859,7 @@ pub unsafe extern "C" fn HcclAlltoAll(
                 "sendCount {sendCount} and recvCount {recvCount} differ"
             )));
         }
-        let all = sendCount
-            .checked_mul(call.size() as u64)
-            .ok_or_else(|| HcclError::para(format!("sendCount {sendCount} is too large")))?;
+        let all = call.all_ranks("sendCount", sendCount)?;
         let mut x = desc(API, Kind::AlltoAll, d, sendCount);
         x.send = call.buffer("sendBuf", sendBuf, d, all)?;
         x.recv = call.buffer("recvBuf", recvBuf, d, all)?;
@@ -1062,9 +1057,11 @@ pub unsafe extern "C" fn HcclBatchSendRecv(
             let send = match it.kind {
                 0 => true,
                 1 => false,
-                k => return Err(HcclError::para(format!(
+                k => {
+                    return Err(HcclError::para(format!(
                     "sendRecvInfo[{i}].sendRecvType {k} is neither HCCL_SEND (0) nor HCCL_RECV (1)"
-                ))),
+                )))
+                }
             };
             let d = check_dtype(&format!("sendRecvInfo[{i}].dataType"), it.dtype, Use::Move)?;
             let peer = call.peer(&format!("sendRecvInfo[{i}].remoteRank"), it.remote)?;
