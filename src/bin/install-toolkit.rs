@@ -6,8 +6,8 @@
 //! source /opt/aclnn-cpu/set_env.sh
 //! ```
 //!
-//! The prefix holds `include/{acl,aclnn,aclnnop}`, `lib64/` with the library under every
-//! name CANN projects link (each a symlink to the one library), `set_env.sh`, a CMake
+//! The prefix holds `include/{acl,aclnn,aclnnop,hccl}`, `lib64/` with the library under every
+//! name CANN projects link (each a symlink to the one library) and `libhccl.so`, `set_env.sh`, a CMake
 //! package config and a pkg-config file, and `bin/npu-smi`, which prints the emulated
 //! devices in the real tool's `info` table (ggml's CMake reads the SoC name from it).
 
@@ -95,6 +95,7 @@ fn install(prefix: &Path, lib: &Path) -> io::Result<()> {
     for name in LINK_NAMES {
         symlink("libaclnn_cpu.so", &lib64.join(format!("lib{name}.so")))?;
     }
+    install_hccl(&headers, &prefix, lib)?;
     let version = env!("CARGO_PKG_VERSION");
     write(&prefix.join("set_env.sh"), &set_env(), false)?;
     write(&prefix.join("bin/npu-smi"), NPU_SMI, true)?;
@@ -119,6 +120,27 @@ fn install(prefix: &Path, lib: &Path) -> io::Result<()> {
         false,
     )?;
     Ok(())
+}
+
+/// HCCL (docs/hccl.md): `include/hccl/` and `lib64/libhccl.so`, built by the same `cargo
+/// build` as the library (the `hccl` workspace member) and found next to it.
+fn install_hccl(headers: &Path, prefix: &Path, lib: &Path) -> io::Result<()> {
+    let so = lib.with_file_name("libhccl.so");
+    if !so.is_file() {
+        eprintln!(
+            "install-toolkit: {} not found, HCCL left out (a plain `cargo build --release` builds it)",
+            so.display()
+        );
+        return Ok(());
+    }
+    let dst = prefix.join("include/hccl");
+    if dst.exists() {
+        fs::remove_dir_all(&dst)?;
+    }
+    copy_tree(&headers.join("hccl"), &dst)?;
+    let to = prefix.join("lib64/libhccl.so");
+    let _ = fs::remove_file(&to);
+    fs::copy(&so, to).map(drop)
 }
 
 fn copy_tree(src: &Path, dst: &Path) -> io::Result<()> {

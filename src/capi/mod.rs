@@ -9,6 +9,8 @@ pub mod base;
 #[allow(dead_code)]
 pub mod decl;
 pub mod guard;
+/// The private ABI libhccl.so (hccl/) reaches the runtime through.
+pub mod hccl_hooks;
 pub mod handle;
 pub mod meta;
 pub mod misuse;
