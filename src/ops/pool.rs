@@ -850,15 +850,7 @@ pub fn max_pool2d_with_indices(
         self_.format != Format::NHWC,
         "self has format NHWC: Atlas A2's MaxPool2dWithIndices takes NCHW or ND, not NHWC"
     );
-    let k = expand::<2>("kernelSize", kernel, None)?;
-    let s = expand::<2>("stride", stride, Some(k))?;
-    let p = expand::<2>("padding", padding, None)?;
-    let d = expand::<2>("dilation", dilation, None)?;
-    check_window(k, s, p)?;
-    check_dilation_one(&d)?;
-    let axes = sliding_axes(self_, k, s, p, d, ceil_mode, false, || {
-        format!("kernelSize {k:?}, stride {s:?}, padding {p:?} and dilation {d:?}")
-    })?;
+    let axes = indexed_windows::<2>(self_, kernel, stride, padding, dilation, ceil_mode)?;
     max(
         "aclnnMaxPool2dWithIndices",
         self_,
@@ -869,14 +861,30 @@ pub fn max_pool2d_with_indices(
     )
 }
 
-/// Dilation > 0, and 1 only: A2's kernels take no other (ACLNN_ERR_PARAM_INVALID).
-fn check_dilation_one(d: &[i64]) -> Result<()> {
+/// The windows of the indexed max pools over self's last N dims: kernelSize of 1 or N
+/// values (> 0), stride of 0 (= kernel), 1 or N (> 0), padding of 1 or N in [0, kernel/2],
+/// dilation of 1 or N values, > 0 and 1 only (A2's kernels take no other), ceil mode.
+fn indexed_windows<const N: usize>(
+    self_: &TensorDesc,
+    kernel: &[i64],
+    stride: &[i64],
+    padding: &[i64],
+    dilation: &[i64],
+    ceil_mode: bool,
+) -> Result<Vec<Axis>> {
+    let k = expand::<N>("kernelSize", kernel, None)?;
+    let s = expand::<N>("stride", stride, Some(k))?;
+    let p = expand::<N>("padding", padding, None)?;
+    let d = expand::<N>("dilation", dilation, None)?;
+    check_window(k, s, p)?;
     crate::ensure!(d.iter().all(|&v| v > 0), "dilation {d:?} must be > 0");
     crate::ensure!(
         d.iter().all(|&v| v == 1),
         "dilation {d:?}: only dilation 1 is supported (Atlas A2)"
     );
-    Ok(())
+    sliding_axes(self_, k, s, p, d, ceil_mode, false, || {
+        format!("kernelSize {k:?}, stride {s:?}, padding {p:?} and dilation {d:?}")
+    })
 }
 
 /// aclnnMaxPool2dWithMask: its indices are the device's private bit mask of shape
@@ -890,19 +898,14 @@ pub fn max_pool2d_with_mask(
     stride: &[i64],
     padding: &[i64],
     dilation: &[i64],
-    _ceil_mode: bool,
+    ceil_mode: bool,
     out: &TensorDesc,
     indices: &TensorDesc,
 ) -> Result<Executor> {
     check_tensors(self_, out, FLOATS, [3, 4])?;
     check_indices("indices", indices, &[S8])?;
     check_same_format(self_, &[("out", out)])?;
-    let k = expand::<2>("kernelSize", kernel, None)?;
-    let s = expand::<2>("stride", stride, Some(k))?;
-    let p = expand::<2>("padding", padding, None)?;
-    let d = expand::<2>("dilation", dilation, None)?;
-    check_window(k, s, p)?;
-    check_dilation_one(&d)?;
+    indexed_windows::<2>(self_, kernel, stride, padding, dilation, ceil_mode)?;
     crate::bail!(
         "MaxPool2dWithMask's indices are the device's private int8 bit-mask layout, which \
          this implementation does not reproduce; use aclnnMaxPool2dWithIndices"
@@ -933,15 +936,7 @@ pub fn max_pool3d_with_argmax(
         "self has format {}: MaxPool3dWithArgmax takes NCDHW, NCHW or ND (A2 has no NDHWC)",
         self_.format
     );
-    let k = expand::<3>("kernelSize", kernel, None)?;
-    let s = expand::<3>("stride", stride, Some(k))?;
-    let p = expand::<3>("padding", padding, None)?;
-    let d = expand::<3>("dilation", dilation, None)?;
-    check_window(k, s, p)?;
-    check_dilation_one(&d)?;
-    let axes = sliding_axes(self_, k, s, p, d, ceil_mode, false, || {
-        format!("kernelSize {k:?}, stride {s:?}, padding {p:?} and dilation {d:?}")
-    })?;
+    let axes = indexed_windows::<3>(self_, kernel, stride, padding, dilation, ceil_mode)?;
     max(
         "aclnnMaxPool3dWithArgmax",
         self_,
