@@ -254,7 +254,10 @@ fn check_search(
         );
     }
     let r = seq.rank();
-    crate::ensure!(r > 0, "sortedSequence is 0-d; it must have at least one dim");
+    crate::ensure!(
+        r > 0,
+        "sortedSequence is 0-d; it must have at least one dim"
+    );
     if self_shape == [1] || self_shape.is_empty() {
         crate::ensure!(
             r == 1,
@@ -480,6 +483,7 @@ pub const CATALOG: &[Entry] = &[
         a: BUCKETIZE,
         b: BUCKETIZE,
         out: OUT,
-        rule: "bucket index of each element in the 1-D boundaries (Ascend 950 list; not on Atlas A2)",
+        rule:
+            "bucket index of each element in the 1-D boundaries (Ascend 950 list; not on Atlas A2)",
     },
 ];

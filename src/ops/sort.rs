@@ -205,7 +205,15 @@ impl Sort {
             let src = src0 as *const u8;
             if self.whole {
                 for i in 0..n {
-                    convert::run(src.offset(self.at(so, i) * e), sd, 1, wide.add(i * 8), wd, 1, 1);
+                    convert::run(
+                        src.offset(self.at(so, i) * e),
+                        sd,
+                        1,
+                        wide.add(i * 8),
+                        wd,
+                        1,
+                        1,
+                    );
                 }
             } else {
                 let stride = self.src.strides[self.axis];
@@ -672,7 +680,12 @@ fn check_whole(self_: &TensorDesc, out_name: &str, out: &TensorDesc) -> Result<(
 }
 
 /// `out` filled with `value` (the result of a median of nothing), bound after self.
-fn fill_empty(api: &'static str, self_: &TensorDesc, out: &TensorDesc, value: crate::scalar::Scalar) -> Result<Executor> {
+fn fill_empty(
+    api: &'static str,
+    self_: &TensorDesc,
+    out: &TensorDesc,
+    value: crate::scalar::Scalar,
+) -> Result<Executor> {
     let fill = super::copy::convert_into(api, ew::Arg::Scalar(value), "valuesOut", out)?;
     let mut seq = crate::executor::Sequence::new();
     seq.push(fill, &[1]);

@@ -225,10 +225,7 @@ fn kthvalue_and_medians_take_the_stable_sorts_position() {
     for case in 0..500 {
         let stat = stats[rng.below(5) as usize];
         let whole = matches!(stat, Stat::Median | Stat::NanMedian);
-        let dtype = pick(
-            &mut rng,
-            if stat == Stat::Kth { KTHVALUE } else { MEDIAN },
-        );
+        let dtype = pick(&mut rng, if stat == Stat::Kth { KTHVALUE } else { MEDIAN });
         let rank = rng.below(4) as usize;
         let mut shape = rand_shape(&mut rng, rank, 6, 6);
         let dim = if rank == 0 {
@@ -285,7 +282,9 @@ fn kthvalue_and_medians_take_the_stable_sorts_position() {
         let r = match stat {
             Stat::Kth => call(
                 |w, e| unsafe {
-                    ops::kthvalue::aclnnKthvalueGetWorkspaceSize(st, k as i64, dim, keep, vt, it, w, e)
+                    ops::kthvalue::aclnnKthvalueGetWorkspaceSize(
+                        st, k as i64, dim, keep, vt, it, w, e,
+                    )
                 },
                 ops::kthvalue::aclnnKthvalue,
             ),
@@ -331,10 +330,17 @@ fn kthvalue_and_medians_take_the_stable_sorts_position() {
                 ref_stat(stat, dtype, 0, &all).0
             };
             let got = vv.elem(&vg, vv.at(&vec![0; out_shape.len()]));
-            assert!(same_elem(dtype, got, &want), "{what}: {got:?}, want {want:?}");
+            assert!(
+                same_elem(dtype, got, &want),
+                "{what}: {got:?}, want {want:?}"
+            );
             assert_eq!(ig, im, "{what}: no indices output");
         } else if sv.numel() == 0 {
-            assert_eq!((&vg, &ig), (&vm, &im), "{what}: an empty self writes nothing");
+            assert_eq!(
+                (&vg, &ig),
+                (&vm, &im),
+                "{what}: an empty self writes nothing"
+            );
         } else {
             for line in lines(&sv, axis) {
                 let raw: Vec<Vec<u8>> = line.iter().map(|i| elem(i)).collect();
@@ -374,7 +380,9 @@ fn kthvalue_and_medians_take_the_stable_sorts_position() {
     }
     if let Some(res) = torch.run("order statistics") {
         for (k, (what, got)) in torch_cases.iter().enumerate() {
-            let t = &res[k].as_ref().unwrap_or_else(|e| panic!("{what}: torch raised {e}"))[0];
+            let t = &res[k]
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{what}: torch raised {e}"))[0];
             assert_eq!(t.numel(), got.numel(), "{what}");
             for e in 0..t.numel() {
                 // By value: torch may pick another of tied elements (−0 for +0).
@@ -408,7 +416,9 @@ fn order_statistics_refusals() {
     let empty = dev.zeros(F32, &[0, 3]);
     let kth = |s, k, dim, keep, v, i| {
         call(
-            |w, e| unsafe { ops::kthvalue::aclnnKthvalueGetWorkspaceSize(s, k, dim, keep, v, i, w, e) },
+            |w, e| unsafe {
+                ops::kthvalue::aclnnKthvalueGetWorkspaceSize(s, k, dim, keep, v, i, w, e)
+            },
             ops::kthvalue::aclnnKthvalue,
         )
         .err()
@@ -419,10 +429,18 @@ fn order_statistics_refusals() {
     assert_eq!(kth(a, 0, 1, false, v, i), Some(INVALID), "k 0");
     assert_eq!(kth(a, 4, 1, false, v, i), Some(INVALID), "k past the dim");
     assert_eq!(kth(a, 1, 2, false, v, i), Some(INVALID), "dim out of range");
-    assert_eq!(kth(a, 1, 1, false, v, bad_i), Some(INVALID), "int32 indices");
+    assert_eq!(
+        kth(a, 1, 1, false, v, bad_i),
+        Some(INVALID),
+        "int32 indices"
+    );
     assert_eq!(kth(a, 1, 1, false, bad_v, i), Some(INVALID), "values dtype");
     assert_eq!(kth(a, 1, 1, true, v, i), Some(INVALID), "keepdim shape");
-    assert_eq!(kth(f64_, 1, 1, false, v, i), Some(INVALID), "f64 is not on A2");
+    assert_eq!(
+        kth(f64_, 1, 1, false, v, i),
+        Some(INVALID),
+        "f64 is not on A2"
+    );
     assert_eq!(kth(std::ptr::null_mut(), 1, 1, false, v, i), Some(NULLPTR));
     assert_eq!(kth(a, 1, 1, false, v, std::ptr::null_mut()), Some(NULLPTR));
     let msg = call(
@@ -431,17 +449,28 @@ fn order_statistics_refusals() {
     )
     .unwrap_err()
     .1;
-    assert!(msg.contains("aclnnKthvalue") && msg.contains("k 9"), "{msg}");
-    assert_eq!(kth(empty, 1, 1, false, v, i), None, "an empty self writes nothing");
+    assert!(
+        msg.contains("aclnnKthvalue") && msg.contains("k 9"),
+        "{msg}"
+    );
+    assert_eq!(
+        kth(empty, 1, 1, false, v, i),
+        None,
+        "an empty self writes nothing"
+    );
     let mdim = |s, dim, keep, v, i, nan: bool| {
         let r = if nan {
             call(
-                |w, e| unsafe { ops::median::aclnnNanMedianDimGetWorkspaceSize(s, dim, keep, v, i, w, e) },
+                |w, e| unsafe {
+                    ops::median::aclnnNanMedianDimGetWorkspaceSize(s, dim, keep, v, i, w, e)
+                },
                 ops::median::aclnnNanMedianDim,
             )
         } else {
             call(
-                |w, e| unsafe { ops::median::aclnnMedianDimGetWorkspaceSize(s, dim, keep, v, i, w, e) },
+                |w, e| unsafe {
+                    ops::median::aclnnMedianDimGetWorkspaceSize(s, dim, keep, v, i, w, e)
+                },
                 ops::median::aclnnMedianDim,
             )
         };
@@ -450,13 +479,50 @@ fn order_statistics_refusals() {
     for nan in [false, true] {
         assert_eq!(mdim(a, -1, false, v, i, nan), None);
         assert_eq!(mdim(a, 2, false, v, i, nan), Some(INVALID), "dim");
-        assert_eq!(mdim(a, 1, true, v, i, nan), Some(INVALID), "rank with keepDim");
-        assert_eq!(mdim(a, 1, false, v, bad_i, nan), Some(INVALID), "indices dtype");
-        assert_eq!(mdim(b1, 1, false, b1o, dev.zeros(S64, &[3]), nan), Some(INVALID), "bf16 dim of 1");
-        assert_eq!(mdim(a, 1, false, std::ptr::null_mut(), i, nan), Some(NULLPTR));
+        assert_eq!(
+            mdim(a, 1, true, v, i, nan),
+            Some(INVALID),
+            "rank with keepDim"
+        );
+        assert_eq!(
+            mdim(a, 1, false, v, bad_i, nan),
+            Some(INVALID),
+            "indices dtype"
+        );
+        assert_eq!(
+            mdim(b1, 1, false, b1o, dev.zeros(S64, &[3]), nan),
+            Some(INVALID),
+            "bf16 dim of 1"
+        );
+        assert_eq!(
+            mdim(a, 1, false, std::ptr::null_mut(), i, nan),
+            Some(NULLPTR)
+        );
     }
-    assert_eq!(mdim(empty, 0, false, dev.zeros(F32, &[3]), dev.zeros(S64, &[3]), true), Some(INVALID), "NanMedianDim of an empty dim");
-    assert_eq!(mdim(empty, 0, false, dev.zeros(F32, &[3]), dev.zeros(S64, &[3]), false), None, "MedianDim of an empty dim writes nothing");
+    assert_eq!(
+        mdim(
+            empty,
+            0,
+            false,
+            dev.zeros(F32, &[3]),
+            dev.zeros(S64, &[3]),
+            true
+        ),
+        Some(INVALID),
+        "NanMedianDim of an empty dim"
+    );
+    assert_eq!(
+        mdim(
+            empty,
+            0,
+            false,
+            dev.zeros(F32, &[3]),
+            dev.zeros(S64, &[3]),
+            false
+        ),
+        None,
+        "MedianDim of an empty dim writes nothing"
+    );
     let whole = |s, v, nan: bool| {
         let r = if nan {
             call(
@@ -474,8 +540,16 @@ fn order_statistics_refusals() {
     for nan in [false, true] {
         assert_eq!(whole(a, one, nan), None);
         assert_eq!(whole(a, two, nan), Some(INVALID), "out of 2 elements");
-        assert_eq!(whole(a, dev.zeros(F16, &[1]), nan), Some(INVALID), "out dtype");
-        assert_eq!(whole(b1, dev.zeros(BF16, &[1]), nan), Some(INVALID), "bf16 last dim of 1");
+        assert_eq!(
+            whole(a, dev.zeros(F16, &[1]), nan),
+            Some(INVALID),
+            "out dtype"
+        );
+        assert_eq!(
+            whole(b1, dev.zeros(BF16, &[1]), nan),
+            Some(INVALID),
+            "bf16 last dim of 1"
+        );
         assert_eq!(whole(f64_, dev.zeros(F64, &[1]), nan), Some(INVALID), "f64");
         assert_eq!(whole(std::ptr::null_mut(), one, nan), Some(NULLPTR));
     }
@@ -503,7 +577,11 @@ enum Dedup {
 }
 
 /// (representatives, inverse, counts) of `n` slices, `slice(j)` the values of slice j.
-fn ref_groups(n: usize, slice: &dyn Fn(usize) -> Vec<Val>, sorted: bool) -> (Vec<usize>, Vec<i64>, Vec<i64>) {
+fn ref_groups(
+    n: usize,
+    slice: &dyn Fn(usize) -> Vec<Val>,
+    sorted: bool,
+) -> (Vec<usize>, Vec<i64>, Vec<i64>) {
     let mut o: Vec<usize> = (0..n).collect();
     if sorted {
         o.sort_by(|&a, &b| {
@@ -558,20 +636,44 @@ fn unique_family_matches_the_group_definition() {
     let mut rng = Rng::new(0x0417);
     let mut torch = Batch::new();
     let mut torch_cases = vec![];
-    let kinds = [Dedup::Unique, Dedup::Unique2, Dedup::Consecutive, Dedup::Dim];
+    let kinds = [
+        Dedup::Unique,
+        Dedup::Unique2,
+        Dedup::Consecutive,
+        Dedup::Dim,
+    ];
     for case in 0..400 {
         let kind = kinds[rng.below(4) as usize];
-        let dtype = pick(&mut rng, if kind == Dedup::Consecutive { CONSECUTIVE } else { UNIQUE });
-        let rank = if kind == Dedup::Dim { 1 + rng.below(3) as usize } else { rng.below(4) as usize };
+        let dtype = pick(
+            &mut rng,
+            if kind == Dedup::Consecutive {
+                CONSECUTIVE
+            } else {
+                UNIQUE
+            },
+        );
+        let rank = if kind == Dedup::Dim {
+            1 + rng.below(3) as usize
+        } else {
+            rng.below(4) as usize
+        };
         let shape = rand_shape(&mut rng, rank, 5, 5);
         let along = match kind {
             Dedup::Dim => true,
             Dedup::Consecutive => rank > 0 && rng.pct(50),
             _ => false,
         };
-        let axis = if rank == 0 { 0 } else { rng.below(rank as u64) as usize };
+        let axis = if rank == 0 {
+            0
+        } else {
+            rng.below(rank as u64) as usize
+        };
         let dim = if along {
-            if rng.pct(50) { axis as i64 - rank as i64 } else { axis as i64 }
+            if rng.pct(50) {
+                axis as i64 - rank as i64
+            } else {
+                axis as i64
+            }
         } else {
             ops_dim_none()
         };
@@ -580,14 +682,24 @@ fn unique_family_matches_the_group_definition() {
         // Few distinct values, so that groups form (slices too).
         let sm: Vec<u8> = (0..sv.storage)
             .flat_map(|_| {
-                if rng.pct(50) { nice(&mut rng, dtype) } else {
+                if rng.pct(50) {
+                    nice(&mut rng, dtype)
+                } else {
                     super::shape_diff::enc(dtype, rng.below(3) as f64)
                 }
             })
             .collect();
         let numel = sv.numel();
-        let (n, m) = if along { (shape[axis], numel / shape[axis].max(1)) } else { (numel, 1) };
-        let inner: usize = if along { shape[axis + 1..].iter().product() } else { 1 };
+        let (n, m) = if along {
+            (shape[axis], numel / shape[axis].max(1))
+        } else {
+            (numel, 1)
+        };
+        let inner: usize = if along {
+            shape[axis + 1..].iter().product()
+        } else {
+            1
+        };
         let pos_of = |j: usize, t: usize| -> Vec<usize> {
             // slice j's element t: (outer, inner) = (t / inner, t % inner).
             let flat = ((t / inner.max(1)) * n + j) * inner + t % inner.max(1);
@@ -602,35 +714,95 @@ fn unique_family_matches_the_group_definition() {
         let elem = |j: usize, t: usize| sv.elem(&sm, sv.at(&pos_of(j, t))).to_vec();
         let slice = |j: usize| (0..m).map(|t| val(dtype, &elem(j, t))).collect::<Vec<_>>();
         let sorted = kind != Dedup::Consecutive;
-        let (reps, inv, counts) = if numel == 0 { (vec![], vec![], vec![]) } else { ref_groups(n, &slice, sorted) };
+        let (reps, inv, counts) = if numel == 0 {
+            (vec![], vec![], vec![])
+        } else {
+            ref_groups(n, &slice, sorted)
+        };
         let u = reps.len();
         // Outputs: at their maximum (numel of self), as CANN's examples size them.
         let value_shape: Vec<usize> = if along { shape.clone() } else { vec![numel] };
-        let vv = if value_shape.len() == 1 { strided_1d(&mut rng, dtype, value_shape[0]) } else { contiguous_at(&mut rng, dtype, &value_shape) };
-        let idx_dtype = if kind == Dedup::Consecutive && rng.pct(50) { S32 } else { S64 };
-        let cv = strided_1d(&mut rng, idx_dtype, if kind == Dedup::Unique2 { value_shape[0] } else { n.max(numel) });
-        let cv = if kind == Dedup::Unique2 { let mut c = vv.clone(); c.dtype = idx_dtype; c } else { cv };
-        let iv = if along { strided_1d(&mut rng, idx_dtype, n) } else { View::random(&mut rng, idx_dtype, &shape) };
-        let (vm, cm, im) = (fill(&mut rng, &vv), fill(&mut rng, &cv), fill(&mut rng, &iv));
+        let vv = if value_shape.len() == 1 {
+            strided_1d(&mut rng, dtype, value_shape[0])
+        } else {
+            contiguous_at(&mut rng, dtype, &value_shape)
+        };
+        let idx_dtype = if kind == Dedup::Consecutive && rng.pct(50) {
+            S32
+        } else {
+            S64
+        };
+        let cv = strided_1d(
+            &mut rng,
+            idx_dtype,
+            if kind == Dedup::Unique2 {
+                value_shape[0]
+            } else {
+                n.max(numel)
+            },
+        );
+        let cv = if kind == Dedup::Unique2 {
+            let mut c = vv.clone();
+            c.dtype = idx_dtype;
+            c
+        } else {
+            cv
+        };
+        let iv = if along {
+            strided_1d(&mut rng, idx_dtype, n)
+        } else {
+            View::random(&mut rng, idx_dtype, &shape)
+        };
+        let (vm, cm, im) = (
+            fill(&mut rng, &vv),
+            fill(&mut rng, &cv),
+            fill(&mut rng, &iv),
+        );
         let mut dev = Dev::new();
-        let (s, v, c, i) = (dev.upload(&sm), dev.upload(&vm), dev.upload(&cm), dev.upload(&im));
-        let (st, vt, ct, it) = (dev.tensor(&sv, s, ND), dev.tensor(&vv, v, ND), dev.tensor(&cv, c, ND), dev.tensor(&iv, i, ND));
-        let what = format!("case {case} {kind:?} {dtype} {shape:?} dim {dim} inverse {ret_inv} counts {ret_cnt}");
+        let (s, v, c, i) = (
+            dev.upload(&sm),
+            dev.upload(&vm),
+            dev.upload(&cm),
+            dev.upload(&im),
+        );
+        let (st, vt, ct, it) = (
+            dev.tensor(&sv, s, ND),
+            dev.tensor(&vv, v, ND),
+            dev.tensor(&cv, c, ND),
+            dev.tensor(&iv, i, ND),
+        );
+        let what = format!(
+            "case {case} {kind:?} {dtype} {shape:?} dim {dim} inverse {ret_inv} counts {ret_cnt}"
+        );
         let r = match kind {
             Dedup::Unique => call(
-                |w, e| unsafe { ops::unique::aclnnUniqueGetWorkspaceSize(st, true, ret_inv, vt, it, w, e) },
+                |w, e| unsafe {
+                    ops::unique::aclnnUniqueGetWorkspaceSize(st, true, ret_inv, vt, it, w, e)
+                },
                 ops::unique::aclnnUnique,
             ),
             Dedup::Unique2 => call(
-                |w, e| unsafe { ops::unique2::aclnnUnique2GetWorkspaceSize(st, false, ret_inv, ret_cnt, vt, it, ct, w, e) },
+                |w, e| unsafe {
+                    ops::unique2::aclnnUnique2GetWorkspaceSize(
+                        st, false, ret_inv, ret_cnt, vt, it, ct, w, e,
+                    )
+                },
                 ops::unique2::aclnnUnique2,
             ),
             Dedup::Consecutive => call(
-                |w, e| unsafe { ops::unique_consecutive::aclnnUniqueConsecutiveGetWorkspaceSize(st, ret_inv, ret_cnt, dim, vt, it, ct, w, e) },
+                |w, e| unsafe {
+                    ops::unique_consecutive::aclnnUniqueConsecutiveGetWorkspaceSize(
+                        st, ret_inv, ret_cnt, dim, vt, it, ct, w, e,
+                    )
+                },
                 ops::unique_consecutive::aclnnUniqueConsecutive,
             ),
             Dedup::Dim => call(
-                |w, e| unsafe { ops::unique_dim::aclnnUniqueDimGetWorkspaceSize(st, true, ret_inv, dim, vt, it, ct, w, e) },
+                |w, e| unsafe {
+                    ops::unique_dim::aclnnUniqueDimGetWorkspaceSize(
+                        st, true, ret_inv, dim, vt, it, ct, w, e,
+                    )
+                },
                 ops::unique_dim::aclnnUniqueDim,
             ),
         };
@@ -646,14 +818,32 @@ fn unique_family_matches_the_group_definition() {
         };
         let wrote_inverse = ret_inv || (kind == Dedup::Unique2 && ret_cnt);
         if numel == 0 {
-            assert_eq!((&vg, &cg, &ig), (&vm, &cm, &im), "{what}: an empty self writes nothing");
+            assert_eq!(
+                (&vg, &cg, &ig),
+                (&vm, &cm, &im),
+                "{what}: an empty self writes nothing"
+            );
             continue;
         }
         // valueOut: the compact run of the representatives, and its reported view.
         let mut want_shape = value_shape.clone();
-        if along { want_shape[axis] = u } else { want_shape[0] = u }
-        assert_eq!(view_shape(vt), want_shape.iter().map(|&x| x as i64).collect::<Vec<_>>(), "{what}: valueOut's view");
-        let run_at = |view: &View, p: usize| if view.shape.len() == 1 { view.offset + p * view.strides[0] } else { view.offset + p };
+        if along {
+            want_shape[axis] = u
+        } else {
+            want_shape[0] = u
+        }
+        assert_eq!(
+            view_shape(vt),
+            want_shape.iter().map(|&x| x as i64).collect::<Vec<_>>(),
+            "{what}: valueOut's view"
+        );
+        let run_at = |view: &View, p: usize| {
+            if view.shape.len() == 1 {
+                view.offset + p * view.strides[0]
+            } else {
+                view.offset + p
+            }
+        };
         let outer = m / inner.max(1);
         let mut got_values = vec![];
         for o in 0..outer {
@@ -662,19 +852,34 @@ fn unique_family_matches_the_group_definition() {
                     let p = (o * u + g) * inner.max(1) + ii;
                     let got = vv.elem(&vg, run_at(&vv, p));
                     let want = elem(j, o * inner.max(1) + ii);
-                    let want = if dtype == Bool { vec![(want[0] != 0) as u8] } else { want };
-                    assert!(same_elem(dtype, got, &want), "{what}: valueOut[{p}] is {got:?}, want {want:?}");
+                    let want = if dtype == Bool {
+                        vec![(want[0] != 0) as u8]
+                    } else {
+                        want
+                    };
+                    assert!(
+                        same_elem(dtype, got, &want),
+                        "{what}: valueOut[{p}] is {got:?}, want {want:?}"
+                    );
                     got_values.push(p);
                 }
             }
         }
         for p in u * m..vv.numel() {
             let at = run_at(&vv, p);
-            assert_eq!(vv.elem(&vg, at), vv.elem(&vm, at), "{what}: valueOut[{p}] past the result was written");
+            assert_eq!(
+                vv.elem(&vg, at),
+                vv.elem(&vm, at),
+                "{what}: valueOut[{p}] past the result was written"
+            );
         }
         let index = |view: &View, mem: &[u8], at: usize| -> i64 {
             let b = view.elem(mem, at);
-            if view.dtype == S32 { i32::from_le_bytes(b.try_into().unwrap()) as i64 } else { i64::from_le_bytes(b.try_into().unwrap()) }
+            if view.dtype == S32 {
+                i32::from_le_bytes(b.try_into().unwrap()) as i64
+            } else {
+                i64::from_le_bytes(b.try_into().unwrap())
+            }
         };
         if wrote_counts {
             assert_eq!(view_shape(ct), vec![u as i64], "{what}: countsOut's view");
@@ -688,17 +893,29 @@ fn unique_family_matches_the_group_definition() {
             if along {
                 assert_eq!(view_shape(it), vec![n as i64], "{what}: inverseOut's view");
                 for (j, &want) in inv.iter().enumerate() {
-                    assert_eq!(index(&iv, &ig, run_at(&iv, j)), want, "{what}: inverse[{j}]");
+                    assert_eq!(
+                        index(&iv, &ig, run_at(&iv, j)),
+                        want,
+                        "{what}: inverse[{j}]"
+                    );
                 }
             } else {
                 for (j, idx) in iv.indices().iter().enumerate() {
-                    assert_eq!(index(&iv, &ig, iv.at(idx)), inv[j], "{what}: inverse{idx:?}");
+                    assert_eq!(
+                        index(&iv, &ig, iv.at(idx)),
+                        inv[j],
+                        "{what}: inverse{idx:?}"
+                    );
                 }
             }
         } else {
             assert_eq!(ig, im, "{what}: inverseOut not asked for");
         }
-        let has_nan = (0..n).any(|j| slice(j).iter().any(|x| is_nan(*x) || matches!(x, Val::C(a, b) if a.is_nan() || b.is_nan())));
+        let has_nan = (0..n).any(|j| {
+            slice(j)
+                .iter()
+                .any(|x| is_nan(*x) || matches!(x, Val::C(a, b) if a.is_nan() || b.is_nan()))
+        });
         if TORCH_UNIQUE.contains(&dtype) && !has_nan && torch_cases.len() < 150 {
             let p = torch.program(
                 "d = a[1].item()\n\
@@ -706,21 +923,42 @@ fn unique_family_matches_the_group_definition() {
                  elif d == 1000:\n    out = torch.unique(a[0], sorted=True, return_inverse=True, return_counts=True)\n\
                  else:\n    out = torch.unique(a[0], sorted=True, return_inverse=True, return_counts=True, dim=d)",
             );
-            torch.case(p, vec![Some(sv.array(&sm)), Some(Array::int(dim)), Some(Array::int((kind == Dedup::Consecutive) as i64))]);
-            let values: Vec<Val> = got_values.iter().map(|&p| val(dtype, vv.elem(&vg, run_at(&vv, p)))).collect();
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(Array::int(dim)),
+                    Some(Array::int((kind == Dedup::Consecutive) as i64)),
+                ],
+            );
+            let values: Vec<Val> = got_values
+                .iter()
+                .map(|&p| val(dtype, vv.elem(&vg, run_at(&vv, p))))
+                .collect();
             torch_cases.push((what, values, inv.clone(), counts.clone()));
         }
     }
     if let Some(res) = torch.run("unique") {
         for (k, (what, values, inv, counts)) in torch_cases.iter().enumerate() {
-            let t = res[k].as_ref().unwrap_or_else(|e| panic!("{what}: torch raised {e}"));
-            let tv: Vec<Val> = (0..t[0].numel()).map(|e| val(t[0].dtype, t[0].elem(e))).collect();
+            let t = res[k]
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{what}: torch raised {e}"));
+            let tv: Vec<Val> = (0..t[0].numel())
+                .map(|e| val(t[0].dtype, t[0].elem(e)))
+                .collect();
             assert_eq!(tv.len(), values.len(), "{what}: torch's value count");
             for (x, y) in tv.iter().zip(values) {
-                assert!(equal(*x, *y), "{what}: torch's values {tv:?}, ours {values:?}");
+                assert!(
+                    equal(*x, *y),
+                    "{what}: torch's values {tv:?}, ours {values:?}"
+                );
             }
-            let ti: Vec<i64> = (0..t[1].numel()).map(|e| i64::from_le_bytes(t[1].elem(e).try_into().unwrap())).collect();
-            let tc: Vec<i64> = (0..t[2].numel()).map(|e| i64::from_le_bytes(t[2].elem(e).try_into().unwrap())).collect();
+            let ti: Vec<i64> = (0..t[1].numel())
+                .map(|e| i64::from_le_bytes(t[1].elem(e).try_into().unwrap()))
+                .collect();
+            let tc: Vec<i64> = (0..t[2].numel())
+                .map(|e| i64::from_le_bytes(t[2].elem(e).try_into().unwrap()))
+                .collect();
             assert_eq!(&ti, inv, "{what}: torch's inverse");
             assert_eq!(&tc, counts, "{what}: torch's counts");
         }
@@ -750,24 +988,48 @@ fn unique_family_refusals_and_small_outputs() {
         .map(|e| e.0)
     };
     assert_eq!(u(a, true, v, inv), None);
-    assert_eq!(u(a, true, v, cnt), Some(INVALID), "inverse of another shape");
-    assert_eq!(u(a, false, v, cnt), None, "inverse's shape unchecked when not asked for");
-    assert_eq!(u(a, true, v, dev.zeros(S32, &[2, 3])), Some(INVALID), "int32 inverse");
-    assert_eq!(u(c64, true, dev.zeros(C64, &[6]), inv), Some(INVALID), "complex");
+    assert_eq!(
+        u(a, true, v, cnt),
+        Some(INVALID),
+        "inverse of another shape"
+    );
+    assert_eq!(
+        u(a, false, v, cnt),
+        None,
+        "inverse's shape unchecked when not asked for"
+    );
+    assert_eq!(
+        u(a, true, v, dev.zeros(S32, &[2, 3])),
+        Some(INVALID),
+        "int32 inverse"
+    );
+    assert_eq!(
+        u(c64, true, dev.zeros(C64, &[6]), inv),
+        Some(INVALID),
+        "complex"
+    );
     assert_eq!(u(std::ptr::null_mut(), true, v, inv), Some(NULLPTR));
     // All-zero self has one unique value: a 0-element valueOut cannot hold it.
     let msg = run_status(
-        |w, e| unsafe { ops::unique::aclnnUniqueGetWorkspaceSize(a, true, false, small, inv, w, e) },
+        |w, e| unsafe {
+            ops::unique::aclnnUniqueGetWorkspaceSize(a, true, false, small, inv, w, e)
+        },
         ops::unique::aclnnUnique,
     )
     .unwrap_err();
     assert_eq!(msg.0, RUN_FAILED, "a valueOut too small fails the run");
-    assert!(msg.1.contains("aclnnUnique") && msg.1.contains("valueOut"), "{}", msg.1);
+    assert!(
+        msg.1.contains("aclnnUnique") && msg.1.contains("valueOut"),
+        "{}",
+        msg.1
+    );
     // A successful run gives valueOut and countsOut the result's view ([1] here), so each
     // call takes fresh ones.
     let u2 = |ri, rc, v, c| {
         run_status(
-            |w, e| unsafe { ops::unique2::aclnnUnique2GetWorkspaceSize(a, true, ri, rc, v, inv, c, w, e) },
+            |w, e| unsafe {
+                ops::unique2::aclnnUnique2GetWorkspaceSize(a, true, ri, rc, v, inv, c, w, e)
+            },
             ops::unique2::aclnnUnique2,
         )
         .err()
@@ -777,12 +1039,20 @@ fn unique_family_refusals_and_small_outputs() {
     assert_eq!(u2(false, true, v6, c6), None);
     assert_eq!(view_shape(c6), vec![1], "countsOut's reported view");
     let (v6, c5) = (dev.zeros(F32, &[6]), dev.zeros(S64, &[5]));
-    assert_eq!(u2(false, true, v6, c5), Some(INVALID), "counts of another shape than valueOut");
+    assert_eq!(
+        u2(false, true, v6, c5),
+        Some(INVALID),
+        "counts of another shape than valueOut"
+    );
     assert_eq!(u2(false, false, v6, c5), None);
     let v8 = dev.zeros(F32, &[6]);
     let uc = |dim, i, c| {
         run_status(
-            |w, e| unsafe { ops::unique_consecutive::aclnnUniqueConsecutiveGetWorkspaceSize(a, true, true, dim, v8, i, c, w, e) },
+            |w, e| unsafe {
+                ops::unique_consecutive::aclnnUniqueConsecutiveGetWorkspaceSize(
+                    a, true, true, dim, v8, i, c, w, e,
+                )
+            },
             ops::unique_consecutive::aclnnUniqueConsecutive,
         )
         .err()
@@ -790,14 +1060,24 @@ fn unique_family_refusals_and_small_outputs() {
     };
     assert_eq!(uc(1000, inv, cnt), None);
     assert_eq!(uc(2, inv, cnt), Some(INVALID), "dim out of range");
-    assert_eq!(uc(1000, inv, dev.zeros(S32, &[6])), Some(INVALID), "inverse and counts dtypes differ");
-    assert_eq!(uc(1000, dev.zeros(S32, &[2, 3]), dev.zeros(S32, &[6])), None, "int32 inverse and counts");
+    assert_eq!(
+        uc(1000, inv, dev.zeros(S32, &[6])),
+        Some(INVALID),
+        "inverse and counts dtypes differ"
+    );
+    assert_eq!(
+        uc(1000, dev.zeros(S32, &[2, 3]), dev.zeros(S32, &[6])),
+        None,
+        "int32 inverse and counts"
+    );
     let i3 = dev.zeros(S64, &[3]);
     let c3 = dev.zeros(S64, &[3]);
     let v23 = dev.zeros(F32, &[2, 3]);
     let dim_call = |dim, v, i, c| {
         run_status(
-            |w, e| unsafe { ops::unique_dim::aclnnUniqueDimGetWorkspaceSize(a, true, true, dim, v, i, c, w, e) },
+            |w, e| unsafe {
+                ops::unique_dim::aclnnUniqueDimGetWorkspaceSize(a, true, true, dim, v, i, c, w, e)
+            },
             ops::unique_dim::aclnnUniqueDim,
         )
         .err()
@@ -806,9 +1086,21 @@ fn unique_family_refusals_and_small_outputs() {
     assert_eq!(dim_call(1, v23, i3, c3), None);
     assert_eq!(view_shape(v23), vec![2, 1], "three equal columns are one");
     assert_eq!(dim_call(-3, v23, i3, c3), Some(INVALID), "dim out of range");
-    assert_eq!(dim_call(1, dev.zeros(F16, &[2, 3]), i3, c3), Some(INVALID), "valueOut dtype");
-    assert_eq!(dim_call(1, v23, dev.zeros(S32, &[3]), c3), Some(INVALID), "int32 inverse");
-    assert_eq!(dim_call(1, v23, dev.zeros(S64, &[2]), c3), Some(RUN_FAILED), "an inverseOut too small fails the run");
+    assert_eq!(
+        dim_call(1, dev.zeros(F16, &[2, 3]), i3, c3),
+        Some(INVALID),
+        "valueOut dtype"
+    );
+    assert_eq!(
+        dim_call(1, v23, dev.zeros(S32, &[3]), c3),
+        Some(INVALID),
+        "int32 inverse"
+    );
+    assert_eq!(
+        dim_call(1, v23, dev.zeros(S64, &[2]), c3),
+        Some(RUN_FAILED),
+        "an inverseOut too small fails the run"
+    );
 }
 
 // ---------------------------------------------------------------------------------------
@@ -824,7 +1116,11 @@ fn search_value(rng: &mut Rng, d: DType, nan: bool) -> f64 {
         return f64::NAN;
     }
     let x = rng.below(24) as f64;
-    if d == U8 { x } else { x - 12.0 }
+    if d == U8 {
+        x
+    } else {
+        x - 12.0
+    }
 }
 
 /// The value `b` of dtype `d` converted to `via`: an integer to an integer wraps; the
@@ -853,8 +1149,16 @@ fn ref_bound(row: &[Val], v: Val, right: bool) -> i64 {
     let (mut lo, mut hi) = (0, row.len());
     while lo < hi {
         let mid = lo + (hi - lo) / 2;
-        let stop = if right { cmp_gt(row[mid], v) } else { cmp_ge(row[mid], v) };
-        if stop { hi = mid } else { lo = mid + 1 }
+        let stop = if right {
+            cmp_gt(row[mid], v)
+        } else {
+            cmp_ge(row[mid], v)
+        };
+        if stop {
+            hi = mid
+        } else {
+            lo = mid + 1
+        }
     }
     lo as i64
 }
@@ -872,7 +1176,11 @@ fn searches_match_torchs_binary_search() {
             Some(v) if bucketize || SEARCH.contains(&v) => v,
             _ => continue,
         };
-        let rank = if bucketize { rng.below(4) as usize } else { 1 + rng.below(3) as usize };
+        let rank = if bucketize {
+            rng.below(4) as usize
+        } else {
+            1 + rng.below(3) as usize
+        };
         let xshape = rand_shape(&mut rng, rank, 5, 5);
         let nd_seq = !bucketize && rank > 1 && rng.pct(50);
         let row_len = rng.below(7) as usize;
@@ -884,7 +1192,11 @@ fn searches_match_torchs_binary_search() {
             vec![row_len]
         };
         let via = if bucketize && rank == 0 {
-            if sd.is_float() || !xd.is_float() { sd } else { via }
+            if sd.is_float() || !xd.is_float() {
+                sd
+            } else {
+                via
+            }
         } else {
             via
         };
@@ -894,14 +1206,20 @@ fn searches_match_torchs_binary_search() {
         let nan = rng.pct(30);
         // Each row sorted (NaN last), then stored permuted when a sorter is given.
         let sv = View::random(&mut rng, sd, &sshape);
-        let rows: usize = if nd_seq { xshape[..rank - 1].iter().product() } else { 1 };
+        let rows: usize = if nd_seq {
+            xshape[..rank - 1].iter().product()
+        } else {
+            1
+        };
         let mut sm = fill(&mut rng, &sv);
         let mut perm_all = vec![];
         let ssv = View::random(&mut rng, S64, &sshape);
         let mut ssm = fill(&mut rng, &ssv);
         let sidx = sv.indices();
         for r in 0..rows {
-            let mut vals: Vec<f64> = (0..row_len).map(|_| search_value(&mut rng, sd, nan)).collect();
+            let mut vals: Vec<f64> = (0..row_len)
+                .map(|_| search_value(&mut rng, sd, nan))
+                .collect();
             vals.sort_by(|a, b| torch_cmp(*a, *b));
             let mut perm: Vec<usize> = (0..row_len).collect();
             if with_sorter {
@@ -912,37 +1230,65 @@ fn searches_match_torchs_binary_search() {
             // stored[perm[i]] = sorted[i]; sorter[i] = perm[i].
             for i in 0..row_len {
                 let at = sv.at(&sidx[r * row_len + perm[i]]);
-                sm[at * sd.size()..(at + 1) * sd.size()].copy_from_slice(&super::shape_diff::enc(sd, vals[i]));
+                sm[at * sd.size()..(at + 1) * sd.size()]
+                    .copy_from_slice(&super::shape_diff::enc(sd, vals[i]));
                 let sat = ssv.at(&sidx[r * row_len + i]);
                 ssm[sat * 8..sat * 8 + 8].copy_from_slice(&(perm[i] as i64).to_le_bytes());
             }
             perm_all.push(perm);
         }
         let xv = View::random(&mut rng, xd, &xshape);
-        let xm: Vec<u8> = (0..xv.storage).flat_map(|_| super::shape_diff::enc(xd, search_value(&mut rng, xd, nan))).collect();
+        let xm: Vec<u8> = (0..xv.storage)
+            .flat_map(|_| super::shape_diff::enc(xd, search_value(&mut rng, xd, nan)))
+            .collect();
         let od = if out_int32 { S32 } else { S64 };
         let ov = View::random(&mut rng, od, &xshape);
         let om = fill(&mut rng, &ov);
         let mut dev = Dev::new();
-        let (s, x, o, ss) = (dev.upload(&sm), dev.upload(&xm), dev.upload(&om), dev.upload(&ssm));
-        let (st, xt, ot) = (dev.tensor(&sv, s, ND), dev.tensor(&xv, x, ND), dev.tensor(&ov, o, ND));
-        let sorter = if with_sorter { dev.tensor(&ssv, ss, ND) } else { null_mut() };
+        let (s, x, o, ss) = (
+            dev.upload(&sm),
+            dev.upload(&xm),
+            dev.upload(&om),
+            dev.upload(&ssm),
+        );
+        let (st, xt, ot) = (
+            dev.tensor(&sv, s, ND),
+            dev.tensor(&xv, x, ND),
+            dev.tensor(&ov, o, ND),
+        );
+        let sorter = if with_sorter {
+            dev.tensor(&ssv, ss, ND)
+        } else {
+            null_mut()
+        };
         let what = format!("case {case} bucketize {bucketize} seq {sd} {sshape:?} self {xd} {xshape:?} right {right} sorter {with_sorter}");
         let r = if bucketize {
             call(
-                |w, e| unsafe { ops::bucketize::aclnnBucketizeGetWorkspaceSize(xt, st, out_int32, right, ot, w, e) },
+                |w, e| unsafe {
+                    ops::bucketize::aclnnBucketizeGetWorkspaceSize(
+                        xt, st, out_int32, right, ot, w, e,
+                    )
+                },
                 ops::bucketize::aclnnBucketize,
             )
         } else {
             call(
-                |w, e| unsafe { ops::searchsorted::aclnnSearchSortedGetWorkspaceSize(st, xt, out_int32, right, sorter, ot, w, e) },
+                |w, e| unsafe {
+                    ops::searchsorted::aclnnSearchSortedGetWorkspaceSize(
+                        st, xt, out_int32, right, sorter, ot, w, e,
+                    )
+                },
                 ops::searchsorted::aclnnSearchSorted,
             )
         };
         r.unwrap_or_else(|e| panic!("{what}: {e:?}"));
         let og = dev.download(o);
         untouched(&ov, &om, &og).unwrap_or_else(|e| panic!("{what}: {e}"));
-        let per_row = if nd_seq { *xshape.last().unwrap() } else { xv.numel() };
+        let per_row = if nd_seq {
+            *xshape.last().unwrap()
+        } else {
+            xv.numel()
+        };
         for (k, idx) in xv.indices().iter().enumerate() {
             let r = k / per_row.max(1);
             let row: Vec<Val> = (0..row_len)
@@ -953,7 +1299,11 @@ fn searches_match_torchs_binary_search() {
                 .collect();
             let want = ref_bound(&row, as_via(xd, xv.elem(&xm, xv.at(idx)), via), right);
             let b = ov.elem(&og, ov.at(idx));
-            let got = if od == S32 { i32::from_le_bytes(b.try_into().unwrap()) as i64 } else { i64::from_le_bytes(b.try_into().unwrap()) };
+            let got = if od == S32 {
+                i32::from_le_bytes(b.try_into().unwrap()) as i64
+            } else {
+                i64::from_le_bytes(b.try_into().unwrap())
+            };
             assert_eq!(got, want, "{what}: out{idx:?}");
         }
         let torch_ok = |d: DType| d != BF16 && d != F16;
@@ -966,18 +1316,38 @@ fn searches_match_torchs_binary_search() {
                  out = torch.searchsorted(a[0].to(p), a[1].to(p), right=bool(a[2].item()), sorter=a[3]).to(torch.int64)"
             });
             let sorter_arr = with_sorter.then(|| ssv.array(&ssm));
-            torch.case(p, vec![Some(sv.array(&sm)), Some(xv.array(&xm)), Some(Array::int(right as i64)), sorter_arr]);
-            let got: Vec<i64> = xv.indices().iter().map(|idx| {
-                let b = ov.elem(&og, ov.at(idx));
-                if od == S32 { i32::from_le_bytes(b.try_into().unwrap()) as i64 } else { i64::from_le_bytes(b.try_into().unwrap()) }
-            }).collect();
+            torch.case(
+                p,
+                vec![
+                    Some(sv.array(&sm)),
+                    Some(xv.array(&xm)),
+                    Some(Array::int(right as i64)),
+                    sorter_arr,
+                ],
+            );
+            let got: Vec<i64> = xv
+                .indices()
+                .iter()
+                .map(|idx| {
+                    let b = ov.elem(&og, ov.at(idx));
+                    if od == S32 {
+                        i32::from_le_bytes(b.try_into().unwrap()) as i64
+                    } else {
+                        i64::from_le_bytes(b.try_into().unwrap())
+                    }
+                })
+                .collect();
             torch_cases.push((what, got));
         }
     }
     if let Some(res) = torch.run("searchsorted") {
         for (k, (what, got)) in torch_cases.iter().enumerate() {
-            let t = &res[k].as_ref().unwrap_or_else(|e| panic!("{what}: torch raised {e}"))[0];
-            let tv: Vec<i64> = (0..t.numel()).map(|e| i64::from_le_bytes(t.elem(e).try_into().unwrap())).collect();
+            let t = &res[k]
+                .as_ref()
+                .unwrap_or_else(|e| panic!("{what}: torch raised {e}"))[0];
+            let tv: Vec<i64> = (0..t.numel())
+                .map(|e| i64::from_le_bytes(t.elem(e).try_into().unwrap()))
+                .collect();
             assert_eq!(&tv, got, "{what}: torch");
         }
     }
@@ -987,29 +1357,63 @@ fn searches_match_torchs_binary_search() {
 fn search_refusals_and_the_scalar_form() {
     let mut dev = Dev::new();
     let seq_v = View::contiguous(F32, &[4]);
-    let sm: Vec<u8> = [1.0f32, 2.0, 2.0, 5.0].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let sm: Vec<u8> = [1.0f32, 2.0, 2.0, 5.0]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let s = dev.upload(&sm);
     let seq = dev.tensor(&seq_v, s, ND);
     let x = dev.zeros(F32, &[2, 3]);
     let out = dev.zeros(S64, &[2, 3]);
     let search = |seq, x, i32_, sorter, out| {
         run_status(
-            |w, e| unsafe { ops::searchsorted::aclnnSearchSortedGetWorkspaceSize(seq, x, i32_, false, sorter, out, w, e) },
+            |w, e| unsafe {
+                ops::searchsorted::aclnnSearchSortedGetWorkspaceSize(
+                    seq, x, i32_, false, sorter, out, w, e,
+                )
+            },
             ops::searchsorted::aclnnSearchSorted,
         )
         .err()
         .map(|e| e.0)
     };
     assert_eq!(search(seq, x, false, null_mut(), out), None);
-    assert_eq!(search(seq, x, true, null_mut(), out), Some(INVALID), "outInt32 with an int64 out");
-    assert_eq!(search(seq, x, false, null_mut(), dev.zeros(S64, &[3])), Some(INVALID), "out shape");
-    assert_eq!(search(dev.zeros(F32, &[3, 4]), x, false, null_mut(), out), Some(INVALID), "leading dims");
-    assert_eq!(search(dev.zeros(BF16, &[4]), x, false, null_mut(), out), Some(INVALID), "bf16");
-    assert_eq!(search(seq, x, false, dev.zeros(S64, &[3]), out), Some(INVALID), "sorter shape");
-    assert_eq!(search(seq, x, false, dev.zeros(S32, &[4]), out), Some(INVALID), "sorter dtype");
+    assert_eq!(
+        search(seq, x, true, null_mut(), out),
+        Some(INVALID),
+        "outInt32 with an int64 out"
+    );
+    assert_eq!(
+        search(seq, x, false, null_mut(), dev.zeros(S64, &[3])),
+        Some(INVALID),
+        "out shape"
+    );
+    assert_eq!(
+        search(dev.zeros(F32, &[3, 4]), x, false, null_mut(), out),
+        Some(INVALID),
+        "leading dims"
+    );
+    assert_eq!(
+        search(dev.zeros(BF16, &[4]), x, false, null_mut(), out),
+        Some(INVALID),
+        "bf16"
+    );
+    assert_eq!(
+        search(seq, x, false, dev.zeros(S64, &[3]), out),
+        Some(INVALID),
+        "sorter shape"
+    );
+    assert_eq!(
+        search(seq, x, false, dev.zeros(S32, &[4]), out),
+        Some(INVALID),
+        "sorter dtype"
+    );
     assert_eq!(search(null_mut(), x, false, null_mut(), out), Some(NULLPTR));
     // A sorter entry out of range fails the run and writes nothing.
-    let bad: Vec<u8> = [0i64, 1, 7, 2].iter().flat_map(|x| x.to_le_bytes()).collect();
+    let bad: Vec<u8> = [0i64, 1, 7, 2]
+        .iter()
+        .flat_map(|x| x.to_le_bytes())
+        .collect();
     let b = dev.upload(&bad);
     let bad_sorter = dev.tensor(&View::contiguous(S64, &[4]), b, ND);
     assert_eq!(search(seq, x, false, bad_sorter, out), Some(RUN_FAILED));
@@ -1020,29 +1424,69 @@ fn search_refusals_and_the_scalar_form() {
         let ot = dev.tensor(&ov, o, ND);
         let sc = dev.scalar(F64, &2.0f64.to_le_bytes());
         call(
-            |w, e| unsafe { ops::searchsorted::aclnnSearchSortedsGetWorkspaceSize(seq, sc, false, right, null_mut(), ot, w, e) },
+            |w, e| unsafe {
+                ops::searchsorted::aclnnSearchSortedsGetWorkspaceSize(
+                    seq,
+                    sc,
+                    false,
+                    right,
+                    null_mut(),
+                    ot,
+                    w,
+                    e,
+                )
+            },
             ops::searchsorted::aclnnSearchSorteds,
         )
         .unwrap();
-        assert_eq!(i64::from_le_bytes(dev.download(o).try_into().unwrap()), want, "right {right}");
+        assert_eq!(
+            i64::from_le_bytes(dev.download(o).try_into().unwrap()),
+            want,
+            "right {right}"
+        );
     }
     let sc = dev.scalar(F32, &2.0f32.to_le_bytes());
     let empty_out = dev.zeros(S64, &[0]);
     let r = call(
-        |w, e| unsafe { ops::searchsorted::aclnnSearchSortedsGetWorkspaceSize(seq, sc, false, false, null_mut(), empty_out, w, e) },
+        |w, e| unsafe {
+            ops::searchsorted::aclnnSearchSortedsGetWorkspaceSize(
+                seq,
+                sc,
+                false,
+                false,
+                null_mut(),
+                empty_out,
+                w,
+                e,
+            )
+        },
         ops::searchsorted::aclnnSearchSorteds,
     );
     assert_eq!(r.err().map(|e| e.0), Some(INVALID), "an empty out");
     let bucket = |x, b, out| {
         call(
-            |w, e| unsafe { ops::bucketize::aclnnBucketizeGetWorkspaceSize(x, b, false, false, out, w, e) },
+            |w, e| unsafe {
+                ops::bucketize::aclnnBucketizeGetWorkspaceSize(x, b, false, false, out, w, e)
+            },
             ops::bucketize::aclnnBucketize,
         )
         .err()
         .map(|e| e.0)
     };
     assert_eq!(bucket(x, seq, out), None);
-    assert_eq!(bucket(x, dev.zeros(F32, &[2, 2]), out), Some(INVALID), "2-D boundaries");
-    assert_eq!(bucket(x, dev.zeros(F64, &[4]), out), Some(INVALID), "f64 boundaries");
-    assert_eq!(bucket(x, seq, dev.zeros(S32, &[2, 3])), Some(INVALID), "int32 out without outInt32");
+    assert_eq!(
+        bucket(x, dev.zeros(F32, &[2, 2]), out),
+        Some(INVALID),
+        "2-D boundaries"
+    );
+    assert_eq!(
+        bucket(x, dev.zeros(F64, &[4]), out),
+        Some(INVALID),
+        "f64 boundaries"
+    );
+    assert_eq!(
+        bucket(x, seq, dev.zeros(S32, &[2, 3])),
+        Some(INVALID),
+        "int32 out without outInt32"
+    );
 }
