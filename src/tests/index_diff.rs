@@ -96,7 +96,7 @@ fn list(ts: &[&T]) -> *mut aclTensorList {
 }
 
 /// The view shape `t` reports now.
-fn view_shape(t: *const aclTensor) -> Vec<i64> {
+pub(super) fn view_shape(t: *const aclTensor) -> Vec<i64> {
     let (mut p, mut n) = (null_mut(), 0u64);
     assert_eq!(
         unsafe { aclGetViewShape(t, &mut p, &mut n) },

@@ -32,5 +32,6 @@ mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
 mod shape_diff;
+mod sortuniq_diff;
 mod torch_ref;
 mod unary_diff;

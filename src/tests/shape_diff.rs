@@ -40,9 +40,9 @@ const ND: i32 = 2;
 const NCHW: i32 = 0;
 const NHWC: i32 = 1;
 
-type Phase2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32;
+pub(super) type Phase2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, *mut c_void) -> i32;
 
-fn init() {
+pub(super) fn init() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let r = aclInit(std::ptr::null());
@@ -51,7 +51,7 @@ fn init() {
     });
 }
 
-fn err() -> String {
+pub(super) fn err() -> String {
     let p = aclGetRecentErrMsg();
     if p.is_null() {
         return String::new();
@@ -68,16 +68,16 @@ fn err() -> String {
 
 /// A view: logical shape, element strides, offset, over `storage` elements.
 #[derive(Clone, Debug)]
-struct View {
-    dtype: DType,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
-    storage: usize,
+pub(super) struct View {
+    pub(super) dtype: DType,
+    pub(super) shape: Vec<usize>,
+    pub(super) strides: Vec<usize>,
+    pub(super) offset: usize,
+    pub(super) storage: usize,
 }
 
 impl View {
-    fn contiguous(dtype: DType, shape: &[usize]) -> View {
+    pub(super) fn contiguous(dtype: DType, shape: &[usize]) -> View {
         let mut strides = vec![0; shape.len()];
         let mut acc = 1;
         for d in (0..shape.len()).rev() {
@@ -94,7 +94,7 @@ impl View {
     }
 
     /// Axes laid out in a random order, with random gaps and offset (mostly non-trivial).
-    fn random(rng: &mut Rng, dtype: DType, shape: &[usize]) -> View {
+    pub(super) fn random(rng: &mut Rng, dtype: DType, shape: &[usize]) -> View {
         let k = shape.len();
         let mut order: Vec<usize> = (0..k).collect();
         if rng.pct(40) {
@@ -137,10 +137,10 @@ impl View {
         }
     }
 
-    fn numel(&self) -> usize {
+    pub(super) fn numel(&self) -> usize {
         self.shape.iter().product()
     }
-    fn at(&self, idx: &[usize]) -> usize {
+    pub(super) fn at(&self, idx: &[usize]) -> usize {
         self.offset
             + idx
                 .iter()
@@ -149,7 +149,7 @@ impl View {
                 .sum::<usize>()
     }
     /// Every logical index, row-major.
-    fn indices(&self) -> Vec<Vec<usize>> {
+    pub(super) fn indices(&self) -> Vec<Vec<usize>> {
         let n = self.numel();
         (0..n)
             .map(|mut k| {
@@ -162,16 +162,16 @@ impl View {
             })
             .collect()
     }
-    fn bytes(&self) -> usize {
+    pub(super) fn bytes(&self) -> usize {
         self.storage * self.dtype.size()
     }
     /// The bytes of the element at storage index `i` of `mem`.
-    fn elem<'a>(&self, mem: &'a [u8], i: usize) -> &'a [u8] {
+    pub(super) fn elem<'a>(&self, mem: &'a [u8], i: usize) -> &'a [u8] {
         let e = self.dtype.size();
         &mem[i * e..(i + 1) * e]
     }
     /// The view's elements as a contiguous array (for torch).
-    fn array(&self, mem: &[u8]) -> Array {
+    pub(super) fn array(&self, mem: &[u8]) -> Array {
         let mut bytes = vec![];
         for idx in self.indices() {
             bytes.extend_from_slice(self.elem(mem, self.at(&idx)));
@@ -185,7 +185,7 @@ impl View {
 }
 
 /// Device memory and handles of one call, released on drop.
-struct Dev {
+pub(super) struct Dev {
     mem: Vec<(*mut c_void, usize)>,
     tensors: Vec<*mut aclTensor>,
     arrays: Vec<*mut aclIntArray>,
@@ -193,7 +193,7 @@ struct Dev {
 }
 
 impl Dev {
-    fn new() -> Dev {
+    pub(super) fn new() -> Dev {
         init();
         Dev {
             mem: vec![],
@@ -203,7 +203,7 @@ impl Dev {
         }
     }
     /// Uploads `host`; returns its index.
-    fn upload(&mut self, host: &[u8]) -> usize {
+    pub(super) fn upload(&mut self, host: &[u8]) -> usize {
         let mut p = null_mut();
         // SAFETY: valid out-parameter; both ranges hold host.len() bytes.
         unsafe {
@@ -216,14 +216,14 @@ impl Dev {
         self.mem.push((p, host.len()));
         self.mem.len() - 1
     }
-    fn download(&self, k: usize) -> Vec<u8> {
+    pub(super) fn download(&self, k: usize) -> Vec<u8> {
         let (p, n) = self.mem[k];
         let mut h = vec![0u8; n];
         // SAFETY: both ranges hold n bytes.
         unsafe { assert_eq!(aclrtMemcpy(h.as_mut_ptr() as *mut c_void, n, p, n, 2), 0) };
         h
     }
-    fn tensor(&mut self, v: &View, mem: usize, format: i32) -> *mut aclTensor {
+    pub(super) fn tensor(&mut self, v: &View, mem: usize, format: i32) -> *mut aclTensor {
         let dims: Vec<i64> = v.shape.iter().map(|&d| d as i64).collect();
         let st: Vec<i64> = v.strides.iter().map(|&d| d as i64).collect();
         let sto = [v.storage as i64];
@@ -246,19 +246,19 @@ impl Dev {
         t
     }
     /// A contiguous tensor of zeros.
-    fn zeros(&mut self, d: DType, shape: &[usize]) -> *mut aclTensor {
+    pub(super) fn zeros(&mut self, d: DType, shape: &[usize]) -> *mut aclTensor {
         let v = View::contiguous(d, shape);
         let m = self.upload(&vec![0u8; v.bytes()]);
         self.tensor(&v, m, ND)
     }
-    fn ints(&mut self, v: &[i64]) -> *mut aclIntArray {
+    pub(super) fn ints(&mut self, v: &[i64]) -> *mut aclIntArray {
         // SAFETY: v holds v.len() values.
         let p = unsafe { aclCreateIntArray(v.as_ptr(), v.len() as u64) };
         assert!(!p.is_null());
         self.arrays.push(p);
         p
     }
-    fn scalar(&mut self, dtype: DType, bytes: &[u8]) -> *mut aclScalar {
+    pub(super) fn scalar(&mut self, dtype: DType, bytes: &[u8]) -> *mut aclScalar {
         let mut b = [0u8; 16];
         b[..bytes.len()].copy_from_slice(bytes);
         // SAFETY: b holds one element of dtype.
@@ -287,7 +287,7 @@ impl Drop for Dev {
 }
 
 /// Phase 1, then (on success) phase 2 with a fresh workspace and a synchronisation.
-fn call(
+pub(super) fn call(
     p1: impl FnOnce(*mut u64, *mut *mut aclOpExecutor) -> i32,
     p2: Phase2,
 ) -> Result<(), (i32, String)> {
@@ -315,7 +315,7 @@ fn call(
 // Values
 // ---------------------------------------------------------------------------------------
 
-fn enc(d: DType, v: f64) -> Vec<u8> {
+pub(super) fn enc(d: DType, v: f64) -> Vec<u8> {
     match d {
         S4 => unreachable!("ACL_INT4 is a storage dtype: no table of these tests covers it"),
         F32 => (v as f32).to_le_bytes().to_vec(),
@@ -337,7 +337,7 @@ fn enc(d: DType, v: f64) -> Vec<u8> {
     }
 }
 
-fn dec(d: DType, b: &[u8]) -> f64 {
+pub(super) fn dec(d: DType, b: &[u8]) -> f64 {
     match d {
         F32 => f32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
         F64 => f64::from_le_bytes(b[..8].try_into().unwrap()),
@@ -354,7 +354,7 @@ fn dec(d: DType, b: &[u8]) -> f64 {
 }
 
 /// A random element of `d`: specials and small values for floats, any bits for integers.
-fn nice(rng: &mut Rng, d: DType) -> Vec<u8> {
+pub(super) fn nice(rng: &mut Rng, d: DType) -> Vec<u8> {
     if d.is_float() || d.is_complex() {
         let v = match rng.below(10) {
             0 => f64::NAN,
@@ -373,12 +373,12 @@ fn nice(rng: &mut Rng, d: DType) -> Vec<u8> {
     bits[..d.size()].to_vec()
 }
 
-fn fill(rng: &mut Rng, v: &View) -> Vec<u8> {
+pub(super) fn fill(rng: &mut Rng, v: &View) -> Vec<u8> {
     (0..v.storage).flat_map(|_| nice(rng, v.dtype)).collect()
 }
 
 /// Checks that `after` equals `before` outside `v`'s elements.
-fn untouched(v: &View, before: &[u8], after: &[u8]) -> Result<(), String> {
+pub(super) fn untouched(v: &View, before: &[u8], after: &[u8]) -> Result<(), String> {
     let mut inside = vec![false; v.storage];
     for idx in v.indices() {
         inside[v.at(&idx)] = true;
@@ -394,7 +394,7 @@ fn untouched(v: &View, before: &[u8], after: &[u8]) -> Result<(), String> {
 }
 
 /// Compares out's elements with `want(idx)` (the bytes each must be), byte for byte.
-fn check_out(
+pub(super) fn check_out(
     what: &str,
     out: &View,
     got: &[u8],
@@ -410,11 +410,11 @@ fn check_out(
     Ok(())
 }
 
-fn pick(rng: &mut Rng, list: &[DType]) -> DType {
+pub(super) fn pick(rng: &mut Rng, list: &[DType]) -> DType {
     list[rng.below(list.len() as u64) as usize]
 }
 
-fn rand_shape(rng: &mut Rng, rank: usize, max: u64, empty_pct: u64) -> Vec<usize> {
+pub(super) fn rand_shape(rng: &mut Rng, rank: usize, max: u64, empty_pct: u64) -> Vec<usize> {
     (0..rank)
         .map(|_| {
             if rng.pct(empty_pct) {
@@ -1608,7 +1608,7 @@ fn cumsum_refusals() {
 const ARGSORT: &[DType] = &[F32, F16, S8, S16, S32, S64, U8, BF16];
 
 /// torch's order of two values: NaN largest (NaNs equal), −0 = +0.
-fn torch_cmp(a: f64, b: f64) -> std::cmp::Ordering {
+pub(super) fn torch_cmp(a: f64, b: f64) -> std::cmp::Ordering {
     match (a.is_nan(), b.is_nan()) {
         (true, true) => std::cmp::Ordering::Equal,
         (true, false) => std::cmp::Ordering::Greater,
@@ -1617,7 +1617,7 @@ fn torch_cmp(a: f64, b: f64) -> std::cmp::Ordering {
     }
 }
 
-fn int_value(d: DType, b: &[u8]) -> i128 {
+pub(super) fn int_value(d: DType, b: &[u8]) -> i128 {
     let mut b8 = [0u8; 8];
     b8[..d.size()].copy_from_slice(b);
     let x = i64::from_le_bytes(b8);
