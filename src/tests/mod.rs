@@ -25,6 +25,7 @@ mod nz_weight_diff;
 mod ops_capi_diff;
 mod quant_diff;
 mod reduce_diff;
+mod reduce_stats_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
