@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnAnyGetWorkspaceSize(const aclTensor *self, const aclI
 /*
  * Phase 2 of aclnnAny: queues the planned work on `stream`.
  */
-ACLNN_API aclnnStatus aclnnAny(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnAny(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
 
 #ifdef __cplusplus
 }

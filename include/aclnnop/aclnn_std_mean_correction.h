@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnStdMeanCorrectionGetWorkspaceSize(const aclTensor *se
 /*
  * Phase 2 of aclnnStdMeanCorrection: queues the planned work on `stream`.
  */
-ACLNN_API aclnnStatus aclnnStdMeanCorrection(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnStdMeanCorrection(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
 
 #ifdef __cplusplus
 }
