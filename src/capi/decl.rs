@@ -251,6 +251,15 @@ impl File {
     pub fn header_name(&self) -> String {
         format!("aclnn_{}.h", self.stem)
     }
+
+    /// The Rust module of the file's entry points: the stem, unless it would shadow a
+    /// crate the generated code uses (aclnn_std.h: `std_`).
+    pub fn module(&self) -> String {
+        match self.stem.as_str() {
+            "std" | "core" | "alloc" => format!("{}_", self.stem),
+            s => s.to_string(),
+        }
+    }
 }
 
 fn err(stem: &str, line: usize, msg: impl std::fmt::Display) -> String {
@@ -689,7 +698,7 @@ pub fn rust(files: &[File]) -> String {
             "/// `aclnnop/{}` (src/capi/ops/{}.decl).\npub mod {} {{\n    #![allow(unused_imports, unused_variables, non_snake_case, clippy::all)]\n    use super::prelude::*;\n    use crate::ops::*;",
             f.header_name(),
             f.stem,
-            f.stem
+            f.module()
         );
         for u in &f.uses {
             let _ = writeln!(s, "    {u}");
@@ -727,10 +736,10 @@ pub fn rust(files: &[File]) -> String {
             }
             let _ = write!(
                 registry,
-                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {stem}::{p1}({args}w, e) }},\n            phase2: {stem}::{name},\n        }}\n    }},\n",
+                "    {{\n        const P: &[Param] = &[{params}];\n        Declared {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            deprecated: {dep},\n            c_phase1: {c1:?},\n            c_phase2: {c2:?},\n            phase1: |a, w, e| unsafe {{ {module}::{p1}({args}w, e) }},\n            phase2: {module}::{name},\n        }}\n    }},\n",
                 header = f.header_name(),
                 name = e.name,
-                stem = f.stem,
+                module = f.module(),
                 dep = e.deprecated.is_some(),
                 c1 = e.c_phase1(),
                 c2 = e.c_phase2(),
@@ -829,11 +838,11 @@ fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
     }
     let _ = write!(
         registry,
-        "    {{\n        const P: &[Param] = &[{params}];\n        Plain {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            c_proto: {c:?},\n            call: |a| unsafe {{ {locals}{stem}::{name}({args}) }},\n        }}\n    }},\n",
+        "    {{\n        const P: &[Param] = &[{params}];\n        Plain {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            c_proto: {c:?},\n            call: |a| unsafe {{ {locals}{module}::{name}({args}) }},\n        }}\n    }},\n",
         params = param_rows(&e.params),
         header = f.header_name(),
         name = e.name,
-        stem = f.stem,
+        module = f.module(),
         c = e.c_phase1(),
     );
 }

@@ -8,6 +8,12 @@
 //! complex in complex128) — more accurate than pairwise f32 summation, with an error that
 //! does not grow with the count beyond n·2⁻⁵³ — and round once to the output dtype. Output
 //! elements are split across the thread pool.
+//!
+//! Besides sums and extremes: products (f64 / wrapping i64 / complex128), all / any (values
+//! read through bool), the NaN-skipping sum, log(sum), and two reductions that read their
+//! elements twice: the variance (the mean first, then the corrected two-pass sum of squared
+//! deviations, Σd² − (Σd)²/n, stable when the mean is large against the spread) and
+//! log-sum-exp (the max first, then Σ exp(x − max), as Softmax).
 
 use super::{align_up, convert, pool, run_tasks, Via, ALIGN};
 use crate::dtype::DType;
@@ -29,6 +35,23 @@ pub enum Reduce {
     Min,
     ArgMax,
     ArgMin,
+    /// The product (an empty product is 1).
+    Prod,
+    /// Whether every value is non-zero (the plan reads values through bool).
+    All,
+    /// Whether any value is non-zero (read through bool).
+    Any,
+    /// The sum of the values that are not NaN.
+    NanSum,
+    /// ln of the sum (ONNX ReduceLogSum).
+    LogSum,
+    /// ln Σ exp(x), shifted by the max (a NaN gives NaN; empty: −inf).
+    LogSumExp,
+    /// Σ(x − mean)² / max(0, n − correction); its square root when `root` (the std).
+    Var {
+        correction: i64,
+        root: bool,
+    },
 }
 
 /// Softmax or LogSoftmax along one axis.
@@ -241,6 +264,10 @@ impl Plan {
 
     /// Reduces the elements of one output position into its value (as a Wide).
     unsafe fn reduce_one(&self, src: usize, base: isize, region: usize, how: Reduce) -> Wide {
+        if matches!(how, Reduce::Var { .. } | Reduce::LogSumExp) {
+            // SAFETY: as for every reduction: offsets from validated views, the task's region.
+            return unsafe { self.two_pass(src, base, region, how) };
+        }
         let buf = region;
         let mid = region + align_up(CHUNK * 16);
         let mut sum_f = 0.0f64;
@@ -251,8 +278,15 @@ impl Plan {
         let mut best_at = 0usize;
         let mut seen = 0usize;
         let mut nan_at: Option<usize> = None;
+        let mut prod_f = 1.0f64;
+        let mut prod_c = C128::new(1.0, 0.0);
+        let mut prod_i = 1i64;
+        // All: no zero seen yet; Any: a non-zero seen.
+        let mut all = true;
+        let mut any = false;
         let float = self.acc == DType::F64;
-        let direct = matches!(how, Reduce::Sum | Reduce::Mean) && self.direct_float();
+        let direct =
+            matches!(how, Reduce::Sum | Reduce::Mean | Reduce::LogSum) && self.direct_float();
         self.for_runs(base, |off, stride, len| {
             if direct && stride == 1 {
                 // SAFETY: the run lies inside the input view.
@@ -265,10 +299,43 @@ impl Plan {
                 // SAFETY: within the view; the buffers were sized in phase 1.
                 unsafe { self.read(src, off + done as isize * stride, stride, n, buf, mid) };
                 match (self.acc, how) {
-                    (DType::F64, Reduce::Sum | Reduce::Mean) => {
+                    (DType::F64, Reduce::Sum | Reduce::Mean | Reduce::LogSum) => {
                         // SAFETY: n f64 values were just written.
                         let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
                         sum_f += lane_sum(v);
+                    }
+                    (DType::F64, Reduce::NanSum) => {
+                        // SAFETY: as above.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
+                        sum_f += lane_sum_map(v, |x| if x.is_nan() { 0.0 } else { x });
+                    }
+                    (DType::F64, Reduce::Prod) => {
+                        // SAFETY: as above.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const f64, n) };
+                        prod_f *= lanes::<_, _, LANES>(v, 1.0, |a, x| a * x)
+                            .iter()
+                            .product::<f64>();
+                    }
+                    (DType::C128, Reduce::Prod) => {
+                        // SAFETY: n complex128 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const C128, n) };
+                        for z in v {
+                            prod_c *= z;
+                        }
+                    }
+                    (_, Reduce::All | Reduce::Any) => {
+                        // Values were read through bool (the rule plans it so): 0 or 1.
+                        // SAFETY: n i64 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
+                        all &= v.iter().all(|&x| x != 0);
+                        any |= v.iter().any(|&x| x != 0);
+                    }
+                    (DType::S64, Reduce::Prod) => {
+                        // SAFETY: n i64 values were just written.
+                        let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
+                        prod_i = lanes::<_, _, LANES>(v, 1i64, |a, x| a.wrapping_mul(x))
+                            .iter()
+                            .fold(prod_i, |a, &b| a.wrapping_mul(b));
                     }
                     (DType::C128, _) => {
                         // SAFETY: n complex128 values were just written.
@@ -296,7 +363,7 @@ impl Plan {
                             }
                         }
                     }
-                    (_, Reduce::Sum | Reduce::Mean) => {
+                    (_, Reduce::Sum | Reduce::Mean | Reduce::NanSum | Reduce::LogSum) => {
                         // SAFETY: n i64 values were just written.
                         let v = unsafe { std::slice::from_raw_parts(buf as *const i64, n) };
                         sum_i = sum_i.wrapping_add(wrapping_lane_sum(v));
@@ -340,6 +407,89 @@ impl Plan {
             }
             Reduce::Max | Reduce::Min => Wide::Int(best_i as i128),
             Reduce::ArgMax | Reduce::ArgMin => Wide::Int(nan_at.unwrap_or(best_at) as i128),
+            Reduce::NanSum if self.acc == DType::C128 => Wide::Complex(sum_c.re, sum_c.im),
+            Reduce::NanSum if float => Wide::Float(sum_f),
+            Reduce::NanSum => Wide::Int(sum_i as i128),
+            Reduce::LogSum if float => Wide::Float(sum_f.ln()),
+            Reduce::LogSum => Wide::Float((sum_i as f64).ln()),
+            Reduce::Prod if self.acc == DType::C128 => Wide::Complex(prod_c.re, prod_c.im),
+            Reduce::Prod if float => Wide::Float(prod_f),
+            Reduce::Prod => Wide::Int(prod_i as i128),
+            Reduce::All => Wide::Int(all as i128),
+            Reduce::Any => Wide::Int(any as i128),
+            Reduce::Var { .. } | Reduce::LogSumExp => unreachable!("two-pass reductions"),
+        }
+    }
+
+    /// Calls `f` with the reduced values of the output position at `base`, in chunks of f64
+    /// (the plan's accumulator is f64 for the reductions that use this).
+    unsafe fn for_chunks(&self, src: usize, base: isize, region: usize, mut f: impl FnMut(&[f64])) {
+        let buf = region;
+        let mid = region + align_up(CHUNK * 16);
+        self.for_runs(base, |off, stride, len| {
+            let mut done = 0;
+            while done < len {
+                let n = CHUNK.min(len - done);
+                // SAFETY: within the view; the buffers were sized in phase 1; n f64 values
+                // are written before they are read.
+                unsafe {
+                    self.read(src, off + done as isize * stride, stride, n, buf, mid);
+                    f(std::slice::from_raw_parts(buf as *const f64, n));
+                }
+                done += n;
+            }
+        });
+    }
+
+    /// The reductions that read their elements twice: a statistic of the whole set first
+    /// (the mean, the max), then a sum that depends on it.
+    unsafe fn two_pass(&self, src: usize, base: isize, region: usize, how: Reduce) -> Wide {
+        debug_assert_eq!(self.acc, DType::F64);
+        let n = self.count as f64;
+        match how {
+            Reduce::Var { correction, root } => {
+                let mut sum = 0.0;
+                // SAFETY (both passes): the caller's guarantees.
+                unsafe { self.for_chunks(src, base, region, |v| sum += lane_sum(v)) };
+                // An empty set: 0/0 = NaN, as torch (and CANN, which fills NaN).
+                let mean = sum / n;
+                let (mut squares, mut deviations) = (0.0, 0.0);
+                unsafe {
+                    self.for_chunks(src, base, region, |v| {
+                        squares += lane_sum_map(v, |x| (x - mean) * (x - mean));
+                        deviations += lane_sum_map(v, |x| x - mean);
+                    })
+                };
+                // The corrected two-pass form: the second term removes the rounding error
+                // of the mean (Chan, Golub & LeVeque).
+                let ss = squares - deviations * deviations / n;
+                let var = ss / (n - correction as f64).max(0.0);
+                Wide::Float(if root { var.sqrt() } else { var })
+            }
+            Reduce::LogSumExp => {
+                let mut max = f64::NEG_INFINITY;
+                let mut nan = false;
+                unsafe {
+                    self.for_chunks(src, base, region, |v| {
+                        let m = lane_max(v);
+                        nan |= m.is_nan();
+                        max = max.max(m);
+                    })
+                };
+                if nan {
+                    return Wide::Float(f64::NAN);
+                }
+                // All −inf (or empty): Σ exp = 0, ln 0 = −inf; a +inf max: the sum is +inf.
+                let shift = if max.is_infinite() { 0.0 } else { max };
+                let mut sum = 0.0;
+                unsafe {
+                    self.for_chunks(src, base, region, |v| {
+                        sum += lane_sum_map(v, |x| exp_with::<false>(x - shift))
+                    })
+                };
+                Wide::Float(sum.ln() + shift)
+            }
+            _ => unreachable!("{how:?} is a one-pass reduction"),
         }
     }
 
@@ -896,7 +1046,10 @@ impl Work for Plan {
                         let mut w = self.reduce_one(src, ib, region, how);
                         // The result is a value of the computation dtype first (Mean in
                         // f16 rounds to f16), then converted to out; indices are exact.
-                        if !matches!(how, Reduce::ArgMax | Reduce::ArgMin) {
+                        if !matches!(
+                            how,
+                            Reduce::ArgMax | Reduce::ArgMin | Reduce::All | Reduce::Any
+                        ) {
                             w = round_to(w, self.value);
                         }
                         let p = (dst as isize + ob * self.out_dtype.size() as isize) as *mut u8;

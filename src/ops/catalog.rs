@@ -42,6 +42,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::conv::CATALOG,
         super::prelu::CATALOG,
         super::reduce::CATALOG,
+        super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::norm::CATALOG,
         super::triangle::CATALOG,

@@ -48,6 +48,7 @@ pub mod pow;
 pub mod prelu;
 pub mod quant;
 pub mod reduce;
+pub mod reduce_stats;
 pub mod repeat_interleave;
 pub mod resample;
 pub mod round;

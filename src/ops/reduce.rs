@@ -71,7 +71,7 @@ pub(super) fn reduced_shape(shape: &[usize], axes: &[usize], keep: bool) -> Vec<
 /// (`CheckShapeAndScalarSame`) allows, a one-element out also takes a one-element result
 /// whatever the two shapes (ggml sums everything into a [1] out, the result being 0-d): the
 /// view is then seen with the result's shape.
-fn reduced_out(out: &TensorDesc, shape: &[usize]) -> Result<TensorDesc> {
+pub(super) fn reduced_out(out: &TensorDesc, shape: &[usize]) -> Result<TensorDesc> {
     if out.shape[..] != shape[..] && out.numel() == 1 && shape.iter().product::<usize>() == 1 {
         out.check_output("out")?;
         let mut v = out.clone();

@@ -28,6 +28,7 @@ mod ops_capi_diff;
 mod pool_diff;
 mod quant_diff;
 mod reduce_diff;
+mod reduce_stats_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
