@@ -46,6 +46,7 @@ pub mod pool;
 pub mod pow;
 pub mod prelu;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod repeat_interleave;
 pub mod resample;

@@ -24,6 +24,7 @@ mod norm_diff;
 mod nz_weight_diff;
 mod ops_capi_diff;
 mod quant_diff;
+mod random_stats;
 mod reduce_diff;
 mod rules_convert;
 mod rules_dtype;
