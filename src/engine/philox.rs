@@ -74,10 +74,16 @@ mod tests {
     #[test]
     fn philox_known_answers() {
         let zero = Philox::new(0, 0);
-        assert_eq!(zero.block(0), [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]);
+        assert_eq!(
+            zero.block(0),
+            [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]
+        );
         let ones = Philox::new(u64::MAX, u64::MAX);
         let c = u64::MAX;
-        assert_eq!(ones.block(c), [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd]);
+        assert_eq!(
+            ones.block(c),
+            [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd]
+        );
         // key (0xa4093822, 0x299f31d0), counter (0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344)
         let pi = Philox::new(0x299f_31d0_a409_3822, 0x0370_7344_1319_8a2e);
         assert_eq!(

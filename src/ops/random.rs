@@ -26,7 +26,6 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
-use crate::element::Wide;
 use crate::engine::philox::{unit_f64, Philox};
 use crate::engine::{convert, pool, run_tasks};
 use crate::error::{Error, Result};
@@ -71,7 +70,11 @@ const CHUNK: usize = 512;
 enum Key {
     Fixed(Philox),
     /// seedTensor and offsetTensor, read at run time, plus the host increment.
-    Tensors { seed: usize, offset: usize, add: u64 },
+    Tensors {
+        seed: usize,
+        offset: usize,
+        add: u64,
+    },
 }
 
 /// A one-element 64-bit integer tensor's value.
@@ -86,10 +89,9 @@ impl Key {
     fn resolve(&self, b: &Bindings) -> Result<Philox> {
         Ok(match *self {
             Key::Fixed(p) => p,
-            Key::Tensors { seed, offset, add } => Philox::new(
-                read_word(b, seed)?,
-                read_word(b, offset)?.wrapping_add(add),
-            ),
+            Key::Tensors { seed, offset, add } => {
+                Philox::new(read_word(b, seed)?, read_word(b, offset)?.wrapping_add(add))
+            }
         })
     }
 }
@@ -214,7 +216,8 @@ fn read_all(b: &Bindings, i: usize) -> Result<Vec<f64>> {
     let dst = all.as_mut_ptr() as usize;
     walk::<u8>(&shape, None, U8, &[port], |first, ins, _| {
         // SAFETY: disjoint chunks of `all` (one per row-major range).
-        let d = unsafe { std::slice::from_raw_parts_mut((dst as *mut f64).add(first), ins[0].len()) };
+        let d =
+            unsafe { std::slice::from_raw_parts_mut((dst as *mut f64).add(first), ins[0].len()) };
         d.copy_from_slice(ins[0]);
     });
     Ok(all)
@@ -229,13 +232,24 @@ fn uniforms(w: [u32; 4]) -> (f64, f64) {
 /// What an element of a filled tensor is.
 #[derive(Clone, Copy, Debug)]
 enum Law {
-    Uniform { from: f64, to: f64 },
+    Uniform {
+        from: f64,
+        to: f64,
+    },
     /// mean and std, each replaced by the element of an input when one is bound.
-    Normal { mean: f64, std: f64 },
+    Normal {
+        mean: f64,
+        std: f64,
+    },
     /// prob, replaced by the element of the input when one is bound.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        p: f64,
+    },
     /// `from + r mod span`.
-    Integer { from: i128, span: u128 },
+    Integer {
+        from: i128,
+        span: u128,
+    },
 }
 
 /// Fills the view bound at `out` with draws of `law`; `inputs` are bindings broadcast to
@@ -270,10 +284,11 @@ impl Work for Fill {
             .collect::<Result<_>>()?;
         if let Some(&(i, Role::Prob)) = self.inputs.first() {
             // torch and the device refuse a probability outside [0, 1]: nothing is written.
-            if let Some(p) = read_all(b, i)?.into_iter().find(|p| !(0.0..=1.0).contains(p)) {
-                return Err(Error::Invalid(format!(
-                    "prob holds {p}, outside [0, 1]"
-                )));
+            if let Some(p) = read_all(b, i)?
+                .into_iter()
+                .find(|p| !(0.0..=1.0).contains(p))
+            {
+                return Err(Error::Invalid(format!("prob holds {p}, outside [0, 1]")));
             }
         }
         let role = |r: Role| self.inputs.iter().position(|&(_, x)| x == r);
@@ -284,7 +299,11 @@ impl Work for Fill {
                     for (j, v) in vals.iter_mut().enumerate() {
                         let w = g.block((first + j) as u64);
                         let r = (w[0] as u64) << 32 | w[1] as u64;
-                        let r = if span <= 1 << 32 { (w[0] as u128) % span } else { r as u128 % span };
+                        let r = if span <= 1 << 32 {
+                            (w[0] as u128) % span
+                        } else {
+                            r as u128 % span
+                        };
                         *v = (from + r as i128) as i64;
                     }
                 })
@@ -373,15 +392,6 @@ fn check_offset4(offset: i64) -> Result<()> {
     Ok(())
 }
 
-fn scalar_f64(s: &Scalar) -> f64 {
-    match s.wide() {
-        Wide::Int(i) => i as f64,
-        Wide::Float(f) => f,
-        Wide::Bool(b) => b as u8 as f64,
-        Wide::Complex(re, _) => re,
-    }
-}
-
 /// The range of values a dtype holds, as f64 (complex: its component's).
 fn dtype_range(d: DType) -> (f64, f64) {
     match d {
@@ -408,7 +418,16 @@ fn fill_executor(
     if b.view(out).map(|o| o.is_empty()).unwrap_or(true) {
         return Executor::new(api, b, Nothing);
     }
-    Executor::new(api, b, Fill { law, key, out, inputs })
+    Executor::new(
+        api,
+        b,
+        Fill {
+            law,
+            key,
+            out,
+            inputs,
+        },
+    )
 }
 
 fn key(seed: i64, offset: i64) -> Key {
@@ -420,10 +439,7 @@ fn key(seed: i64, offset: i64) -> Key {
 fn uniform_law(self_ref: &TensorDesc, from: f64, to: f64) -> Result<Law> {
     ew::check_tensor("selfRef", self_ref, UNIFORM)?;
     self_ref.check_output("selfRef")?;
-    crate::ensure!(
-        from <= to,
-        "from {from} must not be greater than to {to}"
-    );
+    crate::ensure!(from <= to, "from {from} must not be greater than to {to}");
     let (lo, hi) = dtype_range(self_ref.dtype);
     crate::ensure!(
         from >= lo && to <= hi,
@@ -434,10 +450,23 @@ fn uniform_law(self_ref: &TensorDesc, from: f64, to: f64) -> Result<Law> {
 }
 
 /// aclnnInplaceUniform: selfRef filled with uniform draws in [from, to).
-pub fn inplace_uniform(self_ref: &TensorDesc, from: f64, to: f64, seed: u64, offset: u64) -> Result<Executor> {
+pub fn inplace_uniform(
+    self_ref: &TensorDesc,
+    from: f64,
+    to: f64,
+    seed: u64,
+    offset: u64,
+) -> Result<Executor> {
     let law = uniform_law(self_ref, from, to)?;
     let k = Key::Fixed(Philox::new(seed, offset));
-    Ok(fill_executor("aclnnInplaceUniform", inplace(self_ref, vec![]), 0, law, k, vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceUniform",
+        inplace(self_ref, vec![]),
+        0,
+        law,
+        k,
+        vec![],
+    ))
 }
 
 /// aclnnInplaceUniformTensor: as InplaceUniform, seed and offset read from device tensors.
@@ -452,7 +481,14 @@ pub fn inplace_uniform_tensor(
     let law = uniform_law(self_ref, from, to)?;
     let k = tensor_key(seed, offset_t, offset, 1, KEY_UNIFORM)?;
     let b = inplace(self_ref, vec![seed.clone(), offset_t.clone()]);
-    Ok(fill_executor("aclnnInplaceUniformTensor", b, 0, law, k, vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceUniformTensor",
+        b,
+        0,
+        law,
+        k,
+        vec![],
+    ))
 }
 
 // ---- Normal ---------------------------------------------------------------------------
@@ -463,12 +499,28 @@ fn check_std(std: f32) -> Result<()> {
 }
 
 /// aclnnInplaceNormal: selfRef filled with N(mean, std²) draws.
-pub fn inplace_normal(self_ref: &TensorDesc, mean: f32, std: f32, seed: i64, offset: i64) -> Result<Executor> {
+pub fn inplace_normal(
+    self_ref: &TensorDesc,
+    mean: f32,
+    std: f32,
+    seed: i64,
+    offset: i64,
+) -> Result<Executor> {
     ew::check_tensor("selfRef", self_ref, NORMAL)?;
     self_ref.check_output("selfRef")?;
     check_std(std)?;
-    let law = Law::Normal { mean: mean as f64, std: std as f64 };
-    Ok(fill_executor("aclnnInplaceNormal", inplace(self_ref, vec![]), 0, law, key(seed, offset), vec![]))
+    let law = Law::Normal {
+        mean: mean as f64,
+        std: std as f64,
+    };
+    Ok(fill_executor(
+        "aclnnInplaceNormal",
+        inplace(self_ref, vec![]),
+        0,
+        law,
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// aclnnInplaceNormalTensor: as InplaceNormal, seed and offset read from device tensors.
@@ -484,19 +536,45 @@ pub fn inplace_normal_tensor(
     self_ref.check_output("selfRef")?;
     check_std(std)?;
     let k = tensor_key(seed, offset_t, offset as u64, 1, KEY_S64)?;
-    let law = Law::Normal { mean: mean as f64, std: std as f64 };
+    let law = Law::Normal {
+        mean: mean as f64,
+        std: std as f64,
+    };
     let b = inplace(self_ref, vec![seed.clone(), offset_t.clone()]);
-    Ok(fill_executor("aclnnInplaceNormalTensor", b, 0, law, k, vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceNormalTensor",
+        b,
+        0,
+        law,
+        k,
+        vec![],
+    ))
 }
 
 /// aclnnNormalFloatFloat: out filled with N(mean, std²) draws.
-pub fn normal_float_float(mean: f32, std: f32, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn normal_float_float(
+    mean: f32,
+    std: f32,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     ew::check_tensor("out", out, NORMAL)?;
     out.check_output("out")?;
     check_std(std)?;
-    let law = Law::Normal { mean: mean as f64, std: std as f64 };
+    let law = Law::Normal {
+        mean: mean as f64,
+        std: std as f64,
+    };
     let b = bindings(vec![], vec![out.clone()]);
-    Ok(fill_executor("aclnnNormalFloatFloat", b, 0, law, key(seed, offset), vec![]))
+    Ok(fill_executor(
+        "aclnnNormalFloatFloat",
+        b,
+        0,
+        law,
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// The Normal out forms with tensor parameters: `tensors` (mean and/or std) of out's dtype
@@ -515,10 +593,14 @@ fn normal_tensors(
     ew::check_tensor("out", out, NORMAL)?;
     for &(name, t, _) in tensors {
         ew::check_same_dtype("out", out, t).map_err(|_| {
-            Error::Invalid(format!("out has dtype {} but {name} has dtype {}: they must be the same", out.dtype, t.dtype))
+            Error::Invalid(format!(
+                "out has dtype {} but {name} has dtype {}: they must be the same",
+                out.dtype, t.dtype
+            ))
         })?;
     }
-    let mut shapes: Vec<(&str, &[usize])> = tensors.iter().map(|&(n, t, _)| (n, &t.shape[..])).collect();
+    let mut shapes: Vec<(&str, &[usize])> =
+        tensors.iter().map(|&(n, t, _)| (n, &t.shape[..])).collect();
     if tensors.len() == 1 {
         // NormalTensorFloat: out is mean broadcast with out (NormalFloatTensor's std has
         // out's shape, checked before).
@@ -526,34 +608,93 @@ fn normal_tensors(
     }
     ew::check_out_shape(out.dtype, &shapes, "out", out)?;
     out.check_output("out")?;
-    let b = bindings(tensors.iter().map(|&(_, t, _)| Some(t.clone())).collect(), vec![out.clone()]);
-    let roles = tensors.iter().enumerate().map(|(i, &(_, _, r))| (i, r)).collect();
-    Ok(fill_executor(api, b, tensors.len(), law, key(seed, offset), roles))
+    let b = bindings(
+        tensors.iter().map(|&(_, t, _)| Some(t.clone())).collect(),
+        vec![out.clone()],
+    );
+    let roles = tensors
+        .iter()
+        .enumerate()
+        .map(|(i, &(_, _, r))| (i, r))
+        .collect();
+    Ok(fill_executor(
+        api,
+        b,
+        tensors.len(),
+        law,
+        key(seed, offset),
+        roles,
+    ))
 }
 
 /// aclnnNormalTensorFloat: out = mean + std·z, mean a tensor broadcast to out.
-pub fn normal_tensor_float(mean: &TensorDesc, std: f32, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn normal_tensor_float(
+    mean: &TensorDesc,
+    std: f32,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     check_std(std)?;
-    let law = Law::Normal { mean: 0.0, std: std as f64 };
-    normal_tensors("aclnnNormalTensorFloat", &[("mean", mean, Role::Mean)], law, seed, offset, out)
+    let law = Law::Normal {
+        mean: 0.0,
+        std: std as f64,
+    };
+    normal_tensors(
+        "aclnnNormalTensorFloat",
+        &[("mean", mean, Role::Mean)],
+        law,
+        seed,
+        offset,
+        out,
+    )
 }
 
 /// aclnnNormalFloatTensor: out = mean + std·z, std a tensor of out's shape (not empty).
-pub fn normal_float_tensor(mean: f32, std: &TensorDesc, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
-    crate::ensure!(!std.is_empty(), "std has shape {:?}: it must not be empty", std.shape);
+pub fn normal_float_tensor(
+    mean: f32,
+    std: &TensorDesc,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    crate::ensure!(
+        !std.is_empty(),
+        "std has shape {:?}: it must not be empty",
+        std.shape
+    );
     crate::ensure!(
         std.shape == out.shape,
         "out has shape {:?} but std has shape {:?}: they must be equal",
         out.shape,
         std.shape
     );
-    let law = Law::Normal { mean: mean as f64, std: 0.0 };
-    normal_tensors("aclnnNormalFloatTensor", &[("std", std, Role::Std)], law, seed, offset, out)
+    let law = Law::Normal {
+        mean: mean as f64,
+        std: 0.0,
+    };
+    normal_tensors(
+        "aclnnNormalFloatTensor",
+        &[("std", std, Role::Std)],
+        law,
+        seed,
+        offset,
+        out,
+    )
 }
 
 /// aclnnNormalTensorTensor: out = mean + std·z, mean and std broadcast to out.
-pub fn normal_tensor_tensor(mean: &TensorDesc, std: &TensorDesc, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
-    let law = Law::Normal { mean: 0.0, std: 0.0 };
+pub fn normal_tensor_tensor(
+    mean: &TensorDesc,
+    std: &TensorDesc,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let law = Law::Normal {
+        mean: 0.0,
+        std: 0.0,
+    };
     normal_tensors(
         "aclnnNormalTensorTensor",
         &[("mean", mean, Role::Mean), ("std", std, Role::Std)],
@@ -568,13 +709,22 @@ pub fn normal_tensor_tensor(mean: &TensorDesc, std: &TensorDesc, seed: i64, offs
 
 fn scalar_prob(prob: &Scalar) -> Result<f64> {
     ew::check_scalar_dtype("prob", prob.dtype, BERNOULLI_PROB)?;
-    let p = scalar_f64(prob);
-    crate::ensure!((0.0..=1.0).contains(&p), "prob {p} must satisfy 0 <= prob <= 1");
+    let p = super::pattern::as_f64(prob);
+    crate::ensure!(
+        (0.0..=1.0).contains(&p),
+        "prob {p} must satisfy 0 <= prob <= 1"
+    );
     Ok(p)
 }
 
 /// aclnnBernoulli: out (self's shape and dtype) holds 1 with probability prob, else 0.
-pub fn bernoulli(self_: &TensorDesc, prob: &Scalar, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn bernoulli(
+    self_: &TensorDesc,
+    prob: &Scalar,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     ew::check_tensor("self", self_, BERNOULLI)?;
     ew::check_tensor("out", out, BERNOULLI)?;
     let p = scalar_prob(prob)?;
@@ -582,17 +732,36 @@ pub fn bernoulli(self_: &TensorDesc, prob: &Scalar, seed: i64, offset: i64, out:
     ew::check_result_shape("out", out, &self_.shape)?;
     check_offset4(offset)?;
     let b = bindings(vec![], vec![out.clone()]);
-    Ok(fill_executor("aclnnBernoulli", b, 0, Law::Bernoulli { p }, key(seed, offset), vec![]))
+    Ok(fill_executor(
+        "aclnnBernoulli",
+        b,
+        0,
+        Law::Bernoulli { p },
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// aclnnInplaceBernoulli: selfRef holds 1 with probability prob, else 0.
-pub fn inplace_bernoulli(self_ref: &TensorDesc, prob: &Scalar, seed: i64, offset: i64) -> Result<Executor> {
+pub fn inplace_bernoulli(
+    self_ref: &TensorDesc,
+    prob: &Scalar,
+    seed: i64,
+    offset: i64,
+) -> Result<Executor> {
     ew::check_tensor("selfRef", self_ref, BERNOULLI)?;
     let p = scalar_prob(prob)?;
     self_ref.check_output("selfRef")?;
     check_offset4(offset)?;
     let b = inplace(self_ref, vec![]);
-    Ok(fill_executor("aclnnInplaceBernoulli", b, 0, Law::Bernoulli { p }, key(seed, offset), vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceBernoulli",
+        b,
+        0,
+        Law::Bernoulli { p },
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// prob of the tensor forms: broadcasting to the filled shape (CANN leaves other shapes
@@ -608,7 +777,13 @@ fn check_prob_tensor(prob: &TensorDesc, shape: &[usize]) -> Result<()> {
 }
 
 /// aclnnBernoulliTensor: out[i] is 1 with probability prob[i] (prob broadcast to self).
-pub fn bernoulli_tensor(self_: &TensorDesc, prob: &TensorDesc, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn bernoulli_tensor(
+    self_: &TensorDesc,
+    prob: &TensorDesc,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     ew::check_tensor("self", self_, BERNOULLI_TENSOR)?;
     ew::check_tensor("out", out, BERNOULLI_TENSOR)?;
     check_prob_tensor(prob, &self_.shape)?;
@@ -617,18 +792,37 @@ pub fn bernoulli_tensor(self_: &TensorDesc, prob: &TensorDesc, seed: i64, offset
     check_offset4(offset)?;
     let b = bindings(vec![Some(prob.clone())], vec![out.clone()]);
     let law = Law::Bernoulli { p: 0.0 };
-    Ok(fill_executor("aclnnBernoulliTensor", b, 1, law, key(seed, offset), vec![(0, Role::Prob)]))
+    Ok(fill_executor(
+        "aclnnBernoulliTensor",
+        b,
+        1,
+        law,
+        key(seed, offset),
+        vec![(0, Role::Prob)],
+    ))
 }
 
 /// aclnnInplaceBernoulliTensor: selfRef[i] is 1 with probability prob[i].
-pub fn inplace_bernoulli_tensor(self_ref: &TensorDesc, prob: &TensorDesc, seed: i64, offset: i64) -> Result<Executor> {
+pub fn inplace_bernoulli_tensor(
+    self_ref: &TensorDesc,
+    prob: &TensorDesc,
+    seed: i64,
+    offset: i64,
+) -> Result<Executor> {
     ew::check_tensor("selfRef", self_ref, INPLACE_BERNOULLI_TENSOR)?;
     check_prob_tensor(prob, &self_ref.shape)?;
     self_ref.check_output("selfRef")?;
     check_offset4(offset)?;
     let b = inplace(self_ref, vec![prob.clone()]);
     let law = Law::Bernoulli { p: 0.0 };
-    Ok(fill_executor("aclnnInplaceBernoulliTensor", b, 0, law, key(seed, offset), vec![(1, Role::Prob)]))
+    Ok(fill_executor(
+        "aclnnInplaceBernoulliTensor",
+        b,
+        0,
+        law,
+        key(seed, offset),
+        vec![(1, Role::Prob)],
+    ))
 }
 
 // ---- Random ---------------------------------------------------------------------------
@@ -644,7 +838,10 @@ fn random_law(self_ref: &TensorDesc, from: i64, to: i64) -> Result<Law> {
         to - 1,
         self_ref.dtype
     );
-    Ok(Law::Integer { from: from as i128, span: (to as i128 - from as i128) as u128 })
+    Ok(Law::Integer {
+        from: from as i128,
+        span: (to as i128 - from as i128) as u128,
+    })
 }
 
 /// The whole-range law of InplaceRandomWithoutFromTo: [0, the largest integer of the dtype
@@ -664,13 +861,29 @@ fn full_range(self_ref: &TensorDesc) -> Result<Law> {
         S32 => i32::MAX as i128,
         _ => i64::MAX as i128,
     };
-    Ok(Law::Integer { from: 0, span: (max + 1) as u128 })
+    Ok(Law::Integer {
+        from: 0,
+        span: (max + 1) as u128,
+    })
 }
 
 /// aclnnInplaceRandom: selfRef filled with integers drawn uniformly from [from, to).
-pub fn inplace_random(self_ref: &TensorDesc, from: i64, to: i64, seed: i64, offset: i64) -> Result<Executor> {
+pub fn inplace_random(
+    self_ref: &TensorDesc,
+    from: i64,
+    to: i64,
+    seed: i64,
+    offset: i64,
+) -> Result<Executor> {
     let law = random_law(self_ref, from, to)?;
-    Ok(fill_executor("aclnnInplaceRandom", inplace(self_ref, vec![]), 0, law, key(seed, offset), vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceRandom",
+        inplace(self_ref, vec![]),
+        0,
+        law,
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// aclnnInplaceRandomTensor: as InplaceRandom, seed and offset read from device tensors.
@@ -685,14 +898,32 @@ pub fn inplace_random_tensor(
     let law = random_law(self_ref, from, to)?;
     let k = tensor_key(seed, offset_t, offset as u64, 1, KEY_S64)?;
     let b = inplace(self_ref, vec![seed.clone(), offset_t.clone()]);
-    Ok(fill_executor("aclnnInplaceRandomTensor", b, 0, law, k, vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceRandomTensor",
+        b,
+        0,
+        law,
+        k,
+        vec![],
+    ))
 }
 
 /// aclnnInplaceRandomWithoutFromTo: integers drawn uniformly from [0, DTYPE_MAX_VALUE].
-pub fn inplace_random_without_from_to(self_ref: &TensorDesc, seed: i64, offset: i64) -> Result<Executor> {
+pub fn inplace_random_without_from_to(
+    self_ref: &TensorDesc,
+    seed: i64,
+    offset: i64,
+) -> Result<Executor> {
     let law = full_range(self_ref)?;
     let b = inplace(self_ref, vec![]);
-    Ok(fill_executor("aclnnInplaceRandomWithoutFromTo", b, 0, law, key(seed, offset), vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceRandomWithoutFromTo",
+        b,
+        0,
+        law,
+        key(seed, offset),
+        vec![],
+    ))
 }
 
 /// aclnnInplaceRandomWithoutFromToTensor: as above, seed and offset read from device tensors.
@@ -705,7 +936,14 @@ pub fn inplace_random_without_from_to_tensor(
     let law = full_range(self_ref)?;
     let k = tensor_key(seed, offset_t, offset as u64, 1, KEY_S64)?;
     let b = inplace(self_ref, vec![seed.clone(), offset_t.clone()]);
-    Ok(fill_executor("aclnnInplaceRandomWithoutFromToTensor", b, 0, law, k, vec![]))
+    Ok(fill_executor(
+        "aclnnInplaceRandomWithoutFromToTensor",
+        b,
+        0,
+        law,
+        k,
+        vec![],
+    ))
 }
 
 // ---- Randperm -------------------------------------------------------------------------
@@ -766,7 +1004,14 @@ pub fn randperm(n: i64, seed: i64, offset: i64, out: &TensorDesc) -> Result<Exec
     if n == 0 {
         return Ok(Executor::new("aclnnRandperm", b, Nothing));
     }
-    Ok(Executor::new("aclnnRandperm", b, Permutation { key: key(seed, offset), n: n as usize }))
+    Ok(Executor::new(
+        "aclnnRandperm",
+        b,
+        Permutation {
+            key: key(seed, offset),
+            n: n as usize,
+        },
+    ))
 }
 
 // ---- Multinomial ----------------------------------------------------------------------
@@ -846,7 +1091,12 @@ impl Work for Sample {
         let mut drawn = vec![0i64; self.rows * self.samples];
         for r in 0..self.rows {
             let row = &w[r * self.categories..(r + 1) * self.categories];
-            self.row(&g, r, row, &mut drawn[r * self.samples..(r + 1) * self.samples])?;
+            self.row(
+                &g,
+                r,
+                row,
+                &mut drawn[r * self.samples..(r + 1) * self.samples],
+            )?;
         }
         let shape = b.view(self.out)?.shape.clone();
         let out = Port::of(b, self.out, &shape)?;
@@ -912,8 +1162,23 @@ fn multinomial_plan(
 }
 
 /// aclnnMultinomial: numsamples category indices per row of self (weights).
-pub fn multinomial(self_: &TensorDesc, numsamples: i64, replacement: bool, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
-    multinomial_plan("aclnnMultinomial", self_, numsamples, replacement, out, key(seed, offset), vec![])
+pub fn multinomial(
+    self_: &TensorDesc,
+    numsamples: i64,
+    replacement: bool,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    multinomial_plan(
+        "aclnnMultinomial",
+        self_,
+        numsamples,
+        replacement,
+        out,
+        key(seed, offset),
+        vec![],
+    )
 }
 
 /// aclnnMultinomialTensor: as Multinomial, seed and offset read from device tensors.
@@ -929,7 +1194,15 @@ pub fn multinomial_tensor(
 ) -> Result<Executor> {
     let k = tensor_key(seed, offset_t, offset as u64, 1, KEY_S64)?;
     let extra = vec![seed.clone(), offset_t.clone()];
-    multinomial_plan("aclnnMultinomialTensor", self_, numsamples, replacement, out, k, extra)
+    multinomial_plan(
+        "aclnnMultinomialTensor",
+        self_,
+        numsamples,
+        replacement,
+        out,
+        k,
+        extra,
+    )
 }
 
 // ---- Dropout --------------------------------------------------------------------------
@@ -1044,7 +1317,8 @@ fn gen_mask_work(key: Key, p: f64, at: usize) -> GenMask {
 /// p rounded to the probability dtype of GenMaskV2 (f32, f16 or bf16), as the device
 /// hands it to its kernel.
 fn prob_in(api: &str, p: f64, prob_dtype: i32) -> Result<f64> {
-    let d = DType::from_raw(prob_dtype).map_err(|e| Error::Invalid(format!("argument 'probDataType': {e}")))?;
+    let d = DType::from_raw(prob_dtype)
+        .map_err(|e| Error::Invalid(format!("argument 'probDataType': {e}")))?;
     crate::ensure!(
         DROPOUT.contains(&d),
         "probDataType {d} is not one {api} accepts: FLOAT, FLOAT16 or BFLOAT16"
@@ -1056,7 +1330,14 @@ fn prob_in(api: &str, p: f64, prob_dtype: i32) -> Result<f64> {
     })
 }
 
-fn gen_mask_plan(api: &'static str, shape: &[i64], p: f64, key: Key, out: &TensorDesc, extra: Vec<TensorDesc>) -> Result<Executor> {
+fn gen_mask_plan(
+    api: &'static str,
+    shape: &[i64],
+    p: f64,
+    key: Key,
+    out: &TensorDesc,
+    extra: Vec<TensorDesc>,
+) -> Result<Executor> {
     crate::ensure!(
         (1..=8).contains(&shape.len()),
         "shape has {} elements; it must have 1 to 8",
@@ -1065,7 +1346,9 @@ fn gen_mask_plan(api: &'static str, shape: &[i64], p: f64, key: Key, out: &Tenso
     let mut n: usize = 1;
     for (i, &d) in shape.iter().enumerate() {
         crate::ensure!(d >= 0, "shape[{i}] = {d} is negative");
-        n = n.checked_mul(d as usize).ok_or_else(|| Error::Invalid(format!("shape {shape:?} has too many elements")))?;
+        n = n
+            .checked_mul(d as usize)
+            .ok_or_else(|| Error::Invalid(format!("shape {shape:?} has too many elements")))?;
     }
     check_prob("prob", p)?;
     check_mask("out", out, n, true)?;
@@ -1080,16 +1363,43 @@ fn gen_mask_plan(api: &'static str, shape: &[i64], p: f64, key: Key, out: &Tenso
 }
 
 /// aclnnDropoutGenMask: the keep-mask of `shape`'s elements, each dropped with probability prob.
-pub fn dropout_gen_mask(shape: &[i64], prob: f64, seed: i64, offset: i64, out: &TensorDesc) -> Result<Executor> {
+pub fn dropout_gen_mask(
+    shape: &[i64],
+    prob: f64,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     let p = prob as f32 as f64;
-    gen_mask_plan("aclnnDropoutGenMask", shape, p, key(seed, offset), out, vec![])
+    gen_mask_plan(
+        "aclnnDropoutGenMask",
+        shape,
+        p,
+        key(seed, offset),
+        out,
+        vec![],
+    )
 }
 
 /// aclnnDropoutGenMaskV2: as DropoutGenMask, prob rounded to probDataType first.
-pub fn dropout_gen_mask_v2(shape: &[i64], prob: f64, seed: i64, offset: i64, prob_dtype: i32, out: &TensorDesc) -> Result<Executor> {
+pub fn dropout_gen_mask_v2(
+    shape: &[i64],
+    prob: f64,
+    seed: i64,
+    offset: i64,
+    prob_dtype: i32,
+    out: &TensorDesc,
+) -> Result<Executor> {
     check_prob("prob", prob)?;
     let p = prob_in("aclnnDropoutGenMaskV2", prob, prob_dtype)?;
-    gen_mask_plan("aclnnDropoutGenMaskV2", shape, p, key(seed, offset), out, vec![])
+    gen_mask_plan(
+        "aclnnDropoutGenMaskV2",
+        shape,
+        p,
+        key(seed, offset),
+        out,
+        vec![],
+    )
 }
 
 /// aclnnDropoutGenMaskV2Tensor: as V2, seed and offset read from device tensors.
@@ -1106,11 +1416,25 @@ pub fn dropout_gen_mask_v2_tensor(
     check_prob("prob", prob)?;
     let p = prob_in("aclnnDropoutGenMaskV2Tensor", prob, prob_dtype)?;
     let k = tensor_key(seed, offset_t, offset as u64, 0, KEY_S64)?;
-    gen_mask_plan("aclnnDropoutGenMaskV2Tensor", shape, p, k, out, vec![seed.clone(), offset_t.clone()])
+    gen_mask_plan(
+        "aclnnDropoutGenMaskV2Tensor",
+        shape,
+        p,
+        k,
+        out,
+        vec![seed.clone(), offset_t.clone()],
+    )
 }
 
 /// The checks shared by the mask-applying operators: `x` (data), mask, out.
-fn check_masked(x_name: &str, x: &TensorDesc, mask: &TensorDesc, out_name: &str, out: &TensorDesc, min_rank: usize) -> Result<()> {
+fn check_masked(
+    x_name: &str,
+    x: &TensorDesc,
+    mask: &TensorDesc,
+    out_name: &str,
+    out: &TensorDesc,
+    min_rank: usize,
+) -> Result<()> {
     ew::check_tensor(x_name, x, DROPOUT)?;
     ew::check_tensor(out_name, out, DROPOUT)?;
     crate::ensure!(
@@ -1122,7 +1446,13 @@ fn check_masked(x_name: &str, x: &TensorDesc, mask: &TensorDesc, out_name: &str,
     ew::check_result_shape(out_name, out, &x.shape)
 }
 
-fn apply_plan(api: &'static str, x: &TensorDesc, mask: &TensorDesc, out: &TensorDesc, work: ApplyMask) -> Executor {
+fn apply_plan(
+    api: &'static str,
+    x: &TensorDesc,
+    mask: &TensorDesc,
+    out: &TensorDesc,
+    work: ApplyMask,
+) -> Executor {
     let b = bindings(vec![Some(x.clone()), Some(mask.clone())], vec![out.clone()]);
     if out.is_empty() {
         return Executor::new(api, b, Nothing);
@@ -1131,24 +1461,42 @@ fn apply_plan(api: &'static str, x: &TensorDesc, mask: &TensorDesc, out: &Tensor
 }
 
 /// aclnnDropoutDoMask: out = self · bit / (1 − prob) (prob 0: self; prob 1: zeros).
-pub fn dropout_do_mask(self_: &TensorDesc, mask: &TensorDesc, prob: f64, out: &TensorDesc) -> Result<Executor> {
+pub fn dropout_do_mask(
+    self_: &TensorDesc,
+    mask: &TensorDesc,
+    prob: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     check_masked("self", self_, mask, "out", out, 0)?;
     check_prob("prob", prob)?;
     let work = ApplyMask {
-        scale: if prob == 1.0 { 0.0 } else { (1.0 / (1.0 - prob)) as f32 },
+        scale: if prob == 1.0 {
+            0.0
+        } else {
+            (1.0 / (1.0 - prob)) as f32
+        },
         ignore_mask: prob == 0.0,
     };
     Ok(apply_plan("aclnnDropoutDoMask", self_, mask, out, work))
 }
 
 /// aclnnDropoutBackward: out = gradOutput · bit · scale (scale 0: zeros; 1: gradOutput).
-pub fn dropout_backward(grad: &TensorDesc, mask: &TensorDesc, scale: f64, out: &TensorDesc) -> Result<Executor> {
+pub fn dropout_backward(
+    grad: &TensorDesc,
+    mask: &TensorDesc,
+    scale: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
     check_masked("gradOutput", grad, mask, "out", out, 1)?;
     crate::ensure!(
         scale == 0.0 || scale >= 1.0,
         "scale {scale} must be 0 or at least 1"
     );
-    crate::ensure!(!grad.is_empty(), "gradOutput has shape {:?}: it must not be empty", grad.shape);
+    crate::ensure!(
+        !grad.is_empty(),
+        "gradOutput has shape {:?}: it must not be empty",
+        grad.shape
+    );
     let work = ApplyMask {
         scale: scale as f32,
         ignore_mask: scale == 1.0,
@@ -1157,7 +1505,12 @@ pub fn dropout_backward(grad: &TensorDesc, mask: &TensorDesc, scale: f64, out: &
 }
 
 /// aclnnDropoutV3Grad: gradX = gradY · bit · scale, a plain product.
-pub fn dropout_v3_grad(grad_y: &TensorDesc, mask: &TensorDesc, scale: f64, grad_x: &TensorDesc) -> Result<Executor> {
+pub fn dropout_v3_grad(
+    grad_y: &TensorDesc,
+    mask: &TensorDesc,
+    scale: f64,
+    grad_x: &TensorDesc,
+) -> Result<Executor> {
     check_masked("gradY", grad_y, mask, "gradX", grad_x, 0)?;
     let work = ApplyMask {
         scale: scale as f32,
@@ -1168,25 +1521,42 @@ pub fn dropout_v3_grad(grad_y: &TensorDesc, mask: &TensorDesc, scale: f64, grad_
 
 /// Dropout: the mask into maskOut, then out = input · bit / (1 − p); with p = 0 (or not
 /// training) out = input and p = 1 out = 0, maskOut untouched in both, as CANN does.
-fn dropout_plan(api: &'static str, input: &TensorDesc, p: f64, train: bool, key: Key, out: &TensorDesc, mask: &TensorDesc) -> Result<Executor> {
+fn dropout_plan(
+    api: &'static str,
+    input: &TensorDesc,
+    p: f64,
+    train: bool,
+    key: Key,
+    out: &TensorDesc,
+    mask: &TensorDesc,
+) -> Result<Executor> {
     // Bindings: 0 input, 1 out, 2 maskOut.
     let b = bindings(vec![Some(input.clone())], vec![out.clone(), mask.clone()]);
     if input.is_empty() {
         return Ok(Executor::new(api, b, Nothing));
     }
     let apply = |scale: f32, ignore_mask: bool| {
-        let ab = bindings(vec![Some(input.clone()), Some(mask.clone())], vec![out.clone()]);
+        let ab = bindings(
+            vec![Some(input.clone()), Some(mask.clone())],
+            vec![out.clone()],
+        );
         Executor::new(api, ab, ApplyMask { scale, ignore_mask })
     };
     let mut seq = Sequence::new();
     if p == 0.0 || !train {
         seq.push(apply(1.0, true), &[0, 2, 1]);
     } else if p == 1.0 {
-        let ab = bindings(vec![Some(input.clone()), Some(mask.clone())], vec![out.clone()]);
+        let ab = bindings(
+            vec![Some(input.clone()), Some(mask.clone())],
+            vec![out.clone()],
+        );
         seq.push(Executor::new(api, ab, Zeros), &[0, 2, 1]);
     } else {
         let gb = bindings(vec![], vec![mask.clone()]);
-        seq.push(Executor::new(api, gb, gen_mask_work(key, p as f32 as f64, 0)), &[2]);
+        seq.push(
+            Executor::new(api, gb, gen_mask_work(key, p as f32 as f64, 0)),
+            &[2],
+        );
         seq.push(apply((1.0 / (1.0 - p)) as f32, false), &[0, 2, 1]);
     }
     Ok(Executor::new(api, b, seq))
@@ -1206,7 +1576,13 @@ impl Work for Zeros {
     }
 }
 
-fn check_dropout(input: &TensorDesc, p: f64, out: &TensorDesc, mask: &TensorDesc, min_rank: usize) -> Result<()> {
+fn check_dropout(
+    input: &TensorDesc,
+    p: f64,
+    out: &TensorDesc,
+    mask: &TensorDesc,
+    min_rank: usize,
+) -> Result<()> {
     ew::check_tensor("input", input, DROPOUT)?;
     ew::check_tensor("out", out, DROPOUT)?;
     ew::check_tensor("maskOut", mask, MASK)?;
@@ -1224,9 +1600,25 @@ fn check_dropout(input: &TensorDesc, p: f64, out: &TensorDesc, mask: &TensorDesc
 /// aclnnDropout: out = input with each element zeroed with probability p and the rest
 /// scaled by 1 / (1 − p); maskOut receives the keep-mask.
 #[allow(clippy::too_many_arguments)]
-pub fn dropout(input: &TensorDesc, p: f64, train: bool, seed: i64, offset: i64, out: &TensorDesc, mask: &TensorDesc) -> Result<Executor> {
+pub fn dropout(
+    input: &TensorDesc,
+    p: f64,
+    train: bool,
+    seed: i64,
+    offset: i64,
+    out: &TensorDesc,
+    mask: &TensorDesc,
+) -> Result<Executor> {
     check_dropout(input, p, out, mask, 1)?;
-    dropout_plan("aclnnDropout", input, p, train, key(seed, offset), out, mask)
+    dropout_plan(
+        "aclnnDropout",
+        input,
+        p,
+        train,
+        key(seed, offset),
+        out,
+        mask,
+    )
 }
 
 /// aclnnDropoutV3: as Dropout in training; optionalNoiseShape is reserved (must be NULL).
@@ -1246,7 +1638,15 @@ pub fn dropout_v3(
     );
     check_dropout(input, p, out, mask, 0)?;
     check_offset4(offset)?;
-    dropout_plan("aclnnDropoutV3", input, p, true, key(seed, offset), out, mask)
+    dropout_plan(
+        "aclnnDropoutV3",
+        input,
+        p,
+        true,
+        key(seed, offset),
+        out,
+        mask,
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

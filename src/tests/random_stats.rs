@@ -9,8 +9,8 @@
 
 use super::add_diff::Rng;
 use super::gather_diff::{
-    decode, device, err, esize, indices, ok, run, T, BF16, BOOL, C64, F16, F32, F64, S16, S32,
-    S64, S8, U8,
+    decode_f, device, err, esize, indices, ok, run, BF16, BOOL, F16, F32, F64, S16, S32, S64, S8,
+    T, U8,
 };
 use crate::capi::meta::*;
 use crate::capi::ops::{
@@ -23,16 +23,6 @@ use std::ptr::{null, null_mut};
 
 extern "C" {
     fn erfc(x: f64) -> f64;
-}
-
-fn value(d: i32, b: &[u8]) -> f64 {
-    match d {
-        F32 | C64 => f32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
-        F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64(),
-        BF16 => half::bf16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64(),
-        F64 => f64::from_le_bytes(b[..8].try_into().unwrap()),
-        _ => decode(d, b) as f64,
-    }
 }
 
 fn round_to(d: i32, v: f64) -> f64 {
@@ -61,12 +51,15 @@ fn read(t: &T) -> Vec<f64> {
         .iter()
         .map(|i| {
             inside[t.pos(i)] = true;
-            value(t.dtype, t.elem(&bytes, i))
+            decode_f(t.dtype, t.elem(&bytes, i))
         })
         .collect();
     for (k, &is) in inside.iter().enumerate() {
         if !is {
-            assert!(bytes[k * e..(k + 1) * e].iter().all(|&b| b == 0x5a), "written outside the view at {k}");
+            assert!(
+                bytes[k * e..(k + 1) * e].iter().all(|&b| b == 0x5a),
+                "written outside the view at {k}"
+            );
         }
     }
     vals
@@ -139,7 +132,11 @@ fn uniform_is_uniform_and_a_function_of_seed_offset_and_index() {
     for case in 0..24 {
         let d = [F32, F64, F16, BF16, S32, S64, S16, S8, U8][case % 9];
         let big = case < 4;
-        let shape: Vec<usize> = if big { vec![50, 400] } else { vec![1 + rng.below(5) as usize, rng.below(7) as usize, 3] };
+        let shape: Vec<usize> = if big {
+            vec![50, 400]
+        } else {
+            vec![1 + rng.below(5) as usize, rng.below(7) as usize, 3]
+        };
         let t = view(&mut rng, d, &shape);
         let (from, to) = if d == U8 { (0.0, 200.0) } else { (-3.5, 7.25) };
         let (seed, offset) = (rng.next(), rng.next() & 0xffff);
@@ -148,11 +145,19 @@ fn uniform_is_uniform_and_a_function_of_seed_offset_and_index() {
         let (st, phase2): (i32, super::gather_diff::Phase2) = if tensor_form {
             let s = T::index(&mut rng, S64, &[1], &[seed as i64]);
             let o = T::index(&mut rng, S64, &[1], &[offset as i64 - 3]);
-            let st = unsafe { uniform::aclnnInplaceUniformTensorGetWorkspaceSize(t.t, from, to, s.t, o.t, 3, &mut ws, &mut ex) };
+            let st = unsafe {
+                uniform::aclnnInplaceUniformTensorGetWorkspaceSize(
+                    t.t, from, to, s.t, o.t, 3, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, uniform::aclnnInplaceUniformTensor);
             (-1, uniform::aclnnInplaceUniformTensor)
         } else {
-            let st = unsafe { uniform::aclnnInplaceUniformGetWorkspaceSize(t.t, from, to, seed, offset, &mut ws, &mut ex) };
+            let st = unsafe {
+                uniform::aclnnInplaceUniformGetWorkspaceSize(
+                    t.t, from, to, seed, offset, &mut ws, &mut ex,
+                )
+            };
             (st, uniform::aclnnInplaceUniform)
         };
         if st != -1 {
@@ -162,8 +167,16 @@ fn uniform_is_uniform_and_a_function_of_seed_offset_and_index() {
         let g = Philox::new(seed, offset);
         for (e, v) in got.iter().enumerate() {
             let want = round_to(d, from + (to - from) * unit(&g, e)) + 0.0;
-            assert_eq!(v.to_bits(), want.to_bits(), "case {case} dtype {d} element {e}");
-            let lo = if [F32, F64, F16, BF16].contains(&d) { from } else { from.trunc() };
+            assert_eq!(
+                v.to_bits(),
+                want.to_bits(),
+                "case {case} dtype {d} element {e}"
+            );
+            let lo = if [F32, F64, F16, BF16].contains(&d) {
+                from
+            } else {
+                from.trunc()
+            };
             assert!(*v >= lo && *v <= to, "{v} outside [{from}, {to}]");
         }
         if big && (d == F32 || d == F64) {
@@ -185,10 +198,18 @@ fn normal_forms_follow_their_laws() {
         let t = view(&mut rng, d, &[n / 100, 100]);
         let (mut ws, mut ex) = (0u64, null_mut());
         if case < 4 {
-            let st = unsafe { normal::aclnnInplaceNormalGetWorkspaceSize(t.t, mean, std, seed, offset, &mut ws, &mut ex) };
+            let st = unsafe {
+                normal::aclnnInplaceNormalGetWorkspaceSize(
+                    t.t, mean, std, seed, offset, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, normal::aclnnInplaceNormal);
         } else {
-            let st = unsafe { normal_out::aclnnNormalFloatFloatGetWorkspaceSize(mean, std, seed, offset, t.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                normal_out::aclnnNormalFloatFloatGetWorkspaceSize(
+                    mean, std, seed, offset, t.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, normal_out::aclnnNormalFloatFloat);
         }
         let got = read(&t);
@@ -210,8 +231,14 @@ fn normal_forms_follow_their_laws() {
     for case in 0..6 {
         let d = [F32, F64, F16][case % 3];
         let shape = [3usize, 4, 5];
-        let mean_shape: Vec<usize> = if case % 2 == 0 { vec![3, 4, 1] } else { vec![3, 4, 5] };
-        let mvals: Vec<i64> = (0..mean_shape.iter().product::<usize>() as i64).map(|i| i - 7).collect();
+        let mean_shape: Vec<usize> = if case % 2 == 0 {
+            vec![3, 4, 1]
+        } else {
+            vec![3, 4, 5]
+        };
+        let mvals: Vec<i64> = (0..mean_shape.iter().product::<usize>() as i64)
+            .map(|i| i - 7)
+            .collect();
         let svals: Vec<i64> = (0..5).map(|i| i + 1).collect();
         let m = T::index(&mut rng, d, &mean_shape, &mvals);
         let s = T::index(&mut rng, d, &[5], &svals);
@@ -221,11 +248,22 @@ fn normal_forms_follow_their_laws() {
         let form = case % 3;
         let st = unsafe {
             match form {
-                0 => normal_out::aclnnNormalTensorTensorGetWorkspaceSize(m.t, s.t, seed, offset, out.t, &mut ws, &mut ex),
-                1 => normal_out::aclnnNormalTensorFloatGetWorkspaceSize(m.t, 2.0, seed, offset, out.t, &mut ws, &mut ex),
+                0 => normal_out::aclnnNormalTensorTensorGetWorkspaceSize(
+                    m.t, s.t, seed, offset, out.t, &mut ws, &mut ex,
+                ),
+                1 => normal_out::aclnnNormalTensorFloatGetWorkspaceSize(
+                    m.t, 2.0, seed, offset, out.t, &mut ws, &mut ex,
+                ),
                 _ => {
-                    let s_full = T::index(&mut rng, d, &shape, &(0..60).map(|i| i % 5 + 1).collect::<Vec<_>>());
-                    let st = normal_out::aclnnNormalFloatTensorGetWorkspaceSize(0.5, s_full.t, seed, offset, out.t, &mut ws, &mut ex);
+                    let s_full = T::index(
+                        &mut rng,
+                        d,
+                        &shape,
+                        &(0..60).map(|i| i % 5 + 1).collect::<Vec<_>>(),
+                    );
+                    let st = normal_out::aclnnNormalFloatTensorGetWorkspaceSize(
+                        0.5, s_full.t, seed, offset, out.t, &mut ws, &mut ex,
+                    );
                     ok(st, ws, ex, normal_out::aclnnNormalFloatTensor);
                     -1
                 }
@@ -239,8 +277,16 @@ fn normal_forms_follow_their_laws() {
         let got = read(&out);
         let g = Philox::new(seed as u64, offset as u64);
         for (e, idx) in indices(&shape).iter().enumerate() {
-            let mi = if mean_shape[2] == 1 { idx[0] * 4 + idx[1] } else { e };
-            let mean = if form == 2 { 0.5 } else { round_to(d, mvals[mi] as f64) };
+            let mi = if mean_shape[2] == 1 {
+                idx[0] * 4 + idx[1]
+            } else {
+                e
+            };
+            let mean = if form == 2 {
+                0.5
+            } else {
+                round_to(d, mvals[mi] as f64)
+            };
             let std = if form == 1 { 2.0 } else { (idx[2] + 1) as f64 };
             let want = round_to(d, mean + std * normal_z(&g, e));
             assert_eq!(got[e].to_bits(), want.to_bits(), "form {form} element {e}");
@@ -262,10 +308,18 @@ fn bernoulli_forms_have_the_asked_density() {
         let (seed, offset) = (rng.next() as i64, 4 * rng.below(100) as i64);
         let (mut ws, mut ex) = (0u64, null_mut());
         if case % 2 == 0 {
-            let st = unsafe { bernoulli::aclnnInplaceBernoulliGetWorkspaceSize(t.t, prob, seed, offset, &mut ws, &mut ex) };
+            let st = unsafe {
+                bernoulli::aclnnInplaceBernoulliGetWorkspaceSize(
+                    t.t, prob, seed, offset, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, bernoulli::aclnnInplaceBernoulli);
         } else {
-            let st = unsafe { bernoulli::aclnnBernoulliGetWorkspaceSize(t.t, prob, seed, offset, t.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                bernoulli::aclnnBernoulliGetWorkspaceSize(
+                    t.t, prob, seed, offset, t.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, bernoulli::aclnnBernoulli);
         }
         aclDestroyScalar(prob);
@@ -274,7 +328,10 @@ fn bernoulli_forms_have_the_asked_density() {
         let ones = got.iter().filter(|v| **v == 1.0).count() as u64;
         let pf = p as f32 as f64;
         let (stat, bound) = chi2(&[got.len() as u64 - ones, ones], &[1.0 - pf, pf]);
-        assert!(pf == 0.0 || pf == 1.0 || stat < bound, "case {case}: chi2 {stat} >= {bound}");
+        assert!(
+            pf == 0.0 || pf == 1.0 || stat < bound,
+            "case {case}: chi2 {stat} >= {bound}"
+        );
     }
     // A probability tensor broadcast over rows: row r has density p[r].
     for case in 0..4 {
@@ -290,16 +347,27 @@ fn bernoulli_forms_have_the_asked_density() {
         let t = view(&mut rng, d, &[4, 5000]);
         let (mut ws, mut ex) = (0u64, null_mut());
         if case % 2 == 0 {
-            let st = unsafe { bernoulli::aclnnInplaceBernoulliTensorGetWorkspaceSize(t.t, prob.t, 7, 0, &mut ws, &mut ex) };
+            let st = unsafe {
+                bernoulli::aclnnInplaceBernoulliTensorGetWorkspaceSize(
+                    t.t, prob.t, 7, 0, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, bernoulli::aclnnInplaceBernoulliTensor);
         } else {
-            let st = unsafe { bernoulli::aclnnBernoulliTensorGetWorkspaceSize(t.t, prob.t, 7, 0, t.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                bernoulli::aclnnBernoulliTensorGetWorkspaceSize(
+                    t.t, prob.t, 7, 0, t.t, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, bernoulli::aclnnBernoulliTensor);
         }
         let got = read(&t);
         for (r, p) in ps.iter().enumerate() {
             let p = *p as f32 as f64;
-            let ones = got[r * 5000..(r + 1) * 5000].iter().filter(|v| **v == 1.0).count() as u64;
+            let ones = got[r * 5000..(r + 1) * 5000]
+                .iter()
+                .filter(|v| **v == 1.0)
+                .count() as u64;
             if p > 0.0 {
                 let (stat, bound) = chi2(&[5000 - ones, ones], &[1.0 - p, p]);
                 assert!(stat < bound, "row {r}: chi2 {stat}");
@@ -312,8 +380,13 @@ fn bernoulli_forms_have_the_asked_density() {
     let prob = T::index(&mut rng, F32, &[2], &[0, 2]);
     let t = view(&mut rng, F32, &[3, 2]);
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { bernoulli::aclnnInplaceBernoulliTensorGetWorkspaceSize(t.t, prob.t, 7, 0, &mut ws, &mut ex) };
-    assert_eq!(run(st, ws, ex, bernoulli::aclnnInplaceBernoulliTensor), 507015);
+    let st = unsafe {
+        bernoulli::aclnnInplaceBernoulliTensorGetWorkspaceSize(t.t, prob.t, 7, 0, &mut ws, &mut ex)
+    };
+    assert_eq!(
+        run(st, ws, ex, bernoulli::aclnnInplaceBernoulliTensor),
+        507015
+    );
     let bytes = t.bytes();
     assert!(bytes.iter().all(|&b| b == 0x5a));
 }
@@ -334,16 +407,28 @@ fn random_draws_integers_uniformly_in_range() {
         let (seed, offset) = (rng.next() as i64, rng.below(9) as i64);
         let (mut ws, mut ex) = (0u64, null_mut());
         if case % 2 == 0 {
-            let st = unsafe { random::aclnnInplaceRandomGetWorkspaceSize(t.t, from, to, seed, offset, &mut ws, &mut ex) };
+            let st = unsafe {
+                random::aclnnInplaceRandomGetWorkspaceSize(
+                    t.t, from, to, seed, offset, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, random::aclnnInplaceRandom);
         } else {
             let s = word(&mut rng, seed);
             let o = word(&mut rng, offset + 5);
-            let st = unsafe { random::aclnnInplaceRandomTensorGetWorkspaceSize(t.t, from, to, s.t, o.t, -5, &mut ws, &mut ex) };
+            let st = unsafe {
+                random::aclnnInplaceRandomTensorGetWorkspaceSize(
+                    t.t, from, to, s.t, o.t, -5, &mut ws, &mut ex,
+                )
+            };
             ok(st, ws, ex, random::aclnnInplaceRandomTensor);
         }
         let got = read(&t);
-        assert!(got.iter().all(|v| *v >= from as f64 && *v < to as f64 && v.fract() == 0.0), "case {case}");
+        assert!(
+            got.iter()
+                .all(|v| *v >= from as f64 && *v < to as f64 && v.fract() == 0.0),
+            "case {case}"
+        );
         if to - from <= 16 {
             let k = (to - from) as usize;
             let mut counts = vec![0u64; k];
@@ -353,15 +438,25 @@ fn random_draws_integers_uniformly_in_range() {
             let (stat, bound) = chi2(&counts, &vec![1.0 / k as f64; k]);
             assert!(stat < bound, "case {case}: chi2 {stat} >= {bound}");
         } else {
-            let dks = ks(&got, |x| ((x - from as f64) / (to - from) as f64).clamp(0.0, 1.0));
+            let dks = ks(&got, |x| {
+                ((x - from as f64) / (to - from) as f64).clamp(0.0, 1.0)
+            });
             assert!(dks < ks_bound(got.len()), "KS {dks}");
         }
     }
     // Without from/to: [0, the largest exact integer] (bool: 0/1; f16: 2^11).
-    for (d, max) in [(F16, 2048.0), (BOOL, 1.0), (U8, 255.0), (BF16, 256.0), (S8, 127.0)] {
+    for (d, max) in [
+        (F16, 2048.0),
+        (BOOL, 1.0),
+        (U8, 255.0),
+        (BF16, 256.0),
+        (S8, 127.0),
+    ] {
         let t = view(&mut rng, d, &[8000]);
         let (mut ws, mut ex) = (0u64, null_mut());
-        let st = unsafe { random::aclnnInplaceRandomWithoutFromToGetWorkspaceSize(t.t, 11, 0, &mut ws, &mut ex) };
+        let st = unsafe {
+            random::aclnnInplaceRandomWithoutFromToGetWorkspaceSize(t.t, 11, 0, &mut ws, &mut ex)
+        };
         ok(st, ws, ex, random::aclnnInplaceRandomWithoutFromTo);
         let got = read(&t);
         assert!(got.iter().all(|v| *v >= 0.0 && *v <= max), "dtype {d}");
@@ -370,9 +465,17 @@ fn random_draws_integers_uniformly_in_range() {
         let s = word(&mut rng, 11);
         let o = word(&mut rng, 0);
         let t2 = view(&mut rng, d, &[8000]);
-        let st = unsafe { random::aclnnInplaceRandomWithoutFromToTensorGetWorkspaceSize(t2.t, s.t, o.t, 0, &mut ws, &mut ex) };
+        let st = unsafe {
+            random::aclnnInplaceRandomWithoutFromToTensorGetWorkspaceSize(
+                t2.t, s.t, o.t, 0, &mut ws, &mut ex,
+            )
+        };
         ok(st, ws, ex, random::aclnnInplaceRandomWithoutFromToTensor);
-        assert_eq!(read(&t2), got, "the tensor form draws what the host form does");
+        assert_eq!(
+            read(&t2),
+            got,
+            "the tensor form draws what the host form does"
+        );
     }
 }
 
@@ -380,10 +483,20 @@ fn random_draws_integers_uniformly_in_range() {
 fn randperm_is_a_uniform_permutation() {
     device();
     let mut rng = Rng::new(0x9e53);
-    for (n, d) in [(0usize, S64), (1, S32), (1000, S64), (300, F32), (256, U8), (2000, F16), (57, BF16)] {
+    for (n, d) in [
+        (0usize, S64),
+        (1, S32),
+        (1000, S64),
+        (300, F32),
+        (256, U8),
+        (2000, F16),
+        (57, BF16),
+    ] {
         let t = view(&mut rng, d, &[n]);
         let (mut ws, mut ex) = (0u64, null_mut());
-        let st = unsafe { randperm::aclnnRandpermGetWorkspaceSize(n as i64, 3, 0, t.t, &mut ws, &mut ex) };
+        let st = unsafe {
+            randperm::aclnnRandpermGetWorkspaceSize(n as i64, 3, 0, t.t, &mut ws, &mut ex)
+        };
         ok(st, ws, ex, randperm::aclnnRandperm);
         let mut got: Vec<i64> = read(&t).iter().map(|v| *v as i64).collect();
         got.sort();
@@ -394,7 +507,8 @@ fn randperm_is_a_uniform_permutation() {
     let t = view(&mut rng, S64, &[8]);
     for seed in 0..4000 {
         let (mut ws, mut ex) = (0u64, null_mut());
-        let st = unsafe { randperm::aclnnRandpermGetWorkspaceSize(8, seed, 0, t.t, &mut ws, &mut ex) };
+        let st =
+            unsafe { randperm::aclnnRandpermGetWorkspaceSize(8, seed, 0, t.t, &mut ws, &mut ex) };
         ok(st, ws, ex, randperm::aclnnRandperm);
         let v = read(&t);
         counts[v.iter().position(|x| *x == 0.0).unwrap()] += 1;
@@ -404,11 +518,23 @@ fn randperm_is_a_uniform_permutation() {
     // n too large for the dtype, a negative n, a wrong shape.
     let (mut ws, mut ex) = (0u64, null_mut());
     let t = view(&mut rng, U8, &[300]);
-    assert_eq!(unsafe { randperm::aclnnRandpermGetWorkspaceSize(300, 0, 0, t.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe { randperm::aclnnRandpermGetWorkspaceSize(300, 0, 0, t.t, &mut ws, &mut ex) },
+        161002
+    );
     assert!(err().contains("too large"), "{}", err());
-    assert_eq!(unsafe { randperm::aclnnRandpermGetWorkspaceSize(-1, 0, 0, t.t, &mut ws, &mut ex) }, 161002);
-    assert_eq!(unsafe { randperm::aclnnRandpermGetWorkspaceSize(299, 0, 0, t.t, &mut ws, &mut ex) }, 161002);
-    assert_eq!(unsafe { randperm::aclnnRandpermGetWorkspaceSize(3, 0, 0, null_mut(), &mut ws, &mut ex) }, 161001);
+    assert_eq!(
+        unsafe { randperm::aclnnRandpermGetWorkspaceSize(-1, 0, 0, t.t, &mut ws, &mut ex) },
+        161002
+    );
+    assert_eq!(
+        unsafe { randperm::aclnnRandpermGetWorkspaceSize(299, 0, 0, t.t, &mut ws, &mut ex) },
+        161002
+    );
+    assert_eq!(
+        unsafe { randperm::aclnnRandpermGetWorkspaceSize(3, 0, 0, null_mut(), &mut ws, &mut ex) },
+        161001
+    );
 }
 
 #[test]
@@ -427,12 +553,35 @@ fn multinomial_draws_by_the_weights() {
         let out = view(&mut rng, S64, &[rows, ns]);
         let (mut ws, mut ex) = (0u64, null_mut());
         if case < 3 {
-            let st = unsafe { multinomial::aclnnMultinomialGetWorkspaceSize(x.t, ns as i64, replacement, 5, 0, out.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                multinomial::aclnnMultinomialGetWorkspaceSize(
+                    x.t,
+                    ns as i64,
+                    replacement,
+                    5,
+                    0,
+                    out.t,
+                    &mut ws,
+                    &mut ex,
+                )
+            };
             ok(st, ws, ex, multinomial::aclnnMultinomial);
         } else {
             let s = word(&mut rng, 5);
             let o = word(&mut rng, 0);
-            let st = unsafe { multinomial::aclnnMultinomialTensorGetWorkspaceSize(x.t, ns as i64, replacement, s.t, o.t, 0, out.t, &mut ws, &mut ex) };
+            let st = unsafe {
+                multinomial::aclnnMultinomialTensorGetWorkspaceSize(
+                    x.t,
+                    ns as i64,
+                    replacement,
+                    s.t,
+                    o.t,
+                    0,
+                    out.t,
+                    &mut ws,
+                    &mut ex,
+                )
+            };
             ok(st, ws, ex, multinomial::aclnnMultinomialTensor);
         }
         let got: Vec<usize> = read(&out).iter().map(|v| *v as usize).collect();
@@ -449,28 +598,51 @@ fn multinomial_draws_by_the_weights() {
             } else {
                 let mut s = row.to_vec();
                 s.sort();
-                assert_eq!(s, vec![0, 2, 3, 5], "case {case}: the four non-zero categories, once each");
+                assert_eq!(
+                    s,
+                    vec![0, 2, 3, 5],
+                    "case {case}: the four non-zero categories, once each"
+                );
             }
         }
     }
     // Without replacement, the first draw follows the weights.
-    let x = T::index(&mut rng, F32, &[2000, 6], &(0..2000).flat_map(|_| w).collect::<Vec<_>>());
+    let x = T::index(
+        &mut rng,
+        F32,
+        &[2000, 6],
+        &(0..2000).flat_map(|_| w).collect::<Vec<_>>(),
+    );
     let out = view(&mut rng, S64, &[2000, 1]);
     let (mut ws, mut ex) = (0u64, null_mut());
-    let st = unsafe { multinomial::aclnnMultinomialGetWorkspaceSize(x.t, 1, false, 9, 0, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        multinomial::aclnnMultinomialGetWorkspaceSize(x.t, 1, false, 9, 0, out.t, &mut ws, &mut ex)
+    };
     ok(st, ws, ex, multinomial::aclnnMultinomial);
     let mut counts = [0u64; 6];
     for v in read(&out) {
         counts[v as usize] += 1;
     }
-    let (stat, bound) = chi2(&counts, &w.iter().map(|x| *x as f64 / total).collect::<Vec<_>>());
+    let (stat, bound) = chi2(
+        &counts,
+        &w.iter().map(|x| *x as f64 / total).collect::<Vec<_>>(),
+    );
     assert!(stat < bound, "first draws: chi2 {stat}");
     // Errors: more samples than categories without replacement; a negative weight at run time.
     let out = view(&mut rng, S64, &[2000, 7]);
-    assert_eq!(unsafe { multinomial::aclnnMultinomialGetWorkspaceSize(x.t, 7, false, 9, 0, out.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            multinomial::aclnnMultinomialGetWorkspaceSize(
+                x.t, 7, false, 9, 0, out.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
     let neg = T::index(&mut rng, F32, &[3], &[1, -1, 2]);
     let out = view(&mut rng, S64, &[2]);
-    let st = unsafe { multinomial::aclnnMultinomialGetWorkspaceSize(neg.t, 2, true, 9, 0, out.t, &mut ws, &mut ex) };
+    let st = unsafe {
+        multinomial::aclnnMultinomialGetWorkspaceSize(neg.t, 2, true, 9, 0, out.t, &mut ws, &mut ex)
+    };
     assert_eq!(run(st, ws, ex, multinomial::aclnnMultinomial), 507015);
     assert!(out.bytes().iter().all(|&b| b == 0x5a));
 }
@@ -484,7 +656,17 @@ fn bit(mask: &[f64], e: usize) -> u8 {
 fn dropout_masks_have_the_documented_layout_and_density() {
     device();
     let mut rng = Rng::new(0xd809);
-    for (case, (n, p)) in [(1111usize, 0.3f64), (128, 0.5), (1, 0.9), (40000, 0.1), (5000, 0.0), (5000, 1.0)].into_iter().enumerate() {
+    for (case, (n, p)) in [
+        (1111usize, 0.3f64),
+        (128, 0.5),
+        (1, 0.9),
+        (40000, 0.1),
+        (5000, 0.0),
+        (5000, 1.0),
+    ]
+    .into_iter()
+    .enumerate()
+    {
         let bytes = n.div_ceil(128) * 16;
         let out = view(&mut rng, U8, &[bytes]);
         let shape = [n as i64];
@@ -493,12 +675,18 @@ fn dropout_masks_have_the_documented_layout_and_density() {
         let form = case % 3;
         let st = unsafe {
             match form {
-                0 => dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(arr, p, 17, 4, out.t, &mut ws, &mut ex),
-                1 => dropout_gen_mask::aclnnDropoutGenMaskV2GetWorkspaceSize(arr, p, 17, 4, F32, out.t, &mut ws, &mut ex),
+                0 => dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(
+                    arr, p, 17, 4, out.t, &mut ws, &mut ex,
+                ),
+                1 => dropout_gen_mask::aclnnDropoutGenMaskV2GetWorkspaceSize(
+                    arr, p, 17, 4, F32, out.t, &mut ws, &mut ex,
+                ),
                 _ => {
                     let s = word(&mut rng, 17);
                     let o = word(&mut rng, 1);
-                    let st = dropout_gen_mask::aclnnDropoutGenMaskV2TensorGetWorkspaceSize(arr, p, s.t, o.t, 3, F32, out.t, &mut ws, &mut ex);
+                    let st = dropout_gen_mask::aclnnDropoutGenMaskV2TensorGetWorkspaceSize(
+                        arr, p, s.t, o.t, 3, F32, out.t, &mut ws, &mut ex,
+                    );
                     ok(st, ws, ex, dropout_gen_mask::aclnnDropoutGenMaskV2Tensor);
                     -1
                 }
@@ -515,7 +703,11 @@ fn dropout_masks_have_the_documented_layout_and_density() {
         let g = Philox::new(17, 4);
         let keep = ((1.0 - p as f32 as f64) * 4294967296.0).round() as u64;
         for e in 0..bytes * 8 {
-            assert_eq!(bit(&mask, e), ((g.word(e as u64) as u64) < keep) as u8, "case {case} bit {e}");
+            assert_eq!(
+                bit(&mask, e),
+                ((g.word(e as u64) as u64) < keep) as u8,
+                "case {case} bit {e}"
+            );
         }
         let kept = (0..bytes * 8).filter(|&e| bit(&mask, e) == 1).count() as u64;
         let all = (bytes * 8) as u64;
@@ -531,10 +723,31 @@ fn dropout_masks_have_the_documented_layout_and_density() {
     let shape = [129i64];
     let arr = unsafe { aclCreateIntArray(shape.as_ptr(), 1) };
     let (mut ws, mut ex) = (0u64, null_mut());
-    assert_eq!(unsafe { dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(arr, 0.5, 1, 0, out.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(
+                arr, 0.5, 1, 0, out.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
     assert!(err().contains("align(129, 128) / 8"), "{}", err());
-    assert_eq!(unsafe { dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(arr, 1.5, 1, 0, out.t, &mut ws, &mut ex) }, 161002);
-    assert_eq!(unsafe { dropout_gen_mask::aclnnDropoutGenMaskV2GetWorkspaceSize(arr, 0.5, 1, 0, S32, out.t, &mut ws, &mut ex) }, 161002);
+    assert_eq!(
+        unsafe {
+            dropout_gen_mask::aclnnDropoutGenMaskGetWorkspaceSize(
+                arr, 1.5, 1, 0, out.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
+    assert_eq!(
+        unsafe {
+            dropout_gen_mask::aclnnDropoutGenMaskV2GetWorkspaceSize(
+                arr, 0.5, 1, 0, S32, out.t, &mut ws, &mut ex,
+            )
+        },
+        161002
+    );
     aclDestroyIntArray(arr);
 }
 
@@ -556,11 +769,27 @@ fn dropout_and_the_mask_appliers_match_a_loop() {
         let train = case % 5 != 0;
         match case % 2 {
             0 => {
-                let st = unsafe { dropout::aclnnDropoutGetWorkspaceSize(x.t, p, train, 21, 8, out.t, mask.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    dropout::aclnnDropoutGetWorkspaceSize(
+                        x.t, p, train, 21, 8, out.t, mask.t, &mut ws, &mut ex,
+                    )
+                };
                 ok(st, ws, ex, dropout::aclnnDropout);
             }
             _ => {
-                let st = unsafe { dropout_v3::aclnnDropoutV3GetWorkspaceSize(x.t, null(), p, 21, 8, out.t, mask.t, &mut ws, &mut ex) };
+                let st = unsafe {
+                    dropout_v3::aclnnDropoutV3GetWorkspaceSize(
+                        x.t,
+                        null(),
+                        p,
+                        21,
+                        8,
+                        out.t,
+                        mask.t,
+                        &mut ws,
+                        &mut ex,
+                    )
+                };
                 ok(st, ws, ex, dropout_v3::aclnnDropoutV3);
             }
         }
@@ -580,7 +809,11 @@ fn dropout_and_the_mask_appliers_match_a_loop() {
             };
             assert_eq!(got[e], round_to(od, want as f64), "case {case} element {e}");
         }
-        assert_eq!(untouched, !train || p == 0.0 || p == 1.0, "case {case}: maskOut written only when drawn");
+        assert_eq!(
+            untouched,
+            !train || p == 0.0 || p == 1.0,
+            "case {case}: maskOut written only when drawn"
+        );
         // DoMask, DropoutBackward and DropoutV3Grad with this mask (a drawn one).
         if !untouched {
             for op in 0..3 {
@@ -588,9 +821,15 @@ fn dropout_and_the_mask_appliers_match_a_loop() {
                 let scale = 1.0 / (1.0 - p);
                 let st = unsafe {
                     match op {
-                        0 => dropout_do_mask::aclnnDropoutDoMaskGetWorkspaceSize(x.t, mask.t, p, o2.t, &mut ws, &mut ex),
-                        1 => dropout_backward::aclnnDropoutBackwardGetWorkspaceSize(x.t, mask.t, scale, o2.t, &mut ws, &mut ex),
-                        _ => dropout_v3_grad::aclnnDropoutV3GradGetWorkspaceSize(x.t, mask.t, scale, o2.t, &mut ws, &mut ex),
+                        0 => dropout_do_mask::aclnnDropoutDoMaskGetWorkspaceSize(
+                            x.t, mask.t, p, o2.t, &mut ws, &mut ex,
+                        ),
+                        1 => dropout_backward::aclnnDropoutBackwardGetWorkspaceSize(
+                            x.t, mask.t, scale, o2.t, &mut ws, &mut ex,
+                        ),
+                        _ => dropout_v3_grad::aclnnDropoutV3GradGetWorkspaceSize(
+                            x.t, mask.t, scale, o2.t, &mut ws, &mut ex,
+                        ),
                     }
                 };
                 let phase2: super::gather_diff::Phase2 = [
@@ -600,7 +839,10 @@ fn dropout_and_the_mask_appliers_match_a_loop() {
                 ][op];
                 ok(st, ws, ex, phase2);
                 let again = read(&o2);
-                assert_eq!(again, got, "case {case} op {op} applies the mask as Dropout did");
+                assert_eq!(
+                    again, got,
+                    "case {case} op {op} applies the mask as Dropout did"
+                );
             }
         }
     }
@@ -611,13 +853,59 @@ fn dropout_and_the_mask_appliers_match_a_loop() {
     let bad = view(&mut rng, U8, &[8]);
     let (mut ws, mut ex) = (0u64, null_mut());
     unsafe {
-        assert_eq!(dropout::aclnnDropoutGetWorkspaceSize(x.t, 1.5, true, 0, 0, out.t, mask.t, &mut ws, &mut ex), 161002);
-        assert_eq!(dropout::aclnnDropoutGetWorkspaceSize(x.t, 0.5, true, 0, 0, out.t, bad.t, &mut ws, &mut ex), 161002);
-        assert_eq!(dropout::aclnnDropoutGetWorkspaceSize(x.t, 0.5, true, 0, 0, out.t, null_mut(), &mut ws, &mut ex), 161001);
-        assert_eq!(dropout_v3::aclnnDropoutV3GetWorkspaceSize(x.t, null(), 0.5, 0, 2, out.t, mask.t, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            dropout::aclnnDropoutGetWorkspaceSize(
+                x.t, 1.5, true, 0, 0, out.t, mask.t, &mut ws, &mut ex
+            ),
+            161002
+        );
+        assert_eq!(
+            dropout::aclnnDropoutGetWorkspaceSize(
+                x.t, 0.5, true, 0, 0, out.t, bad.t, &mut ws, &mut ex
+            ),
+            161002
+        );
+        assert_eq!(
+            dropout::aclnnDropoutGetWorkspaceSize(
+                x.t,
+                0.5,
+                true,
+                0,
+                0,
+                out.t,
+                null_mut(),
+                &mut ws,
+                &mut ex
+            ),
+            161001
+        );
+        assert_eq!(
+            dropout_v3::aclnnDropoutV3GetWorkspaceSize(
+                x.t,
+                null(),
+                0.5,
+                0,
+                2,
+                out.t,
+                mask.t,
+                &mut ws,
+                &mut ex
+            ),
+            161002
+        );
         assert!(err().contains("multiple of 4"), "{}", err());
-        assert_eq!(dropout_backward::aclnnDropoutBackwardGetWorkspaceSize(x.t, mask.t, 0.5, out.t, &mut ws, &mut ex), 161002);
-        assert_eq!(dropout_do_mask::aclnnDropoutDoMaskGetWorkspaceSize(x.t, bad.t, 0.5, out.t, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            dropout_backward::aclnnDropoutBackwardGetWorkspaceSize(
+                x.t, mask.t, 0.5, out.t, &mut ws, &mut ex
+            ),
+            161002
+        );
+        assert_eq!(
+            dropout_do_mask::aclnnDropoutDoMaskGetWorkspaceSize(
+                x.t, bad.t, 0.5, out.t, &mut ws, &mut ex
+            ),
+            161002
+        );
     }
 }
 
@@ -630,37 +918,86 @@ fn same_seed_and_offset_give_the_same_bits_and_other_offsets_others() {
     let c = view(&mut rng, F32, &[64, 64]);
     let (mut ws, mut ex) = (0u64, null_mut());
     for (t, off) in [(&a, 8i64), (&b, 8), (&c, 12)] {
-        let st = unsafe { normal::aclnnInplaceNormalGetWorkspaceSize(t.t, 0.0, 1.0, 99, off, &mut ws, &mut ex) };
+        let st = unsafe {
+            normal::aclnnInplaceNormalGetWorkspaceSize(t.t, 0.0, 1.0, 99, off, &mut ws, &mut ex)
+        };
         ok(st, ws, ex, normal::aclnnInplaceNormal);
     }
     let (ra, rb, rc) = (read(&a), read(&b), read(&c));
-    assert_eq!(ra, rb, "same seed and offset, different layouts: same values");
-    assert!(ra.iter().zip(&rc).filter(|(x, y)| x == y).count() < 4, "another offset draws other values");
+    assert_eq!(
+        ra, rb,
+        "same seed and offset, different layouts: same values"
+    );
+    assert!(
+        ra.iter().zip(&rc).filter(|(x, y)| x == y).count() < 4,
+        "another offset draws other values"
+    );
     // The tensor form reads seed and offsetTensor + offset at run time.
     let s = word(&mut rng, 99);
     let o = word(&mut rng, 5);
-    let st = unsafe { normal::aclnnInplaceNormalTensorGetWorkspaceSize(c.t, 0.0, 1.0, s.t, o.t, 3, &mut ws, &mut ex) };
+    let st = unsafe {
+        normal::aclnnInplaceNormalTensorGetWorkspaceSize(
+            c.t, 0.0, 1.0, s.t, o.t, 3, &mut ws, &mut ex,
+        )
+    };
     ok(st, ws, ex, normal::aclnnInplaceNormalTensor);
     assert_eq!(read(&c), ra);
     // Errors of the normal forms.
     unsafe {
-        assert_eq!(normal::aclnnInplaceNormalGetWorkspaceSize(a.t, 0.0, -1.0, 0, 0, &mut ws, &mut ex), 161002);
-        assert_eq!(normal::aclnnInplaceNormalGetWorkspaceSize(null(), 0.0, 1.0, 0, 0, &mut ws, &mut ex), 161001);
+        assert_eq!(
+            normal::aclnnInplaceNormalGetWorkspaceSize(a.t, 0.0, -1.0, 0, 0, &mut ws, &mut ex),
+            161002
+        );
+        assert_eq!(
+            normal::aclnnInplaceNormalGetWorkspaceSize(null(), 0.0, 1.0, 0, 0, &mut ws, &mut ex),
+            161001
+        );
         let i = view(&mut rng, S32, &[4]);
-        assert_eq!(normal::aclnnInplaceNormalGetWorkspaceSize(i.t, 0.0, 1.0, 0, 0, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            normal::aclnnInplaceNormalGetWorkspaceSize(i.t, 0.0, 1.0, 0, 0, &mut ws, &mut ex),
+            161002
+        );
         let two = T::index(&mut rng, S64, &[2], &[1, 2]);
-        assert_eq!(normal::aclnnInplaceNormalTensorGetWorkspaceSize(a.t, 0.0, 1.0, two.t, o.t, 0, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            normal::aclnnInplaceNormalTensorGetWorkspaceSize(
+                a.t, 0.0, 1.0, two.t, o.t, 0, &mut ws, &mut ex
+            ),
+            161002
+        );
         let m = view(&mut rng, F32, &[3]);
-        assert_eq!(normal_out::aclnnNormalTensorFloatGetWorkspaceSize(m.t, 1.0, 0, 0, a.t, &mut ws, &mut ex), 161002);
-        assert_eq!(uniform::aclnnInplaceUniformGetWorkspaceSize(a.t, 2.0, 1.0, 0, 0, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            normal_out::aclnnNormalTensorFloatGetWorkspaceSize(
+                m.t, 1.0, 0, 0, a.t, &mut ws, &mut ex
+            ),
+            161002
+        );
+        assert_eq!(
+            uniform::aclnnInplaceUniformGetWorkspaceSize(a.t, 2.0, 1.0, 0, 0, &mut ws, &mut ex),
+            161002
+        );
         let u8t = view(&mut rng, U8, &[4]);
-        assert_eq!(uniform::aclnnInplaceUniformGetWorkspaceSize(u8t.t, -1.0, 1.0, 0, 0, &mut ws, &mut ex), 161002);
-        assert_eq!(random::aclnnInplaceRandomGetWorkspaceSize(u8t.t, 0, 300, 0, 0, &mut ws, &mut ex), 161002);
-        assert_eq!(random::aclnnInplaceRandomGetWorkspaceSize(u8t.t, 5, 5, 0, 0, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            uniform::aclnnInplaceUniformGetWorkspaceSize(u8t.t, -1.0, 1.0, 0, 0, &mut ws, &mut ex),
+            161002
+        );
+        assert_eq!(
+            random::aclnnInplaceRandomGetWorkspaceSize(u8t.t, 0, 300, 0, 0, &mut ws, &mut ex),
+            161002
+        );
+        assert_eq!(
+            random::aclnnInplaceRandomGetWorkspaceSize(u8t.t, 5, 5, 0, 0, &mut ws, &mut ex),
+            161002
+        );
         let mut pv = 0.5f32;
         let prob = aclCreateScalar(&mut pv as *mut f32 as *mut c_void, F32);
-        assert_eq!(bernoulli::aclnnInplaceBernoulliGetWorkspaceSize(a.t, prob, 0, 2, &mut ws, &mut ex), 161002);
-        assert_eq!(bernoulli::aclnnBernoulliGetWorkspaceSize(a.t, prob, 0, 0, u8t.t, &mut ws, &mut ex), 161002);
+        assert_eq!(
+            bernoulli::aclnnInplaceBernoulliGetWorkspaceSize(a.t, prob, 0, 2, &mut ws, &mut ex),
+            161002
+        );
+        assert_eq!(
+            bernoulli::aclnnBernoulliGetWorkspaceSize(a.t, prob, 0, 0, u8t.t, &mut ws, &mut ex),
+            161002
+        );
         aclDestroyScalar(prob);
     }
 }
