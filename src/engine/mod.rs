@@ -38,6 +38,7 @@ pub mod convert;
 pub mod kernel;
 pub mod narrow;
 pub mod reduce;
+pub mod philox;
 pub mod remap;
 
 use crate::dtype::DType;

@@ -73,6 +73,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::complex::CATALOG,
         super::lerp::CATALOG,
         super::addr::CATALOG,
+        super::random::CATALOG,
     ]
     .iter()
     .flat_map(|c| c.iter())

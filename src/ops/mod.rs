@@ -47,6 +47,7 @@ pub mod pool;
 pub mod pow;
 pub mod prelu;
 pub mod quant;
+pub mod random;
 pub mod reduce;
 pub mod reduce_stats;
 pub mod repeat_interleave;

@@ -132,7 +132,7 @@ impl Work for Spaced {
     }
 }
 
-fn as_f64(s: &Scalar) -> f64 {
+pub(crate) fn as_f64(s: &Scalar) -> f64 {
     match s.wide() {
         Wide::Int(i) => i as f64,
         Wide::Float(f) => f,

@@ -113,7 +113,7 @@ fn encode_f(d: i32, v: f64) -> Vec<u8> {
     }
 }
 
-fn decode_f(d: i32, b: &[u8]) -> f64 {
+pub(super) fn decode_f(d: i32, b: &[u8]) -> f64 {
     match d {
         F32 | C64 => f32::from_le_bytes(b[..4].try_into().unwrap()) as f64,
         F16 => half::f16::from_bits(u16::from_le_bytes(b[..2].try_into().unwrap())).to_f64(),

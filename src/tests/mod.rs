@@ -27,6 +27,7 @@ mod nz_weight_diff;
 mod ops_capi_diff;
 mod pool_diff;
 mod quant_diff;
+mod random_stats;
 mod reduce_diff;
 mod reduce_stats_diff;
 mod rules_convert;
