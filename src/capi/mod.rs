@@ -9,9 +9,9 @@ pub mod base;
 #[allow(dead_code)]
 pub mod decl;
 pub mod guard;
+pub mod handle;
 /// The private ABI libhccl.so (hccl/) reaches the runtime through.
 pub mod hccl_hooks;
-pub mod handle;
 pub mod meta;
 pub mod misuse;
 pub mod model;

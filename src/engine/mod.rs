@@ -37,8 +37,8 @@ macro_rules! with_avx2 {
 pub mod convert;
 pub mod kernel;
 pub mod narrow;
-pub mod reduce;
 pub mod philox;
+pub mod reduce;
 pub mod remap;
 
 use crate::dtype::DType;

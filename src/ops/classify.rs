@@ -35,7 +35,10 @@ trait Classify: Element {
 macro_rules! classify_float {
     ($($t:ty),*) => {$(
         impl Classify for $t {
-            #[inline(always)] fn finite(self) -> bool { self.is_finite() }
+            // x − x is +0 exactly when x is finite, NaN for ±inf and NaN. (`is_finite`
+            // compiles to an abs-and-compare that valgrind's emulation answers wrongly
+            // for NaN; this subtract-and-compare it emulates right, and it is as exact.)
+            #[inline(always)] fn finite(self) -> bool { self - self == 0.0 }
             #[inline(always)] fn pos_inf(self) -> bool { self == <$t>::INFINITY }
             #[inline(always)] fn neg_inf(self) -> bool { self == <$t>::NEG_INFINITY }
             #[inline(always)] fn sign_bit(self) -> bool { self.is_sign_negative() }
