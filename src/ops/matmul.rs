@@ -523,27 +523,42 @@ impl Plan {
                 }
             };
             if let Some((nz, _)) = self.b.nz {
-                // Stored row r's elements c.. run contiguously to the end of their column
-                // block (c0 wide): a panel row or column is a few such runs.
-                let stored_row = |r: usize, c: usize, out: &mut [f32]| {
-                    let mut done = 0;
-                    while done < out.len() {
-                        let col = c + done;
-                        let len = (nz.c0 - col % nz.c0).min(out.len() - done);
-                        run(nz.index(r, col) as isize, 1, &mut out[done..done + len]);
-                        done += len;
+                // A column block of the stored matrix is contiguous (rows r.. of block c1
+                // are c0-element runs one after another): each block a panel touches is
+                // converted in one call into a scratch buffer, then its runs are placed.
+                thread_local!(static BLOCK: std::cell::RefCell<Vec<f32>> = const { std::cell::RefCell::new(Vec::new()) });
+                let c0 = nz.c0;
+                return BLOCK.with(|scratch| {
+                    let mut tmp = scratch.borrow_mut();
+                    match layout {
+                        // Stored rows j0.. are the panel's columns; stored columns are k.
+                        Layout::Columns => {
+                            tmp.resize(w * c0, 0.0);
+                            for start in (0..k).step_by(c0) {
+                                let len = c0.min(k - start);
+                                run(nz.index(j0, start) as isize, 1, &mut tmp[..w * c0]);
+                                for (c, col) in buf.chunks_exact_mut(k).enumerate() {
+                                    col[start..start + len].copy_from_slice(&tmp[c * c0..][..len]);
+                                }
+                            }
+                        }
+                        // Stored rows are the panel's k rows; stored columns j0.. its columns.
+                        Layout::Rows => {
+                            tmp.resize(k * c0, 0.0);
+                            let mut j = j0;
+                            while j < j0 + w {
+                                let first = j % c0;
+                                let len = (c0 - first).min(j0 + w - j);
+                                run(nz.index(0, j - first) as isize, 1, &mut tmp[..k * c0]);
+                                for (p, row) in buf.chunks_exact_mut(w).enumerate() {
+                                    row[j - j0..][..len]
+                                        .copy_from_slice(&tmp[p * c0 + first..][..len]);
+                                }
+                                j += len;
+                            }
+                        }
                     }
-                };
-                return match layout {
-                    Layout::Columns => buf
-                        .chunks_exact_mut(k)
-                        .enumerate()
-                        .for_each(|(c, col)| stored_row(j0 + c, 0, col)),
-                    Layout::Rows => buf
-                        .chunks_exact_mut(w)
-                        .enumerate()
-                        .for_each(|(p, row)| stored_row(p, j0, row)),
-                };
+                });
             }
             match layout {
                 Layout::Columns => buf

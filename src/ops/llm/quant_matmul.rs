@@ -381,6 +381,13 @@ impl WeightRuns {
                     *v = (((nibble << 4) as i8) >> 4) as f32;
                 }
             }
+            _ if stride == 1 => {
+                // SAFETY: as below, a contiguous run of int8 elements of the view.
+                let run = unsafe {
+                    std::slice::from_raw_parts((self.base as *const i8).offset(first), out.len())
+                };
+                out.iter_mut().zip(run).for_each(|(v, &w)| *v = w as f32);
+            }
             _ => {
                 let values = self.base as *const i8;
                 for (i, v) in out.iter_mut().enumerate() {
