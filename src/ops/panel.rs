@@ -74,15 +74,15 @@ unsafe impl Sync for Shared<'_, '_> {}
 impl PanelProduct<'_> {
     /// Columns per panel for this product run on `threads` threads.
     fn width(&self, threads: usize) -> usize {
+        if self.m > SMALL_M {
+            // The GEMM packs its operands itself, and wide panels cost it less per column:
+            // two panels a thread, 64 to 512 columns.
+            return self.n.div_ceil(2 * threads).clamp(64, 512).min(self.n);
+        }
         let fits = (PANEL_BYTES / 4 / self.k.max(1)).max(8);
         // At least four panels a thread, so threads finishing early take more.
         let spread = self.n.div_ceil(4 * threads).max(8);
-        let w = fits.min(spread).min(self.n).max(1);
-        if self.m > SMALL_M {
-            // The GEMM packs its operands: wider panels cost it less per column.
-            return w.max(64.min(self.n));
-        }
-        w
+        fits.min(spread).min(self.n).max(1)
     }
 
     /// Computes the product in the compute pool.
