@@ -280,15 +280,23 @@ impl Work for Wqbmm {
             let shifted = offset.as_ref().map_or(*v, |o| *v + o[i]);
             *v = shifted * scale[i];
         };
-        // Contiguous int8 columns and f16 x (ggml's Q8_0): one pass does all of it.
-        let fused =
-            weight.dtype == S8 && rs == 1 && self.compute == F16 && layout == Layout::Columns;
+        // Contiguous int8 or int4 columns and f16 x (ggml's Q8_0 and Q4_0): one pass
+        // dequantizes and rounds (int4 unpacked to int8 first).
+        let fused = rs == 1 && self.compute == F16 && layout == Layout::Columns;
         // A panel of weight's columns j0.., dequantized and rounded to x's dtype.
         let fill = |j0: usize, wb: usize, buf: &mut [f32]| {
             if fused {
+                let mut unpacked = Vec::new();
                 for (c, col) in buf.chunks_exact_mut(k).enumerate() {
                     let j = j0 + c;
-                    let column = weight.int8_run(j as isize * cs, k);
+                    let column = match weight.dtype {
+                        S4 => {
+                            unpacked.resize(k, 0);
+                            weight.unpack_int4(j as isize * cs, &mut unpacked);
+                            &unpacked[..]
+                        }
+                        _ => weight.int8_run(j as isize * cs, k),
+                    };
                     for (g, run) in col.chunks_mut(rows_per_param).enumerate() {
                         let i = param(g, j);
                         let shift = offset.as_ref().map_or(0.0, |o| o[i]);
@@ -366,6 +374,31 @@ struct WeightRuns {
 }
 
 impl WeightRuns {
+    /// `out.len()` contiguous int4 elements from element `start` (past the view's
+    /// offset), as int8 values.
+    fn unpack_int4(&self, start: isize, out: &mut [i8]) {
+        debug_assert_eq!(self.dtype, S4);
+        let first = (self.offset + start) as usize;
+        let bytes = self.base as *const u8;
+        let (head, rest) = out.split_at_mut((first % 2).min(out.len()));
+        if let Some(v) = head.first_mut() {
+            // SAFETY: the high nibble of the run's first byte, an element of the view.
+            *v = unsafe { *bytes.add(first / 2) } as i8 >> 4;
+        }
+        let at = first.div_ceil(2);
+        let (pairs, odd) = rest.split_at_mut(rest.len() & !1);
+        for (i, two) in pairs.chunks_exact_mut(2).enumerate() {
+            // SAFETY: both nibbles are elements of the run.
+            let byte = unsafe { *bytes.add(at + i) } as i8;
+            two[0] = (byte << 4) >> 4;
+            two[1] = byte >> 4;
+        }
+        if let Some(v) = odd.first_mut() {
+            // SAFETY: the low nibble of the run's last byte.
+            *v = (unsafe { *bytes.add(at + pairs.len() / 2) } as i8) << 4 >> 4;
+        }
+    }
+
     /// `len` contiguous int8 elements from element `start` (past the view's offset).
     fn int8_run(&self, start: isize, len: usize) -> &[i8] {
         debug_assert_eq!(self.dtype, S8);
@@ -380,22 +413,12 @@ impl WeightRuns {
     fn read(&self, start: isize, stride: isize, out: &mut [f32]) {
         let first = self.offset + start;
         match self.dtype {
-            S4 if stride == 1 && first % 2 == 0 => {
-                // Whole bytes, two values each (the usual case: a run along the packed dim).
-                let bytes = self.base as *const u8;
-                let at = first as usize / 2;
-                let (pairs, odd) = out.split_at_mut(out.len() & !1);
-                for (i, two) in pairs.chunks_exact_mut(2).enumerate() {
-                    // SAFETY: both nibbles are elements of the weight's view (see `run`).
-                    let byte = unsafe { *bytes.add(at + i) } as i8;
-                    two[0] = ((byte << 4) >> 4) as f32;
-                    two[1] = (byte >> 4) as f32;
-                }
-                if let Some(v) = odd.first_mut() {
-                    // SAFETY: as above, the low nibble of the run's last byte.
-                    let byte = unsafe { *bytes.add(at + pairs.len() / 2) } as i8;
-                    *v = ((byte << 4) >> 4) as f32;
-                }
+            S4 if stride == 1 => {
+                let mut values = vec![0i8; out.len()];
+                self.unpack_int4(start, &mut values);
+                out.iter_mut()
+                    .zip(&values)
+                    .for_each(|(v, &w)| *v = w as f32);
             }
             S4 => {
                 let bytes = self.base as *const u8;
@@ -541,6 +564,36 @@ mod tests {
                         "w {} shift {shift} scale {scale}: fused {a} general {b}",
                         w[i]
                     );
+                }
+            }
+        }
+    }
+
+    /// Unpacking an int4 run gives each element's nibble (low first, sign-extended) for
+    /// every start parity and length.
+    #[test]
+    fn int4_runs_unpack_nibble_by_nibble() {
+        let bytes: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+        let nibble = |e: usize| {
+            let b = bytes[e / 2];
+            (((if e % 2 == 1 { b >> 4 } else { b & 15 }) << 4) as i8) >> 4
+        };
+        for offset in [0isize, 1, 2, 5] {
+            let runs = WeightRuns {
+                base: bytes.as_ptr() as usize,
+                dtype: S4,
+                offset,
+            };
+            for start in 0..4isize {
+                for len in [0usize, 1, 2, 7, 30] {
+                    let mut got = vec![0i8; len];
+                    runs.unpack_int4(start, &mut got);
+                    let first = (offset + start) as usize;
+                    let want: Vec<i8> = (first..first + len).map(nibble).collect();
+                    assert_eq!(got, want, "offset {offset} start {start} len {len}");
+                    let mut wide = vec![0f32; len];
+                    runs.read(start, 1, &mut wide);
+                    assert!(wide.iter().zip(&want).all(|(a, &b)| *a == b as f32));
                 }
             }
         }
