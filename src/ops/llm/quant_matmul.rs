@@ -287,6 +287,8 @@ impl Work for Wqbmm {
         let fill = |j0: usize, wb: usize, buf: &mut [f32]| {
             if fused {
                 let mut unpacked = Vec::new();
+                let groups = k.div_ceil(rows_per_param);
+                let (mut shifts, mut scales) = (vec![0f32; groups], vec![0f32; groups]);
                 for (c, col) in buf.chunks_exact_mut(k).enumerate() {
                     let j = j0 + c;
                     let column = match weight.dtype {
@@ -297,12 +299,12 @@ impl Work for Wqbmm {
                         }
                         _ => weight.int8_run(j as isize * cs, k),
                     };
-                    for (g, run) in col.chunks_mut(rows_per_param).enumerate() {
+                    for g in 0..groups {
                         let i = param(g, j);
-                        let shift = offset.as_ref().map_or(0.0, |o| o[i]);
-                        let values = &column[g * rows_per_param..][..run.len()];
-                        dequantize_i8_to_f16(values, shift, scale[i], run);
+                        shifts[g] = offset.as_ref().map_or(0.0, |o| o[i]);
+                        scales[g] = scale[i];
                     }
+                    dequantize_i8_to_f16(column, rows_per_param, &shifts, &scales, col);
                 }
                 return;
             }
@@ -448,42 +450,52 @@ impl WeightRuns {
     }
 }
 
-/// `out[i] = f16((w[i] + shift) * scale)` widened back to f32: the dequantization of an
-/// int8 run, in one pass (with AVX2 and F16C: eight values an instruction; the products
-/// and sums are the same f32 operations, and the rounding the same IEEE conversion, as
-/// the general path's).
-fn dequantize_i8_to_f16(w: &[i8], shift: f32, scale: f32, out: &mut [f32]) {
-    debug_assert_eq!(w.len(), out.len());
+/// `out[i] = f16((w[i] + shift[g]) * scale[g])` widened back to f32, g = i / group: the
+/// dequantization of an int8 run whose every `group` elements share a scale and offset,
+/// in one pass (with AVX2 and F16C: eight values an instruction, while the groups are
+/// multiples of 8; the products and sums are the same f32 operations, and the rounding
+/// the same IEEE conversion, as the general path's).
+fn dequantize_i8_to_f16(w: &[i8], group: usize, shift: &[f32], scale: &[f32], out: &mut [f32]) {
+    debug_assert!(w.len() == out.len() && shift.len() == w.len().div_ceil(group));
+    let scalar = |i: usize, v: i8| {
+        let g = i / group;
+        half::f16::from_f32((v as f32 + shift[g]) * scale[g]).to_f32()
+    };
     #[cfg(target_arch = "x86_64")]
     {
         #[target_feature(enable = "avx2,f16c")]
-        unsafe fn fast(w: &[i8], shift: f32, scale: f32, out: &mut [f32]) {
+        unsafe fn fast(w: &[i8], group: usize, shift: &[f32], scale: &[f32], out: &mut [f32]) {
             use std::arch::x86_64::*;
             let n = w.len() / 8 * 8;
-            let (sh, sc) = (_mm256_set1_ps(shift), _mm256_set1_ps(scale));
-            for i in (0..n).step_by(8) {
-                // SAFETY: i + 8 <= n <= both lengths.
-                unsafe {
-                    let bytes = _mm_loadl_epi64(w.as_ptr().add(i) as *const __m128i);
-                    let v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
-                    let d = _mm256_mul_ps(_mm256_add_ps(v, sh), sc);
-                    let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(d);
-                    _mm256_storeu_ps(out.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
+            for (g, start) in (0..n).step_by(group).enumerate() {
+                let (sh, sc) = (_mm256_set1_ps(shift[g]), _mm256_set1_ps(scale[g]));
+                for i in (start..(start + group).min(n)).step_by(8) {
+                    // SAFETY: i + 8 <= n <= both lengths.
+                    unsafe {
+                        let bytes = _mm_loadl_epi64(w.as_ptr().add(i) as *const __m128i);
+                        let v = _mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(bytes));
+                        let d = _mm256_mul_ps(_mm256_add_ps(v, sh), sc);
+                        let h = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(d);
+                        _mm256_storeu_ps(out.as_mut_ptr().add(i), _mm256_cvtph_ps(h));
+                    }
                 }
             }
-            for i in n..w.len() {
-                out[i] = half::f16::from_f32((w[i] as f32 + shift) * scale).to_f32();
-            }
         }
-        if std::arch::is_x86_feature_detected!("avx2")
+        if group % 8 == 0
+            && std::arch::is_x86_feature_detected!("avx2")
             && std::arch::is_x86_feature_detected!("f16c")
         {
             // SAFETY: the CPU has the features the function is compiled for.
-            return unsafe { fast(w, shift, scale, out) };
+            unsafe { fast(w, group, shift, scale, out) };
+            let n = w.len() / 8 * 8;
+            for i in n..w.len() {
+                out[i] = scalar(i, w[i]);
+            }
+            return;
         }
     }
-    for (o, &v) in out.iter_mut().zip(w) {
-        *o = half::f16::from_f32((v as f32 + shift) * scale).to_f32();
+    for (i, (o, &v)) in out.iter_mut().zip(w).enumerate() {
+        *o = scalar(i, v);
     }
 }
 
@@ -552,7 +564,7 @@ mod tests {
         ] {
             for len in [w.len(), 13, 8, 1] {
                 let mut fused = vec![0f32; len];
-                dequantize_i8_to_f16(&w[..len], shift, scale, &mut fused);
+                dequantize_i8_to_f16(&w[..len], len.max(1), &[shift], &[scale], &mut fused);
                 let mut general: Vec<f32> = w[..len]
                     .iter()
                     .map(|&v| (v as f32 + shift) * scale)
@@ -567,6 +579,29 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Grouped scales: each group of 32 (and the scalar tail) uses its own scale and shift.
+    #[test]
+    fn fused_int8_dequantization_uses_each_groups_scale() {
+        let w: Vec<i8> = (0..259).map(|i| ((i * 89 + 7) % 256) as u8 as i8).collect();
+        let groups = w.len().div_ceil(32);
+        let shifts: Vec<f32> = (0..groups).map(|g| g as f32 * 0.25 - 1.0).collect();
+        let scales: Vec<f32> = (0..groups)
+            .map(|g| 0.001 * (g as f32 + 1.0).powi(3))
+            .collect();
+        let mut fused = vec![0f32; w.len()];
+        dequantize_i8_to_f16(&w, 32, &shifts, &scales, &mut fused);
+        let mut general: Vec<f32> = w
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| (v as f32 + shifts[i / 32]) * scales[i / 32])
+            .collect();
+        round_all(F16, &mut general);
+        assert!(fused
+            .iter()
+            .zip(&general)
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
     }
 
     /// Unpacking an int4 run gives each element's nibble (low first, sign-extended) for
