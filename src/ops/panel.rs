@@ -290,18 +290,7 @@ mod kernels {
         }
         axpy_body(s, x, y)
     }
-
-    /// Which kernels run on this CPU (for benchmarks' reports).
-    pub fn name() -> &'static str {
-        #[cfg(target_arch = "x86_64")]
-        if avx2() {
-            return "avx2+fma";
-        }
-        "baseline"
-    }
 }
-
-pub use kernels::name as kernel_name;
 
 #[cfg(test)]
 mod tests {

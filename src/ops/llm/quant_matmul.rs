@@ -416,11 +416,16 @@ impl WeightRuns {
         let first = self.offset + start;
         match self.dtype {
             S4 if stride == 1 => {
-                let mut values = vec![0i8; out.len()];
-                self.unpack_int4(start, &mut values);
-                out.iter_mut()
-                    .zip(&values)
-                    .for_each(|(v, &w)| *v = w as f32);
+                // Unpacked through a stack buffer: no allocation on this per-row path.
+                let mut values = [0i8; 256];
+                for (c, chunk) in out.chunks_mut(values.len()).enumerate() {
+                    let v = &mut values[..chunk.len()];
+                    self.unpack_int4(start + (c * 256) as isize, v);
+                    chunk
+                        .iter_mut()
+                        .zip(v.iter())
+                        .for_each(|(o, &w)| *o = w as f32);
+                }
             }
             S4 => {
                 let bytes = self.base as *const u8;
@@ -608,7 +613,7 @@ mod tests {
     /// every start parity and length.
     #[test]
     fn int4_runs_unpack_nibble_by_nibble() {
-        let bytes: Vec<u8> = (0..64u32).map(|i| (i * 37 + 11) as u8).collect();
+        let bytes: Vec<u8> = (0..512u32).map(|i| (i * 37 + 11) as u8).collect();
         let nibble = |e: usize| {
             let b = bytes[e / 2];
             (((if e % 2 == 1 { b >> 4 } else { b & 15 }) << 4) as i8) >> 4
@@ -620,7 +625,7 @@ mod tests {
                 offset,
             };
             for start in 0..4isize {
-                for len in [0usize, 1, 2, 7, 30] {
+                for len in [0usize, 1, 2, 7, 30, 600] {
                     let mut got = vec![0i8; len];
                     runs.unpack_int4(start, &mut got);
                     let first = (offset + start) as usize;
