@@ -2,7 +2,9 @@
  * The products an LLM's decode and prefill spend their time in, through the C ABI as
  * ggml's CANN back-end calls them: aclnnWeightQuantBatchMatmulV2 with an int8 weight (per
  * channel scale) and an int4 weight (per group of 32), and aclnnMm with an f16 weight, each
- * weight a transposed view of its (n, k) storage, x f16 (f32 for Mm). Median of repeated
+ * weight a transposed view of its (n, k) storage, x f16 (f32 for Mm). Also ggml's defaults:
+ * int8 per group of 32 (Q8_0) and an f16 weight converted to FRACTAL_NZ by
+ * aclnnTransMatmulWeight, multiplied with an f16 x. Median of repeated
  * runs of the whole two-phase call plus synchronize.
  *
  * Prints "case m k n time_us weight_GB/s GFLOP/s" lines, then the machine's read
@@ -20,9 +22,10 @@
 
 #include "acl/acl.h"
 #include "aclnnop/aclnn_mm.h"
+#include "aclnnop/aclnn_trans_matmul_weight.h"
 #include "aclnnop/aclnn_weight_quant_batch_matmul_v2.h"
 
-enum kind { INT8_CHANNEL, INT4_GROUP32, F16_MM };
+enum kind { INT8_CHANNEL, INT8_GROUP32, INT4_GROUP32, F16_MM, F16_NZ_MM };
 
 static aclrtStream g_stream;
 
@@ -74,7 +77,26 @@ static double run_case(enum kind kind, int64_t m, int64_t k, int64_t n, double *
     aclTensor *ty = aclCreateTensor(ys, 2, xt, NULL, 0, ACL_FORMAT_ND, ys, 2, y);
     void *w = NULL, *scale = NULL;
     aclTensor *tw = NULL, *ts = NULL;
-    if (kind == F16_MM) {
+    if (kind == F16_NZ_MM) {
+        *weight_bytes = (double)(k * n) * 2;
+        size_t nz = (size_t)((n + 15) / 16 * 16) * (size_t)((k + 15) / 16 * 16);
+        w = device_f16(nz, 2);
+        int64_t nd_shape[2] = {n, k}, nz_store[1] = {(int64_t)nz};
+        aclTensor *nd = aclCreateTensor(nd_shape, 2, ACL_FLOAT16, NULL, 0, ACL_FORMAT_ND, nz_store, 1, w);
+        uint64_t ws = 0;
+        aclOpExecutor *e = NULL;
+        void *wsp = NULL;
+        if (aclnnTransMatmulWeightGetWorkspaceSize(nd, &ws, &e) != ACLNN_SUCCESS) {
+            fprintf(stderr, "%s\n", aclGetRecentErrMsg());
+            exit(1);
+        }
+        if (ws > 0) aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
+        aclnnTransMatmulWeight(wsp, ws, e, g_stream);
+        aclrtSynchronizeStream(g_stream);
+        if (wsp != NULL) aclrtFree(wsp);
+        aclDestroyTensor(nd);
+        tw = aclCreateTensor(wview, 2, ACL_FLOAT16, wstride, 0, ACL_FORMAT_FRACTAL_NZ, nz_store, 1, w);
+    } else if (kind == F16_MM) {
         *weight_bytes = (double)(k * n) * 2;
         w = device_f16((size_t)(k * n), 2);
         tw = aclCreateTensor(wview, 2, ACL_FLOAT16, wstride, 0, ACL_FORMAT_ND, wstore, 2, w);
@@ -85,6 +107,13 @@ static double run_case(enum kind kind, int64_t m, int64_t k, int64_t n, double *
         int64_t ss[1] = {n};
         scale = device_f16((size_t)n, 3);
         ts = aclCreateTensor(ss, 1, ACL_FLOAT16, NULL, 0, ACL_FORMAT_ND, ss, 1, scale);
+    } else if (kind == INT8_GROUP32) {
+        *weight_bytes = (double)(k * n) + (double)(k / 32 * n) * 2;
+        w = device((size_t)(k * n), 2);
+        tw = aclCreateTensor(wview, 2, ACL_INT8, wstride, 0, ACL_FORMAT_ND, wstore, 2, w);
+        int64_t sv[2] = {k / 32, n}, sst[2] = {1, k / 32}, sstore[2] = {n, k / 32};
+        scale = device_f16((size_t)(k / 32 * n), 3);
+        ts = aclCreateTensor(sv, 2, ACL_FLOAT16, sst, 0, ACL_FORMAT_ND, sstore, 2, scale);
     } else {
         *weight_bytes = (double)(k * n) / 2;
         w = device((size_t)(k * n) / 2, 2);
@@ -101,11 +130,11 @@ static double run_case(enum kind kind, int64_t m, int64_t k, int64_t n, double *
         aclOpExecutor *e = NULL;
         double t0 = now();
         aclnnStatus st;
-        if (kind == F16_MM)
+        if (kind == F16_MM || kind == F16_NZ_MM)
             st = aclnnMmGetWorkspaceSize(tx, tw, ty, 1, &ws, &e);
         else
             st = aclnnWeightQuantBatchMatmulV2GetWorkspaceSize(tx, tw, ts, NULL, NULL, NULL, NULL,
-                                                              kind == INT4_GROUP32 ? 32 : 0, ty,
+                                                              kind == INT8_CHANNEL ? 0 : 32, ty,
                                                               &ws, &e);
         if (st != ACLNN_SUCCESS) {
             fprintf(stderr, "%s\n", aclGetRecentErrMsg());
@@ -113,7 +142,7 @@ static double run_case(enum kind kind, int64_t m, int64_t k, int64_t n, double *
         }
         void *wsp = NULL;
         if (ws > 0) aclrtMalloc(&wsp, ws, ACL_MEM_MALLOC_HUGE_FIRST);
-        st = kind == F16_MM ? aclnnMm(wsp, ws, e, g_stream)
+        st = kind == F16_MM || kind == F16_NZ_MM ? aclnnMm(wsp, ws, e, g_stream)
                             : aclnnWeightQuantBatchMatmulV2(wsp, ws, e, g_stream);
         if (st != ACLNN_SUCCESS || aclrtSynchronizeStream(g_stream) != ACL_SUCCESS) {
             fprintf(stderr, "%s\n", aclGetRecentErrMsg());
@@ -165,8 +194,9 @@ int main(int argc, char **argv)
         enum kind kind;
         int64_t m;
     } cases[] = {
-        {"wqbmm_int8_channel", INT8_CHANNEL, 1},  {"wqbmm_int4_group32", INT4_GROUP32, 1},
-        {"mm_f16_weight", F16_MM, 1},             {"wqbmm_int8_channel", INT8_CHANNEL, 512},
+        {"wqbmm_int8_channel", INT8_CHANNEL, 1},   {"wqbmm_int8_group32", INT8_GROUP32, 1},
+        {"wqbmm_int4_group32", INT4_GROUP32, 1},   {"mm_f16_weight", F16_MM, 1},
+        {"mm_f16_nz_weight", F16_NZ_MM, 1},        {"wqbmm_int8_channel", INT8_CHANNEL, 512},
         {"wqbmm_int4_group32", INT4_GROUP32, 512}, {"mm_f16_weight", F16_MM, 512},
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {

@@ -37,6 +37,16 @@ ACLNN_API aclnnStatus aclnnInplaceAddmmGetWorkspaceSize(const aclTensor *selfRef
  */
 ACLNN_API aclnnStatus aclnnInplaceAddmm(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/*
+ * Phase 1 of `out = beta*self + alpha*(mat1@mat2)` with mat2 a FRACTAL_NZ weight (storage (n1, k1, k0, n0); k and n not 1; FLOAT16 and BFLOAT16 not mixed).
+ */
+ACLNN_API aclnnStatus aclnnAddmmWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat1, const aclTensor *mat2, const aclScalar *beta, const aclScalar *alpha, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnAddmmWeightNz: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnAddmmWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

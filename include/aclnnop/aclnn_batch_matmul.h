@@ -27,6 +27,16 @@ ACLNN_API aclnnStatus aclnnBatchMatMulGetWorkspaceSize(const aclTensor *self, co
  */
 ACLNN_API aclnnStatus aclnnBatchMatMul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/*
+ * Phase 1 of (b,m,k)@(b,k,n) with mat2 a FRACTAL_NZ weight (storage (b, n1, k1, k0, n0); k and n not 1; FLOAT16 and BFLOAT16 not mixed), a batch of 1 broadcasting.
+ */
+ACLNN_API aclnnStatus aclnnBatchMatMulWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnBatchMatMulWeightNz: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnBatchMatMulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,16 @@ ACLNN_API aclnnStatus aclnnMatmulGetWorkspaceSize(const aclTensor *self, const a
  */
 ACLNN_API aclnnStatus aclnnMatmul(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
 
+/*
+ * Phase 1 of `out = self @ mat2` with mat2 a FRACTAL_NZ weight (aclnnTransMatmulWeight's output; storage (n1, k1, k0, n0)): self (m,k) and mat2 (k,n) 2-D, k and n not 1, FLOAT16 and BFLOAT16 not mixed.
+ */
+ACLNN_API aclnnStatus aclnnMatmulWeightNzGetWorkspaceSize(const aclTensor *self, const aclTensor *mat2, aclTensor *out, int8_t cubeMathType, uint64_t *workspaceSize, aclOpExecutor **executor);
+
+/*
+ * Phase 2 of aclnnMatmulWeightNz: queues the planned work on `stream`.
+ */
+ACLNN_API aclnnStatus aclnnMatmulWeightNz(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+
 #ifdef __cplusplus
 }
 #endif

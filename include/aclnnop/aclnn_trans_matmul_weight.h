@@ -23,7 +23,9 @@ extern "C" {
  * Phase 1 of converting `mmWeightRef` (ND, FLOAT16/BFLOAT16/INT8/UINT8, 2 to 6 dims:
  * batch..., n, k) in place to FRACTAL_NZ: from the view's first element the memory then
  * holds the padded NZ blocks, which the allocation must hold
- * (aclnnCalculateMatmulWeightSizeV2 elements). An empty tensor is left as it is.
+ * (aclnnCalculateMatmulWeightSizeV2 elements). As on the device, the tensor itself becomes
+ * FRACTAL_NZ at phase 1 (row-major view strides, storage shape (batch..., n1, k1, k0, n0)),
+ * so the `*WeightNz` matmuls take it. An empty tensor is left as it is.
  */
 ACLNN_API aclnnStatus aclnnTransMatmulWeightGetWorkspaceSize(aclTensor *mmWeightRef, uint64_t *workspaceSize, aclOpExecutor **executor);
 

@@ -659,6 +659,22 @@ fn rename_keywords(call: &str, params: &[Param]) -> String {
     out
 }
 
+/// `let <name>_handle = <name>;` where the call names `<name>_handle`: the raw handle, for
+/// a rule that must update the caller's object itself at phase 1 (CANN's TransMatmulWeight
+/// retags its tensor as FRACTAL_NZ). The parsed value shadows the parameter's name.
+fn handle_binding(p: &Param, call: &str) -> String {
+    let r = p.rust_name();
+    let handle = format!("{}_handle", p.name);
+    let named = call
+        .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|w| w == handle);
+    if named && p.kind == Kind::Tensor && !p.c_type.starts_with("const") {
+        format!("            let {handle} = {r};\n")
+    } else {
+        String::new()
+    }
+}
+
 fn conversion(p: &Param) -> String {
     if p.kind.is_value() || p.kind == Kind::Out {
         return String::new();
@@ -715,6 +731,7 @@ pub fn rust(files: &[File]) -> String {
             }
             let mut conv = String::new();
             for p in &e.params {
+                conv.push_str(&handle_binding(p, &e.call));
                 conv.push_str(&conversion(p));
             }
             let call = rename_keywords(&e.call, &e.params);

@@ -571,6 +571,29 @@ impl Plan {
                     .for_each(|(p, row)| run(p as isize * rs + j0 as isize * cs, cs, row)),
             }
         };
+        // Columns of 16-bit floats in runs of 16 (a FRACTAL_NZ weight read transposed,
+        // or a transposed row-major one): small m reads them directly.
+        use super::weight_dot::{self, HalfRuns};
+        let runs = match self.b.nz {
+            _ if !matches!(dtype, F16 | BF16) || layout != Layout::Columns => None,
+            Some((nz, _)) if nz.c0 == 16 => Some((16, (nz.padded_rows() * 16) as isize)),
+            Some(_) => None,
+            None if rs == 1 => Some((cs, 16)),
+            None => None,
+        };
+        let direct = |x: &[f32], j0: usize, sums: &mut [f32]| {
+            let (col_stride, run_stride) = runs.unwrap_or_default();
+            let w = HalfRuns {
+                base: base as usize,
+                bf16: dtype == BF16,
+                col_stride,
+                run_stride,
+            };
+            // SAFETY: the kernels run (checked below); the runs lie in b's view.
+            unsafe { weight_dot::half_runs(w, x, j0, sums) }
+        };
+        let direct: Option<&super::panel::Direct> =
+            (runs.is_some() && weight_dot::available()).then_some(&direct);
         let csize = self.compute.size() as isize;
         let lhs = a.0 as isize + batch_offset(&self.batch, &a.1, bi) * csize;
         let product = PanelProduct {
@@ -591,6 +614,7 @@ impl Plan {
             alpha: self.alpha as f32,
             layout,
             fill: &fill,
+            direct,
         };
         // SAFETY: forwarded.
         unsafe { product.run() }
@@ -868,6 +892,8 @@ fn scalar_value(name: &str, s: &Scalar, allowed: &[DType]) -> Result<f64> {
 #[derive(Clone, Copy, PartialEq)]
 enum Biased {
     Addmm,
+    /// Addmm whose mat2 is a FRACTAL_NZ weight (aclnnAddmmWeightNz).
+    AddmmWeightNz,
     Baddbmm,
 }
 
@@ -884,13 +910,17 @@ fn addmm_impl(
     cube_math_type: i64,
 ) -> Result<Executor> {
     let (n1, n2, rank, scalars) = match kind {
-        Biased::Addmm => ("mat1", "mat2", 2, SCALARS),
+        Biased::Addmm | Biased::AddmmWeightNz => ("mat1", "mat2", 2, SCALARS),
         Biased::Baddbmm => ("batch1", "batch2", 3, BMM_SCALARS),
     };
     let self_name = if out.is_some() { "self" } else { "selfRef" };
     check_input(api, self_name, self_)?;
     check_input(api, n1, mat1)?;
-    check_input(api, n2, mat2)?;
+    if kind == Biased::AddmmWeightNz {
+        check_weight_nz(api, rank, n1, mat1, mat2)?;
+    } else {
+        check_input(api, n2, mat2)?;
+    }
     let (p1, c) = computation((n1, mat1.dtype), (n2, mat2.dtype))?;
     let product_name = format!("{n1} @ {n2}");
     let (p, _) = computation((self_name, self_.dtype), (&product_name, p1))?;
@@ -938,7 +968,7 @@ fn addmm_impl(
     let (tensors, out_i, inplace) = match out {
         Some(o) => {
             crate::ensure!(
-                kind == Biased::Addmm || self_.is_empty() == shape.contains(&0),
+                kind != Biased::Baddbmm || self_.is_empty() == shape.contains(&0),
                 "self of shape {:?} and the product of shape {shape:?} must both be empty or both non-empty",
                 self_.shape
             );
@@ -1021,6 +1051,107 @@ pub fn inplace_addmm(
         None,
         cube_math_type,
     )
+}
+
+/// aclnnAddmmWeightNz: Addmm with mat2 a FRACTAL_NZ weight (`check_weight_nz`).
+#[allow(clippy::too_many_arguments)]
+pub fn addmm_weight_nz(
+    self_: &TensorDesc,
+    mat1: &TensorDesc,
+    mat2: &TensorDesc,
+    beta: &Scalar,
+    alpha: &Scalar,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    addmm_impl(
+        "aclnnAddmmWeightNz",
+        Biased::AddmmWeightNz,
+        self_,
+        mat1,
+        mat2,
+        beta,
+        alpha,
+        Some(out),
+        cube_math_type,
+    )
+}
+
+/// aclnnMatmulWeightNz: (m,k) @ (k,n) with mat2 a FRACTAL_NZ weight (`check_weight_nz`).
+pub fn matmul_weight_nz(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    const API: &str = "aclnnMatmulWeightNz";
+    check_input(API, "self", self_)?;
+    check_weight_nz(API, 2, "self", self_, mat2)?;
+    fixed_rank_product(API, 2, self_, mat2, out, cube_math_type)
+}
+
+/// aclnnBatchMatMulWeightNz: (b,m,k) @ (b,k,n) with mat2 a FRACTAL_NZ weight.
+pub fn batch_matmul_weight_nz(
+    self_: &TensorDesc,
+    mat2: &TensorDesc,
+    out: &TensorDesc,
+    cube_math_type: i64,
+) -> Result<Executor> {
+    const API: &str = "aclnnBatchMatMulWeightNz";
+    check_input(API, "self", self_)?;
+    check_weight_nz(API, 3, "self", self_, mat2)?;
+    fixed_rank_product(API, 3, self_, mat2, out, cube_math_type)
+}
+
+/// The `*WeightNz` matmuls' rules for mat2, in op_api's order: FLOAT16 and BFLOAT16 do not
+/// mix; mat2 is ACL_FORMAT_FRACTAL_NZ (aclnnTransMatmulWeight makes it so), with the rank of
+/// `lhs` and a fractal storage shape of two more dims (batch..., n1, k1, k0, n0); neither of
+/// its matrix dims is 1; its k is lhs's.
+fn check_weight_nz(
+    api: &str,
+    rank: usize,
+    lhs_name: &str,
+    lhs: &TensorDesc,
+    mat2: &TensorDesc,
+) -> Result<()> {
+    crate::ensure!(
+        !matches!((lhs.dtype, mat2.dtype), (F16, BF16) | (BF16, F16)),
+        "{api}: {lhs_name} has dtype {} and mat2 {}: with a FRACTAL_NZ weight both must be \
+         ACL_FLOAT16 or both ACL_BF16",
+        lhs.dtype,
+        mat2.dtype
+    );
+    crate::ensure!(
+        mat2.format == crate::format::Format::FRACTAL_NZ,
+        "tensor 'mat2' has format {}; {api} takes a FRACTAL_NZ mat2 only (convert it with \
+         aclnnTransMatmulWeight)",
+        mat2.format
+    );
+    check_weight(api, "mat2", mat2)?;
+    crate::ensure!(
+        lhs.rank() == rank && mat2.rank() == rank,
+        "{lhs_name} {:?} and mat2 {:?} must both be {rank}-D",
+        lhs.shape,
+        mat2.shape
+    );
+    crate::ensure!(
+        mat2.storage_shape.len() == rank + 2,
+        "{api}: mat2's storage shape {:?} has {} dims; a FRACTAL_NZ weight of {rank} dims is \
+         stored in {} (..., n1, k1, k0, n0)",
+        mat2.storage_shape,
+        mat2.storage_shape.len(),
+        rank + 2
+    );
+    let (k, n) = (mat2.shape[rank - 2], mat2.shape[rank - 1]);
+    crate::ensure!(
+        k != 1 && n != 1,
+        "{api}: mat2 has shape {:?}; a FRACTAL_NZ mat2 with k = 1 or n = 1 is not supported",
+        mat2.shape
+    );
+    if lhs.shape[rank - 1] != k {
+        return Err(k_mismatch(lhs, mat2, lhs_name, "mat2"));
+    }
+    Ok(())
 }
 
 /// aclnnBaddbmm: `out = beta*self + alpha*(batch1@batch2)`, batch1 (b,n,m) @ batch2 (b,m,p)

@@ -64,3 +64,4 @@ pub mod triangle;
 pub mod unary;
 pub mod unique;
 pub mod views;
+pub mod weight_dot;

@@ -102,6 +102,30 @@ fn nz_view(weight: &TensorDesc) -> Result<TensorDesc> {
     })
 }
 
+/// The tensor `weight` becomes at phase 1 of its conversion (as the device's op_api sets
+/// it): FRACTAL_NZ, its view row-major, its storage shape the fractal one (batch..., n1,
+/// k1, k0, n0) for the stored matrix (k, n) = its last two dims. None for an empty weight,
+/// which stays ND.
+pub fn stored_form(weight: &TensorDesc) -> Option<TensorDesc> {
+    if weight.is_empty() {
+        return None;
+    }
+    let r = weight.rank();
+    let nz = Nz::new(
+        weight.shape[r - 2],
+        weight.shape[r - 1],
+        weight.dtype.size(),
+    );
+    let mut storage: Vec<usize> = weight.shape[..r - 2].to_vec();
+    storage.extend([nz.cols.div_ceil(nz.c0), nz.padded_rows() / 16, 16, nz.c0]);
+    Some(TensorDesc {
+        format: Format::FRACTAL_NZ,
+        strides: contiguous_strides(&weight.shape),
+        storage_shape: Dims::from_slice(&storage),
+        ..weight.clone()
+    })
+}
+
 /// Binding 0: the ND weight; binding 1: its FRACTAL_NZ form over the same memory. The
 /// workspace holds the ND matrix, `staging` bytes, read out before the blocks overwrite it.
 struct ToNz {

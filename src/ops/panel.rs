@@ -43,6 +43,11 @@ impl Layout {
 /// `buf` (k*w values) in the product's `layout`.
 pub type Fill<'a> = dyn Fn(usize, usize, &mut [f32]) + Sync + 'a;
 
+/// Dot products read straight from W's memory, for small m: `direct(x, j0, sums)` sets
+/// `sums[c] = Σ_p x[p]·W[p][j0 + c]` (x one row of lhs, k values), with the same bits the
+/// Columns panel `fill` followed by the dot kernel gives, but no panel written and read.
+pub type Direct<'a> = dyn Fn(&[f32], usize, &mut [f32]) + Sync + 'a;
+
 /// At most this many rows of lhs use the dot-product kernels; more use the GEMM.
 const SMALL_M: usize = 8;
 /// A panel's f32 bytes, at most (it stays in a core's L2 while it is used).
@@ -62,6 +67,8 @@ pub struct PanelProduct<'a> {
     pub alpha: f32,
     pub layout: Layout,
     pub fill: &'a Fill<'a>,
+    /// Used instead of `fill` while m is small, where given (Columns layout only).
+    pub direct: Option<&'a Direct<'a>>,
 }
 
 /// Raw pointers of the product, shared by the pool's threads: each thread writes only the
@@ -78,6 +85,11 @@ impl PanelProduct<'_> {
             // The GEMM packs its operands itself, and wide panels cost it less per column:
             // two panels a thread, 64 to 512 columns.
             return self.n.div_ceil(2 * threads).clamp(64, 512).min(self.n);
+        }
+        if self.direct.is_some() {
+            // No panel buffer: wide enough that each pass over a k block reads a long
+            // contiguous stretch (FRACTAL_NZ), at most the 256 sums of one pass.
+            return self.n.div_ceil(4 * threads).clamp(8, 256).min(self.n);
         }
         let fits = (PANEL_BYTES / 4 / self.k.max(1)).max(8);
         // At least four panels a thread, so threads finishing early take more.
@@ -120,6 +132,10 @@ impl PanelProduct<'_> {
                 |buf: &mut Vec<f32>, panel| {
                     let j0 = panel * w;
                     let wb = w.min(n - j0);
+                    if shared.0.direct.is_some() && m <= SMALL_M {
+                        // SAFETY: as below; no panel is filled.
+                        return unsafe { shared.0.panel(shared.1, j0, wb, &[]) };
+                    }
                     buf.resize(k * wb, 0.0);
                     let buf = &mut buf[..k * wb];
                     if k > 0 {
@@ -180,14 +196,15 @@ impl PanelProduct<'_> {
             for c0 in (0..wb).step_by(sums.len()) {
                 let cw = sums.len().min(wb - c0);
                 let sums = &mut sums[..cw];
-                match self.layout {
-                    Layout::Columns => {
+                match (self.direct, self.layout) {
+                    (Some(direct), _) => direct(x, j0 + c0, sums),
+                    (None, Layout::Columns) => {
                         for (c, s) in sums.iter_mut().enumerate() {
                             let col = &buf[(c0 + c) * k..(c0 + c + 1) * k];
                             *s = kernels::dot(x, col);
                         }
                     }
-                    Layout::Rows => {
+                    (None, Layout::Rows) => {
                         sums.fill(0.0);
                         for (p, &xp) in x.iter().enumerate() {
                             kernels::axpy(xp, &buf[p * wb + c0..p * wb + c0 + cw], sums);
@@ -212,7 +229,7 @@ impl PanelProduct<'_> {
 
 /// The small-m kernels, compiled for AVX2 + FMA where the CPU has them (eight f32 lanes,
 /// fused multiply-adds), else for the baseline x86-64 (and as they are elsewhere).
-mod kernels {
+pub(crate) mod kernels {
     /// Lanes of partial sums: two AVX2 registers, so two multiply-adds are in flight.
     const LANES: usize = 16;
 
@@ -369,6 +386,7 @@ mod tests {
                         alpha: 0.5,
                         layout,
                         fill: &fill,
+                        direct: None,
                     };
                     // SAFETY: the matrices are the vectors above.
                     unsafe { p.run() };

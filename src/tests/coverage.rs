@@ -95,13 +95,12 @@ fn implemented() -> BTreeSet<&'static str> {
         .collect()
 }
 
-/// Entries of shipped headers still to come: the matmul family's FRACTAL_NZ-weight forms,
-/// which come with the weight-quantized matmul work (they need the NZ layout).
-const NOT_YET: &[&str] = &[
-    "aclnnMatmulWeightNz",
-    "aclnnAddmmWeightNz",
-    "aclnnBatchMatMulWeightNz",
-];
+/// Entries of shipped headers still to come (none: a shipped header is whole).
+const NOT_YET: &[&str] = &[];
+
+/// Entries declared only to refuse every call (their doc comments say why):
+/// MaxPool2dWithMask's indices are the device's private bit mask.
+const REFUSED: &[&str] = &["aclnnMaxPool2dWithMask"];
 
 /// A header we ship declares every entry point CANN's header of that name declares (but
 /// for NOT_YET).
@@ -144,12 +143,14 @@ fn operators_md() -> String {
             .or_default()
             .push(r);
     }
-    let done = |r: &Row| declared.contains(r.entry.as_str());
+    let done =
+        |r: &Row| declared.contains(r.entry.as_str()) && !REFUSED.contains(&r.entry.as_str());
+    let declared_ = |r: &Row| declared.contains(r.entry.as_str());
     let n_done = rows.iter().filter(|r| done(r)).count();
     let headers: BTreeSet<&str> = rows.iter().map(|r| r.header.as_str()).collect();
     let headers_done = headers
         .iter()
-        .filter(|h| rows.iter().filter(|r| r.header == **h).all(done))
+        .filter(|h| rows.iter().filter(|r| r.header == **h).all(declared_))
         .count();
     let mut s = String::new();
     s += "# Operators\n\n";
@@ -157,8 +158,9 @@ fn operators_md() -> String {
     s += "Every entry point that CANN's public operator headers (`aclnnop/aclnn_<name>.h`) declare, \
           grouped as CANN groups them, and whether aclnn-cpu implements it: **✓** implemented, \
           **·** not yet. A header is shipped (`include/aclnnop/`) once every entry point of it is \
-          implemented (the matmul headers lack only their `*WeightNz` entries, for FRACTAL_NZ \
-          weights, still to come), so a program that compiles against our headers links and runs. \
+          implemented, so a program that compiles against our headers links and runs; \
+          **⊘**: declared, so that such a header is whole, but every call is refused with \
+          ACLNN_ERR_PARAM_INVALID and a message saying why (not counted as implemented). \
           *experimental*: from the ops repositories' `experimental/` trees; *8.1.RC1*: a header \
           the CANN 8.1.RC1 toolkit generates at build time. The dtypes each implemented operator \
           accepts are in [DTYPES.md](DTYPES.md).\n\n";
@@ -190,7 +192,13 @@ fn operators_md() -> String {
                 .iter()
                 .map(|r| {
                     let other = if r.kind == "other" { " (function)" } else { "" };
-                    let mark = if done(r) { "**✓**" } else { "·" };
+                    let mark = if REFUSED.contains(&r.entry.as_str()) {
+                        "**⊘**"
+                    } else if done(r) {
+                        "**✓**"
+                    } else {
+                        "·"
+                    };
                     format!("{mark} {}{other}", short(&r.entry))
                 })
                 .collect();

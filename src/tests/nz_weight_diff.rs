@@ -462,3 +462,113 @@ fn plain_declarations_parse_as_one_c_function() {
     let e = parse("t", "@plain aclnnFoo(const aclTensor *x) => r(x);").unwrap_err();
     assert!(e.contains("out-parameters"), "{e}");
 }
+
+/// CANN's sample path for the `*WeightNz` matmuls: a (k, n) ND weight converted in place
+/// becomes the FRACTAL_NZ tensor `stored_form` describes (storage (n1, k1, 16, 16)), which
+/// MatmulWeightNz, AddmmWeightNz (bias (n), alpha 2) and BatchMatMulWeightNz (a batch of 1)
+/// multiply exactly (small integers) as the f64 loop does.
+#[test]
+fn weight_nz_matmuls_take_the_converted_tensor() {
+    use crate::ops::matmul::{addmm_weight_nz, batch_matmul_weight_nz, matmul_weight_nz};
+    use crate::ops::nz_weight::stored_form;
+    use crate::scalar::Scalar;
+    let mut rng = Rng::new(0x577a);
+    for case in 0..40 {
+        let d = rng.pick(&[F16, BF16]);
+        let (m, k, n) = (
+            1 + rng.below(9) as usize,
+            2 + rng.below(48) as usize,
+            2 + rng.below(40) as usize,
+        );
+        let mut wbuf = Buf::new(n.div_ceil(16) * 16 * k.div_ceil(16) * 16 * 2);
+        let w: Vec<i32> = (0..k * n).map(|_| rng.below(5) as i32 - 2).collect();
+        for (i, x) in w.iter().enumerate() {
+            wbuf.bytes_mut()[2 * i..2 * i + 2].copy_from_slice(&small(d, *x).to_le_bytes());
+        }
+        let nd = view(&wbuf, d, &[k, n], &[n, 1], 0, ND);
+        run_exec(&trans_matmul_weight(&nd).unwrap()).unwrap();
+        let nz = stored_form(&nd).unwrap();
+        assert_eq!(
+            nz.storage_shape[..],
+            [n.div_ceil(16), k.div_ceil(16), 16, 16]
+        );
+        let mut sbuf = Buf::new(m * k * 2);
+        let a: Vec<i32> = (0..m * k).map(|_| rng.below(7) as i32 - 3).collect();
+        for (i, x) in a.iter().enumerate() {
+            sbuf.bytes_mut()[2 * i..2 * i + 2].copy_from_slice(&small(d, *x).to_le_bytes());
+        }
+        let mut bbuf = Buf::new(n * 2);
+        let bias: Vec<i32> = (0..n).map(|_| rng.below(9) as i32 - 4).collect();
+        for (i, x) in bias.iter().enumerate() {
+            bbuf.bytes_mut()[2 * i..2 * i + 2].copy_from_slice(&small(d, *x).to_le_bytes());
+        }
+        let obuf = Buf::new(m * n * 2);
+        let self_ = view(&sbuf, d, &[m, k], &[k, 1], 0, ND);
+        let out = view(&obuf, d, &[m, n], &[n, 1], 0, ND);
+        let bias_t = view(&bbuf, d, &[n], &[1], 0, ND);
+        let batched = |t: &TensorDesc| {
+            let mut b = t.clone();
+            b.shape.insert(0, 1);
+            b.strides
+                .insert(0, (t.shape.iter().product::<usize>()) as isize);
+            if t.format == crate::format::Format::FRACTAL_NZ {
+                b.storage_shape.insert(0, 1);
+            }
+            b
+        };
+        let (self3, nz3, out3) = (batched(&self_), batched(&nz), batched(&out));
+        let (one, two) = (Scalar::from_value(1.0f32), Scalar::from_value(2.0f32));
+        let runs: [(&str, crate::Result<crate::executor::Executor>, i32, bool); 3] = [
+            (
+                "MatmulWeightNz",
+                matmul_weight_nz(&self_, &nz, &out, 1),
+                1,
+                false,
+            ),
+            (
+                "AddmmWeightNz",
+                addmm_weight_nz(&bias_t, &self_, &nz, &one, &two, &out, 1),
+                2,
+                true,
+            ),
+            (
+                "BatchMatMulWeightNz",
+                batch_matmul_weight_nz(&self3, &nz3, &out3, 1),
+                1,
+                false,
+            ),
+        ];
+        for (api, exec, alpha, with_bias) in runs {
+            run_exec(&exec.unwrap_or_else(|e| panic!("case {case} {api}: {e}"))).unwrap();
+            for i in 0..m {
+                for j in 0..n {
+                    let dot: i32 = (0..k).map(|p| a[i * k + p] * w[p * n + j]).sum();
+                    let want = (alpha * dot + if with_bias { bias[j] } else { 0 }) as f64;
+                    let at = 2 * (i * n + j);
+                    let got = wide(
+                        d,
+                        u16::from_le_bytes([obuf.bytes()[at], obuf.bytes()[at + 1]]),
+                    );
+                    assert_eq!(
+                        got, want,
+                        "case {case} {api}: {d} m {m} k {k} n {n} ({i}, {j})"
+                    );
+                }
+            }
+        }
+        // An ND mat2 and a mat2 stored as ggml describes its NZ weights (1-D storage) are
+        // refused; so are FLOAT16 with BFLOAT16 and a k of 1.
+        let m1 = refused(matmul_weight_nz(&self_, &nd, &out, 1));
+        assert!(m1.contains("FRACTAL_NZ"), "{m1}");
+        let flat = view(&wbuf, d, &[k, n], &[n, 1], 0, NZ);
+        let m2 = refused(matmul_weight_nz(&self_, &flat, &out, 1));
+        assert!(m2.contains("storage shape"), "{m2}");
+        let mut other = self_.clone();
+        other.dtype = if d == F16 { BF16 } else { F16 };
+        let m3 = refused(matmul_weight_nz(&other, &nz, &out, 1));
+        assert!(
+            m3.contains("both must be ACL_FLOAT16 or both ACL_BF16"),
+            "{m3}"
+        );
+    }
+}

@@ -20,6 +20,20 @@ pub(crate) unsafe fn tensor<'a>(p: *const aclTensor, name: &'static str) -> Resu
     Ok(desc)
 }
 
+/// Replaces the caller's tensor `p` with `desc` when it is Some: a rule that updates its
+/// argument itself at phase 1, after its plan succeeded (CANN's TransMatmulWeight retags
+/// its weight as FRACTAL_NZ). No borrow of the handle may be alive.
+pub(crate) unsafe fn update_tensor(
+    p: *mut aclTensor,
+    name: &'static str,
+    desc: Option<TensorDesc>,
+) -> Result<()> {
+    if let Some(desc) = desc {
+        unsafe { handle::borrow_mut(p, name)? }.desc = desc;
+    }
+    Ok(())
+}
+
 /// An optional argument (declared with `?`): NULL is None, anything else is parsed by `f`.
 pub(crate) fn optional<P, T>(
     p: *const P,

@@ -32,6 +32,7 @@ use crate::executor::{Bindings, Executor, Work, Workspace};
 use crate::ops::elementwise as ew;
 use crate::ops::gemm::Mat;
 use crate::ops::panel::{Layout, PanelProduct};
+use crate::ops::weight_dot::{self, Int8Columns};
 use crate::tensor::TensorDesc;
 
 use DType::*;
@@ -331,6 +332,41 @@ impl Work for Wqbmm {
             }
             round_all(self.compute, buf);
         };
+        // The fused int8 case straight from the weight for small m (the same bits):
+        // each call gathers its columns' group shifts and scales.
+        let groups = k.div_ceil(rows_per_param);
+        let int8 = Int8Columns {
+            // The view's first element (read only when the weight is int8).
+            base: weight.base.wrapping_add_signed(weight.offset),
+            col_stride: cs,
+            group: rows_per_param,
+        };
+        let direct = |xr: &[f32], j0: usize, sums: &mut [f32]| {
+            let mut shifts = vec![0f32; sums.len() * groups];
+            let mut scales = vec![0f32; sums.len() * groups];
+            // Element (g, j) of the scale (offset) at g·gs + j·js: no division a column,
+            // and the groups of neighbouring columns read together.
+            let (gs, js) = match self.granularity {
+                Granularity::Tensor => (0, 0),
+                Granularity::Channel => (0, 1),
+                Granularity::Group(_) => (n, 1),
+            };
+            for g in 0..groups {
+                for c in 0..sums.len() {
+                    let i = g * gs + (j0 + c) * js;
+                    shifts[c * groups + g] = offset.as_ref().map_or(0.0, |o| o[i]);
+                    scales[c * groups + g] = scale[i];
+                }
+            }
+            // SAFETY: the kernels run (checked below); the columns lie in the weight's
+            // view.
+            unsafe { weight_dot::int8_columns(int8, xr, j0, &shifts, &scales, sums) }
+        };
+        let direct: Option<&crate::ops::panel::Direct> = (fused
+            && weight.dtype == S8
+            && (rows_per_param % 8 == 0 || rows_per_param >= k)
+            && weight_dot::available())
+        .then_some(&direct);
         let mut y = vec![0f32; m * n];
         let product = PanelProduct {
             m,
@@ -350,6 +386,7 @@ impl Work for Wqbmm {
             alpha: 1.0,
             layout,
             fill: &fill,
+            direct,
         };
         // SAFETY: x and y are the buffers above; the weight runs lie in its view, which
         // phase 2 checked against its device memory.
@@ -634,6 +671,64 @@ mod tests {
                     let mut wide = vec![0f32; len];
                     runs.read(start, 1, &mut wide);
                     assert!(wide.iter().zip(&want).all(|(a, &b)| *a == b as f32));
+                }
+            }
+        }
+    }
+
+    /// The direct int8 kernel gives the bits of the fused dequantization followed by the
+    /// panel's dot, for per-channel (group = k) and grouped (8, 32) scales, k with and
+    /// without a 16-element tail, and 1 to 9 columns.
+    #[test]
+    fn direct_int8_dots_are_the_panel_paths_bits() {
+        use crate::ops::panel::kernels::dot;
+        if !weight_dot::available() {
+            return;
+        }
+        for &k in &[8usize, 24, 32, 100, 1024] {
+            for group in [k, 8, 32] {
+                if group % 8 != 0 && group < k {
+                    continue;
+                }
+                let groups = k.div_ceil(group);
+                for cols in 1..=9usize {
+                    let n = cols + 1; // columns 1 .. 1 + cols
+                    let w: Vec<i8> = (0..n * k)
+                        .map(|i| ((i * 89 + 7) % 256) as u8 as i8)
+                        .collect();
+                    let x: Vec<f32> = (0..k).map(|p| (p as f32 * 0.37).sin() * 3.0).collect();
+                    let param = |c: usize, g: usize| {
+                        let e = (c * 31 + g * 7) as f32;
+                        ((e % 5.0) * 0.5 - 1.0, 0.001 * (e % 13.0 + 1.0))
+                    };
+                    let mut shifts = vec![0f32; cols * groups];
+                    let mut scales = vec![0f32; cols * groups];
+                    for c in 0..cols {
+                        for g in 0..groups {
+                            (shifts[c * groups + g], scales[c * groups + g]) = param(1 + c, g);
+                        }
+                    }
+                    let int8 = Int8Columns {
+                        base: w.as_ptr() as usize,
+                        col_stride: k as isize,
+                        group,
+                    };
+                    let mut sums = vec![0f32; cols];
+                    // SAFETY: w holds every column.
+                    unsafe { weight_dot::int8_columns(int8, &x, 1, &shifts, &scales, &mut sums) };
+                    for (c, s) in sums.iter().enumerate() {
+                        let j = 1 + c;
+                        let (sh, sc): (Vec<f32>, Vec<f32>) =
+                            (0..groups).map(|g| param(j, g)).unzip();
+                        let mut col = vec![0f32; k];
+                        dequantize_i8_to_f16(&w[j * k..(j + 1) * k], group, &sh, &sc, &mut col);
+                        let want = dot(&x, &col);
+                        assert_eq!(
+                            s.to_bits(),
+                            want.to_bits(),
+                            "k {k} group {group} cols {cols} col {c}"
+                        );
+                    }
                 }
             }
         }
