@@ -22,11 +22,14 @@ pub use attention_entries::{
     prompt_flash_attention,
 };
 pub use full_quant_matmul::{quant_matmul_v3, quant_matmul_v4};
-pub use grouped_matmul::grouped_matmul_v3;
+pub use grouped_matmul::{
+    grouped_matmul_v1, grouped_matmul_v2, grouped_matmul_v3, grouped_matmul_v4, grouped_matmul_v5,
+    grouped_matmul_weight_nz,
+};
 pub use int4::convert_weight_to_int4_pack;
 pub use linalg::{ger, mv, triangular_solve};
 pub use pointwise::{addcdiv, addcmul, inplace_addcdiv, inplace_addcmul, sum};
-pub use quant_matmul::weight_quant_batch_matmul_v2;
+pub use quant_matmul::{weight_quant_batch_matmul_v2, weight_quant_batch_matmul_v3};
 pub use rope::{
     apply_rotary_pos_emb, interleave_rope, rope_with_sin_cos_cache, rotary_position_embedding,
 };
@@ -106,7 +109,7 @@ pub const CATALOG: &[Entry] = &[
         rule: "each head's first rotaryDim of queryIn/keyIn rotated by cosSinCache[positions] (neox halves or interleaved pairs), in f32 (mropeSection refused)",
     },
     Entry {
-        ops: "WeightQuantBatchMatmulV2",
+        ops: "WeightQuantBatchMatmulV2, WeightQuantBatchMatmulV3",
         a: quant_matmul::X,
         b: quant_matmul::WEIGHT,
         out: quant_matmul::X,
@@ -132,6 +135,27 @@ pub const CATALOG: &[Entry] = &[
         b: grouped_matmul::FLOATS,
         out: grouped_matmul::FLOATS,
         rule: "per group x_i @ weight_i + bias_i, groupType -1/0/2 (split m or k by an int64 groupList read at run time), f32 accumulation (quantized modes refused)",
+    },
+    Entry {
+        ops: "GroupedMatmul",
+        a: grouped_matmul::HALVES,
+        b: grouped_matmul::HALVES,
+        out: grouped_matmul::HALVES,
+        rule: "GroupedMatmulV3 with a host int-array groupList and groupType implied (-1 or 0); FLOAT32 refused as on the device",
+    },
+    Entry {
+        ops: "GroupedMatmulV2, GroupedMatmulV4, GroupedMatmulV5",
+        a: grouped_matmul::FLOATS,
+        b: grouped_matmul::FLOATS,
+        out: grouped_matmul::FLOATS,
+        rule: "GroupedMatmulV3 with a host int-array groupList (V2) or groupListType 0/1 (cumulative ends or sizes, V4/V5); actType 0 (activations, quantized modes refused)",
+    },
+    Entry {
+        ops: "GroupedMatmulWeightNz",
+        a: grouped_matmul::HALVES,
+        b: grouped_matmul::HALVES,
+        out: grouped_matmul::HALVES,
+        rule: "GroupedMatmulV5 with FRACTAL_NZ weights (k, n multiples of 16), groupType -1/0 (quantized modes refused)",
     },
     Entry {
         ops: "FusedInferAttentionScore, FusedInferAttentionScoreV2, FusedInferAttentionScoreV3, FusedInferAttentionScoreV4",

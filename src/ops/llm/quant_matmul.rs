@@ -734,3 +734,42 @@ mod tests {
         }
     }
 }
+
+/// aclnnWeightQuantBatchMatmulV3: V2 with innerPrecise, 0 (high precision) or 1 (high
+/// performance). CANN's high-performance path only differs for A16W4 per-group FRACTAL_NZ
+/// weights, which aclnn-cpu refuses; with ND weights both values compute as V2 does.
+#[allow(clippy::too_many_arguments)]
+pub fn weight_quant_batch_matmul_v3(
+    x: &TensorDesc,
+    weight: &TensorDesc,
+    antiquant_scale: &TensorDesc,
+    antiquant_offset: Option<&TensorDesc>,
+    quant_scale: Option<&TensorDesc>,
+    quant_offset: Option<&TensorDesc>,
+    bias: Option<&TensorDesc>,
+    antiquant_group_size: i64,
+    inner_precise: i64,
+    y: &TensorDesc,
+) -> Result<Executor> {
+    crate::ensure!(
+        inner_precise == 0 || inner_precise == 1,
+        "innerPrecise is {inner_precise}; it must be 0 (high precision) or 1 (high performance)"
+    );
+    crate::ensure!(
+        weight.format != crate::format::Format::FRACTAL_NZ,
+        "weight in ACL_FORMAT_FRACTAL_NZ is not implemented by aclnn-cpu for aclnnWeightQuantBatchMatmulV3"
+    );
+    let mut e = weight_quant_batch_matmul_v2(
+        x,
+        weight,
+        antiquant_scale,
+        antiquant_offset,
+        quant_scale,
+        quant_offset,
+        bias,
+        antiquant_group_size,
+        y,
+    )?;
+    e.api = "aclnnWeightQuantBatchMatmulV3";
+    Ok(e)
+}
