@@ -1081,6 +1081,7 @@ pub fn batch_norm(
                 var: PerRow::of(4, v),
                 momentum,
                 use_for_stats: !training,
+                invstd: false,
             })
         }
         (None, None) if training => None,
