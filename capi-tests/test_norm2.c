@@ -6,7 +6,9 @@
  *   running statistics updated in place;
  * - aclnn_batch_norm_reduce.h and aclnn_sync_batch_norm_gather_stats.h: the sum / square
  *   sum form of the same (INT32 sample counts);
- * - aclnn_batch_norm_elemt.h: the normalisation with the gathered statistics.
+ * - aclnn_batch_norm_elemt.h: the normalisation with the gathered statistics;
+ * - aclnn_group_norm_swish.h: GroupNorm then y * sigmoid(swishScale * y), an f16 x with
+ *   FLOAT gamma/beta and FLOAT statistics.
  *
  * Expected values come from a double-precision formula here (never from the library).
  * Documented errors are checked for their status (161001 NULL, 161002 invalid), a message
@@ -19,6 +21,7 @@
 #include "aclnnop/aclnn_batch_norm_gather_stats_with_counts.h"
 #include "aclnnop/aclnn_batch_norm_reduce.h"
 #include "aclnnop/aclnn_batch_norm_stats.h"
+#include "aclnnop/aclnn_group_norm_swish.h"
 #include "aclnnop/aclnn_sync_batch_norm_gather_stats.h"
 
 #define F ACL_FLOAT
@@ -203,11 +206,45 @@ static void test_reduce_and_sync_gather(void)
     free_all(all, ARRAY_LEN(all));
 }
 
+static void test_group_norm_swish(void)
+{
+    /* x (1, 2, 2), 2 groups: group 0 {1, 3}, group 1 {0, 4}; each mean m, var 1 or 4 */
+    int64_t sx[] = {1, 2, 2}, sc2[] = {2}, ss[] = {1, 2};
+    DevTensor x = mk(H, sx, 3, V(1, 3, 0, 4)), y = mk(H, sx, 3, NULL);
+    DevTensor g = mk(F, sc2, 1, V(1, 2)), b = mk(F, sc2, 1, V(0, 1));
+    DevTensor m = mk(F, ss, 2, NULL), r = mk(F, ss, 2, NULL);
+    char fmt[] = "NCHW";
+    RUN2(aclnnGroupNormSwishGetWorkspaceSize(x.tensor, g.tensor, b.tensor, 2, fmt, 1e-5, true, 2.0, y.tensor, m.tensor,
+                                             r.tensor, &ews, &eex),
+         aclnnGroupNormSwish);
+    const double xs[4] = {1, 3, 0, 4}, mv[2] = {2, 2}, vv[2] = {1, 4}, gv[2] = {1, 2}, bv[2] = {0, 1};
+    double want[4], got[4];
+    for (int k = 0; k < 4; k++) {
+        int c = k / 2;
+        double z = (xs[k] - mv[c]) / sqrt(vv[c] + 1e-5) * gv[c] + bv[c];
+        want[k] = z / (1 + exp(-2.0 * z));
+    }
+    rd(&y, got);
+    CHECK_VALS("GroupNormSwish", H, got, want, 4);
+    EXPECT_T(m, 2, 2);
+    EXPECT_T(r, 1 / sqrt(1 + 1e-5), 1 / sqrt(4 + 1e-5));
+    DevTensor mh = mk(H, ss, 2, NULL);
+    EXPECT_ERR(aclnnGroupNormSwishGetWorkspaceSize(x.tensor, g.tensor, b.tensor, 2, NULL, 1e-5, true, 1.0, y.tensor,
+                                                   mh.tensor, r.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_INVALID, "aclnnGroupNormSwishGetWorkspaceSize", "meanOut", &y);
+    EXPECT_ERR(aclnnGroupNormSwishGetWorkspaceSize(x.tensor, NULL, b.tensor, 2, NULL, 1e-5, true, 1.0, y.tensor,
+                                                   m.tensor, r.tensor, &ews, &eex),
+               ACLNN_ERR_PARAM_NULLPTR, "aclnnGroupNormSwishGetWorkspaceSize", "gamma", &y);
+    DevTensor *all[] = {&x, &y, &g, &b, &m, &r, &mh};
+    free_all(all, ARRAY_LEN(all));
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_stats_gather_elemt);
     RUN_TEST(test_reduce_and_sync_gather);
+    RUN_TEST(test_group_norm_swish);
     device_teardown();
     return capi_finish();
 }

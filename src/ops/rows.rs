@@ -167,8 +167,9 @@ pub struct Rows {
     pub weight: Option<Operand>,
     pub weight_offset: f64,
     pub bias: Option<Operand>,
-    /// y = silu(y) (GroupNormSilu).
-    pub silu: bool,
+    /// y = y·sigmoid(scale·y) with this scale (GroupNormSilu: 1; GroupNormSwish's
+    /// swishScale).
+    pub silu: Option<f64>,
     /// Receives the value v (AddRmsNorm's xOut).
     pub sum_out: Option<Operand>,
     /// Receives y.
@@ -512,8 +513,8 @@ impl RowPlan {
                     if s.bias.is_some() {
                         z += *b.b.add(j);
                     }
-                    if s.silu {
-                        z /= 1.0 + (-z).exp();
+                    if let Some(k) = s.silu {
+                        z /= 1.0 + (-k * z).exp();
                     }
                     *y = z;
                 }

@@ -751,3 +751,88 @@ fn sync_bn_errors() {
         Err(Error::Invalid(m)) if m.contains("batchMean's dtype")
     ));
 }
+
+#[test]
+fn group_norm_swish_matches_the_f64_formula() {
+    let mut rng = Rng::new(31);
+    for case in 0..150 {
+        let rank = 2 + rng.below(3) as usize;
+        let group = 1 + rng.below(3) as usize;
+        let mut shape = random_shape(&mut rng, rank, 2);
+        shape[0] = shape[0].max(1);
+        shape[1] = group * (1 + rng.below(3) as usize);
+        let c = shape[1];
+        let dt = rng.pick(&FLOATS);
+        let gdt = if dt == F32 || rng.pct(50) { dt } else { F32 };
+        let layout = rng.pct(60);
+        let n: usize = shape.iter().product();
+        let mut x = T::new(&mut rng, dt, &shape, layout);
+        let shift = if rng.pct(30) { 100.0 } else { 0.0 };
+        let xs = x.fill(&values(&mut rng, n, shift));
+        let mut g = T::new(&mut rng, gdt, &[c], layout);
+        let gs = g.fill(&values(&mut rng, c, 1.0));
+        let mut b = T::new(&mut rng, gdt, &[c], layout);
+        let bs = b.fill(&values(&mut rng, c, 0.0));
+        let mut y = T::new(&mut rng, dt, &shape, layout);
+        let mut mean = T::new(&mut rng, gdt, &[shape[0], group], layout);
+        let mut rstd = T::new(&mut rng, gdt, &[shape[0], group], layout);
+        let activate = rng.pct(70);
+        let scale = rng.pick(&[1.0, 0.5, 2.0, -1.0]);
+        let eps = rng.pick(&[1e-5, 1.0]);
+        let e = crate::ops::norm::group_norm_swish(
+            &x.desc(),
+            &g.desc(),
+            &b.desc(),
+            group as i64,
+            rng.pct(50).then_some("NCHW"),
+            eps,
+            activate,
+            scale,
+            &y.desc(),
+            &mean.desc(),
+            &rstd.desc(),
+        )
+        .unwrap_or_else(|err| panic!("case {case}: {err}"));
+        run(&e);
+        let per_sample = n / shape[0];
+        let per_group = per_sample / group;
+        let inner = per_sample / c;
+        let (mut wy, mut wm, mut wr) = (vec![0.0; n], Vec::new(), Vec::new());
+        for s in 0..shape[0] {
+            for k in 0..group {
+                let base = s * per_sample + k * per_group;
+                let (m, v) = mean_var(&xs[base..base + per_group]);
+                let r = 1.0 / (v + eps).sqrt();
+                wm.push(m);
+                wr.push(r);
+                for j in 0..per_group {
+                    let ch = k * (c / group) + j / inner.max(1);
+                    let mut z = (xs[base + j] - m) * r * gs[ch] + bs[ch];
+                    if activate {
+                        z /= 1.0 + (-scale * z).exp();
+                    }
+                    wy[base + j] = z;
+                }
+            }
+        }
+        let what = format!("case {case}: GroupNormSwish {shape:?} group {group} {dt}/{gdt} swish {activate} {scale}");
+        check_all(&what, dt, &y.read(), &wy);
+        check_all(&format!("{what} mean"), gdt, &mean.read(), &wm);
+        check_all(&format!("{what} rstd"), gdt, &rstd.read(), &wr);
+        assert!(y.untouched_outside(), "{what}: outside");
+    }
+    // meanOut must have gamma's dtype, not x's.
+    let mut t = |d: DType, s: &[usize]| T::new(&mut rng, d, s, false).desc();
+    let (x, g) = (t(F16, &[2, 4, 3]), t(F32, &[4]));
+    let (y, m16, m32) = (t(F16, &[2, 4, 3]), t(F16, &[2, 2]), t(F32, &[2, 2]));
+    let call = |m: &crate::tensor::TensorDesc| {
+        crate::ops::norm::group_norm_swish(&x, &g, &g, 2, None, 1e-5, true, 1.0, &y, m, &m32)
+    };
+    invalid("GroupNormSwish meanOut dtype", call(&m16), "gamma's dtype");
+    assert!(call(&m32).is_ok());
+    invalid(
+        "GroupNormSwish groups",
+        crate::ops::norm::group_norm_swish(&x, &g, &g, 3, None, 1e-5, true, 1.0, &y, &m32, &m32),
+        "divisible",
+    );
+}
