@@ -45,6 +45,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::norm::CATALOG,
+        super::sync_bn::CATALOG,
         super::triangle::CATALOG,
         super::flip::CATALOG,
         super::pad::CATALOG,

@@ -60,6 +60,7 @@ pub mod search;
 pub mod select;
 pub mod sort;
 pub mod special;
+pub mod sync_bn;
 pub mod triangle;
 pub mod unary;
 pub mod unique;

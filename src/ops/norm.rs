@@ -267,7 +267,7 @@ pub fn layer_norm(
         weight: weight.map(|w| Operand::per_elem(1, w, begin)),
         weight_offset: 0.0,
         bias: bias.map(|t| Operand::per_elem(2, t, begin)),
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: Some(Operand::split(3, out, begin)),
         stat_outs,
@@ -338,7 +338,7 @@ fn rms_norm_impl(
         weight: Some(Operand::per_elem(1, gamma, begin)),
         weight_offset,
         bias: None,
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: Some(Operand::split(2, y, begin)),
         stat_outs: vec![(PerRow::of(3, rstd), Emit::Rstd)],
@@ -473,7 +473,7 @@ pub fn add_rms_norm(
         weight: Some(gamma_op),
         weight_offset: 0.0,
         bias: None,
-        silu: false,
+        silu: None,
         sum_out: x_out.map(|x| Operand::split(5, x, begin)),
         y_out: Some(Operand::split(3, y, begin)),
         stat_outs: rstd
@@ -561,9 +561,14 @@ fn check_group_norm(
     if let (Some(g), Some(b)) = (gamma, beta) {
         same_dtype("beta", b, "gamma", g.dtype)?;
     }
+    let swish = matches!(form, GroupNormForm::Swish { .. });
     for (name, t) in [("out", out), ("meanOut", mean), ("rstdOut", rstd)] {
         ew::check_tensor(name, t, FLOATS)?;
-        same_dtype(name, t, "self", x.dtype)?;
+        match gamma {
+            // GroupNormSwish: the statistics have gamma's dtype.
+            Some(g) if swish && name != "out" => same_dtype(name, t, "gamma", g.dtype)?,
+            _ => same_dtype(name, t, "self", x.dtype)?,
+        }
     }
     crate::ensure!(
         x.rank() >= 2,
@@ -586,7 +591,9 @@ fn check_group_norm(
         c % group == 0,
         "{api}: C = {c} (self dim 1) is not divisible by group = {group}"
     );
-    crate::ensure!(eps > 0.0, "{api}: eps is {eps}; it must be greater than 0");
+    if !swish {
+        crate::ensure!(eps > 0.0, "{api}: eps is {eps}; it must be greater than 0");
+    }
     ew::check_result_shape("out", out, &x.shape)?;
     let stats = [x.shape[0], group as usize];
     for (name, t) in [("meanOut", mean), ("rstdOut", rstd)] {
@@ -630,6 +637,9 @@ pub enum GroupNormForm {
     Silu,
     /// aclnnGroupNormSiluV2: then SiLU when activateSilu.
     SiluV2 { activate_silu: bool },
+    /// aclnnGroupNormSwish: then y·sigmoid(scale·y) when activate; meanOut/rstdOut have
+    /// gamma's dtype.
+    Swish { activate: bool, scale: f64 },
 }
 
 impl GroupNormForm {
@@ -638,13 +648,16 @@ impl GroupNormForm {
             GroupNormForm::Plain { .. } => "aclnnGroupNorm",
             GroupNormForm::Silu => "aclnnGroupNormSilu",
             GroupNormForm::SiluV2 { .. } => "aclnnGroupNormSiluV2",
+            GroupNormForm::Swish { .. } => "aclnnGroupNormSwish",
         }
     }
-    fn silu(self) -> bool {
+    /// The scale of the sigmoid gate, when there is one.
+    fn silu(self) -> Option<f64> {
         match self {
-            GroupNormForm::Plain { .. } => false,
-            GroupNormForm::Silu => true,
-            GroupNormForm::SiluV2 { activate_silu } => activate_silu,
+            GroupNormForm::Plain { .. } => None,
+            GroupNormForm::Silu => Some(1.0),
+            GroupNormForm::SiluV2 { activate_silu } => activate_silu.then_some(1.0),
+            GroupNormForm::Swish { activate, scale } => activate.then_some(scale),
         }
     }
 }
@@ -709,6 +722,42 @@ pub fn group_norm(
     Ok(Executor::new(api, b, plan))
 }
 
+/// aclnnGroupNormSwish: GroupNorm of x (N, C, *) with gamma/beta (C; x's dtype, or FLOAT
+/// for a 16-bit x), then y·sigmoid(swishScale·y) when activateSwish; meanOut/rstdOut
+/// (N, numGroups) in gamma's dtype. dataFormatOptional (CANN suggests "NCHW") does not
+/// change the layout: C is dim 1, as CANN's kernel reads it.
+#[allow(clippy::too_many_arguments)]
+pub fn group_norm_swish(
+    x: &TensorDesc,
+    gamma: &TensorDesc,
+    beta: &TensorDesc,
+    num_groups: i64,
+    data_format: Option<&str>,
+    eps: f64,
+    activate_swish: bool,
+    swish_scale: f64,
+    y: &TensorDesc,
+    mean: &TensorDesc,
+    rstd: &TensorDesc,
+) -> Result<Executor> {
+    let _ = data_format;
+    let form = GroupNormForm::Swish {
+        activate: activate_swish,
+        scale: swish_scale,
+    };
+    group_norm(
+        form,
+        x,
+        Some(gamma),
+        Some(beta),
+        num_groups,
+        eps,
+        y,
+        mean,
+        rstd,
+    )
+}
+
 // ---------------------------------------------------------------------------------------
 // Norm
 // ---------------------------------------------------------------------------------------
@@ -771,7 +820,7 @@ fn norm_impl(
         weight: None,
         weight_offset: 0.0,
         bias: None,
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: None,
         stat_outs: vec![(PerRow::of(1, out), Emit::Norm)],
@@ -855,7 +904,7 @@ pub fn deep_norm(
         weight: Some(Operand::per_elem(3, gamma, begin)),
         weight_offset: 0.0,
         bias: Some(Operand::per_elem(2, beta, begin)),
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: Some(Operand::split(6, y, begin)),
         stat_outs: vec![
@@ -973,7 +1022,7 @@ pub fn add_layer_norm(
         weight: Some(Operand::per_elem(3, gamma, begin)),
         weight_offset: 0.0,
         bias: Some(Operand::per_elem(4, beta, begin)),
-        silu: false,
+        silu: None,
         sum_out: x_out.map(|t| Operand::split(8, t, begin)),
         y_out: Some(Operand::split(5, y, begin)),
         stat_outs: vec![
@@ -1081,6 +1130,7 @@ pub fn batch_norm(
                 var: PerRow::of(4, v),
                 momentum,
                 use_for_stats: !training,
+                invstd: false,
             })
         }
         (None, None) if training => None,
@@ -1139,7 +1189,7 @@ pub fn batch_norm(
         weight: weight.map(|t| per_row(1, t)),
         weight_offset: 0.0,
         bias: bias.map(|t| per_row(2, t)),
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: Some(Operand::with_strides(
             5,
@@ -1255,7 +1305,7 @@ fn renorm_impl(
         weight: None,
         weight_offset: 0.0,
         bias: None,
-        silu: false,
+        silu: None,
         sum_out: None,
         y_out: Some(Operand::with_strides(
             out_binding,
@@ -1316,11 +1366,11 @@ pub const CATALOG: &[Entry] = &[
         rule: "x = x1 + x2 (xOut), then RmsNorm of x (yOut, rstdOut); 16-bit only without rstdOut",
     },
     Entry {
-        ops: "GroupNorm, GroupNormSilu, GroupNormSiluV2",
+        ops: "GroupNorm, GroupNormSilu, GroupNormSiluV2, GroupNormSwish",
         a: FLOATS,
         b: FLOATS,
         out: FLOATS,
-        rule: "normalised per (sample, group of channels), per-channel gamma/beta; (N, group) mean and rstd; Silu: then y·sigmoid(y)",
+        rule: "normalised per (sample, group of channels), per-channel gamma/beta; (N, group) mean and rstd; Silu: then y·sigmoid(y); Swish: y·sigmoid(scale·y)",
     },
     Entry {
         ops: "DeepNorm, AddLayerNorm",

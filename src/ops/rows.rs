@@ -133,6 +133,8 @@ pub enum Stat {
     /// torch.renorm: y = v·f, f = max_norm / (norm + 1e-7) where the row's p-norm exceeds
     /// max_norm, else 1.
     Renorm { p: f64, max_norm: f64 },
+    /// The sum and the sum of squares (BatchNormReduce); y = v.
+    Sums,
 }
 
 /// Which per-row value a `PerRow` output receives.
@@ -144,6 +146,9 @@ pub enum Emit {
     Var,
     /// The norm of `Stat::PNorm`.
     Norm,
+    /// The sum and the sum of squares of `Stat::Sums`.
+    Sum,
+    SquareSum,
 }
 
 /// What to compute, described by the operator's rule.
@@ -162,8 +167,9 @@ pub struct Rows {
     pub weight: Option<Operand>,
     pub weight_offset: f64,
     pub bias: Option<Operand>,
-    /// y = silu(y) (GroupNormSilu).
-    pub silu: bool,
+    /// y = y·sigmoid(scale·y) with this scale (GroupNormSilu: 1; GroupNormSwish's
+    /// swishScale).
+    pub silu: Option<f64>,
     /// Receives the value v (AddRmsNorm's xOut).
     pub sum_out: Option<Operand>,
     /// Receives y.
@@ -183,6 +189,9 @@ pub struct Running {
     pub momentum: f64,
     /// Normalise with the running statistics instead of the row's.
     pub use_for_stats: bool,
+    /// With `use_for_stats`: `var` holds the inverse standard deviation itself, used as
+    /// the row's rstd (BatchNormElemt's invstd), not a variance.
+    pub invstd: bool,
 }
 
 /// A row's statistics.
@@ -350,6 +359,7 @@ impl RowPlan {
                 };
                 (norm, f64::NAN, factor)
             }
+            Stat::Sums => (v.iter().sum(), v.iter().map(|x| x * x).sum(), 1.0),
         };
         RowStats { first, var, rstd }
     }
@@ -403,10 +413,15 @@ impl RowPlan {
             if run.use_for_stats {
                 let mean = self.read_row(tensors, &run.mean, r)?;
                 let var = self.read_row(tensors, &run.var, r)?;
+                let rstd = if run.invstd {
+                    var
+                } else {
+                    1.0 / (var + self.spec.eps).sqrt()
+                };
                 return Ok(RowStats {
                     first: mean,
                     var,
-                    rstd: 1.0 / (var + self.spec.eps).sqrt(),
+                    rstd,
                 });
             }
             let st = self.stats(v);
@@ -477,9 +492,9 @@ impl RowPlan {
             let (first, rstd) = (st.first, st.rstd);
             for (out, emit) in &s.stat_outs {
                 let value = match emit {
-                    Emit::Mean | Emit::Norm => first,
+                    Emit::Mean | Emit::Norm | Emit::Sum => first,
                     Emit::Rstd => rstd,
-                    Emit::Var => st.var,
+                    Emit::Var | Emit::SquareSum => st.var,
                 };
                 self.write_row(tensors, out, r, value)?;
             }
@@ -498,8 +513,8 @@ impl RowPlan {
                     if s.bias.is_some() {
                         z += *b.b.add(j);
                     }
-                    if s.silu {
-                        z /= 1.0 + (-z).exp();
+                    if let Some(k) = s.silu {
+                        z /= 1.0 + (-k * z).exp();
                     }
                     *y = z;
                 }

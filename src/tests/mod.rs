@@ -23,6 +23,7 @@ mod movement_diff;
 mod narrow_diff;
 mod nn_diff;
 mod nnrest_diff;
+mod norm2_diff;
 mod norm_diff;
 mod nz_weight_diff;
 mod ops_capi_diff;

@@ -35,7 +35,7 @@ const SENTINEL: u8 = 0xA5;
 // ---------------------------------------------------------------------------------------
 
 /// A view over its own storage, with the logical shape it was made for.
-struct T {
+pub(super) struct T {
     dtype: DType,
     shape: Vec<usize>,
     strides: Vec<usize>,
@@ -44,7 +44,7 @@ struct T {
     elems: usize,
 }
 
-fn quant(d: DType, x: f64) -> f64 {
+pub(super) fn quant(d: DType, x: f64) -> f64 {
     match d {
         F32 => x as f32 as f64,
         F16 => half::f16::from_f64(x).to_f64(),
@@ -57,7 +57,7 @@ fn quant(d: DType, x: f64) -> f64 {
 impl T {
     /// A view of `shape`: contiguous, or (`layout`) with its dims laid out in a random order,
     /// some strided by 2, at a random offset. Storage starts as sentinel bytes.
-    fn new(rng: &mut Rng, d: DType, shape: &[usize], layout: bool) -> T {
+    pub(super) fn new(rng: &mut Rng, d: DType, shape: &[usize], layout: bool) -> T {
         let r = shape.len();
         let mut order: Vec<usize> = (0..r).collect();
         let mut steps = vec![1usize; r];
@@ -138,7 +138,7 @@ impl T {
     }
 
     /// Writes the logical values (quantized to the dtype); returns them as stored.
-    fn fill(&mut self, v: &[f64]) -> Vec<f64> {
+    pub(super) fn fill(&mut self, v: &[f64]) -> Vec<f64> {
         assert_eq!(v.len(), self.numel());
         let q: Vec<f64> = v.iter().map(|&x| quant(self.dtype, x)).collect();
         for (i, &x) in q.iter().enumerate() {
@@ -149,7 +149,7 @@ impl T {
     }
 
     /// The logical values.
-    fn read(&mut self) -> Vec<f64> {
+    pub(super) fn read(&mut self) -> Vec<f64> {
         (0..self.numel())
             .map(|i| {
                 let at = self.index(i);
@@ -159,7 +159,7 @@ impl T {
     }
 
     /// Every storage byte outside the view still holds the sentinel.
-    fn untouched_outside(&mut self) -> bool {
+    pub(super) fn untouched_outside(&mut self) -> bool {
         let s = self.dtype.size();
         let mut inside = vec![false; self.elems];
         for i in 0..self.numel() {
@@ -170,7 +170,7 @@ impl T {
             .all(|e| inside[e] || bytes[e * s..(e + 1) * s].iter().all(|&b| b == SENTINEL))
     }
 
-    fn desc(&mut self) -> TensorDesc {
+    pub(super) fn desc(&mut self) -> TensorDesc {
         let shape: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
         let strides: Vec<i64> = self.strides.iter().map(|&d| d as i64).collect();
         TensorDesc::new(
@@ -187,14 +187,14 @@ impl T {
 }
 
 /// Random values: mostly N(0, scale)-ish, sometimes with an offset.
-fn values(rng: &mut Rng, n: usize, shift: f64) -> Vec<f64> {
+pub(super) fn values(rng: &mut Rng, n: usize, shift: f64) -> Vec<f64> {
     (0..n)
         .map(|_| shift + (rng.below(2001) as f64 - 1000.0) / 250.0)
         .collect()
 }
 
 /// Phase 2 with a fresh 64-byte aligned workspace of the size phase 1 asked for.
-fn run(e: &Executor) {
+pub(super) fn run(e: &Executor) {
     let n = e.workspace_size() as usize;
     let mut ws = vec![0u64; n / 8 + 16];
     let addr = (ws.as_mut_ptr() as usize).div_ceil(64) * 64;
@@ -230,7 +230,7 @@ fn ulp(d: DType, x: f64) -> f64 {
 }
 
 /// `got` (a `d` value) is `want` (exact, f64) rounded to `d` within one ulp.
-fn close(d: DType, got: f64, want: f64) -> bool {
+pub(super) fn close(d: DType, got: f64, want: f64) -> bool {
     let q = quant(d, want);
     if q.is_nan() {
         return got.is_nan();
@@ -241,7 +241,7 @@ fn close(d: DType, got: f64, want: f64) -> bool {
     got == q || (got - q).abs() <= ulp(d, q)
 }
 
-fn check_all(what: &str, d: DType, got: &[f64], want: &[f64]) {
+pub(super) fn check_all(what: &str, d: DType, got: &[f64], want: &[f64]) {
     assert_eq!(got.len(), want.len(), "{what}: lengths");
     for (i, (&g, &w)) in got.iter().zip(want).enumerate() {
         assert!(
@@ -276,7 +276,7 @@ fn rms(v: &[f64], eps: f64) -> f64 {
 // LayerNorm
 // ---------------------------------------------------------------------------------------
 
-fn random_shape(rng: &mut Rng, rank: usize, empty_pct: u64) -> Vec<usize> {
+pub(super) fn random_shape(rng: &mut Rng, rank: usize, empty_pct: u64) -> Vec<usize> {
     (0..rank)
         .map(|_| {
             if rng.pct(empty_pct) {
@@ -1190,7 +1190,7 @@ fn batch_norm_matches_the_f64_formula() {
 // Errors
 // ---------------------------------------------------------------------------------------
 
-fn invalid(what: &str, r: crate::Result<Executor>, needle: &str) {
+pub(super) fn invalid(what: &str, r: crate::Result<Executor>, needle: &str) {
     match r {
         Err(Error::Invalid(m)) => {
             assert!(m.contains(needle), "{what}: message {m:?} lacks {needle:?}")
