@@ -14,6 +14,7 @@ mod gather_diff;
 mod gmm_diff;
 mod index_diff;
 mod llm_diff;
+mod math2_diff;
 mod math_diff;
 mod matmul_diff;
 mod miri;
