@@ -44,6 +44,8 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::reduce::CATALOG,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
+        super::nary::CATALOG,
+        super::whole::CATALOG,
         super::norm::CATALOG,
         super::sync_bn::CATALOG,
         super::triangle::CATALOG,

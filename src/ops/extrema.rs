@@ -8,7 +8,7 @@
 
 use super::catalog::Entry;
 use super::elementwise as ew;
-use super::reduce::{axes, reduced_shape};
+use super::reduce::{axes, reduced_out, reduced_shape};
 use crate::dtype::DType;
 use crate::engine::reduce::{Op, Plan, Reduce};
 use crate::engine::Via;
@@ -180,6 +180,93 @@ pub fn aminmax(
     ))
 }
 
+/// Checks AminmaxAll's / AminmaxDim's dtypes (CANN's list; both outs have self's dtype).
+fn check_minmax_dtypes(
+    self_: &TensorDesc,
+    min_out: &TensorDesc,
+    max_out: &TensorDesc,
+) -> Result<()> {
+    ew::check_tensor("self", self_, AMINMAX)?;
+    for (name, o) in [("minOut", min_out), ("maxOut", max_out)] {
+        ew::check_tensor(name, o, AMINMAX)?;
+        ew::check_same_dtype(name, o, self_)?;
+    }
+    Ok(())
+}
+
+/// aclnnAminmaxAll: the minimum and the maximum of every element, into one-element outs
+/// (0-d or any shape of one element, as CANN's `CheckShapeAndScalarSame`). An empty self
+/// writes nothing (CANN returns at once); NaN is both extremes.
+pub fn aminmax_all(
+    self_: &TensorDesc,
+    min_out: &TensorDesc,
+    max_out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnAminmaxAll";
+    check_minmax_dtypes(self_, min_out, max_out)?;
+    let ax: Vec<usize> = (0..self_.rank()).collect();
+    if self_.is_empty() {
+        let b = Bindings {
+            tensors: std::sync::Arc::new(vec![
+                Some(self_.clone()),
+                Some(min_out.clone()),
+                Some(max_out.clone()),
+            ]),
+            n_inputs: 1,
+            outputs: smallvec::smallvec![1, 2],
+        };
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    let min_v = one_element(API, "minOut", min_out)?;
+    let max_v = one_element(API, "maxOut", max_out)?;
+    Ok(several(
+        API,
+        self_,
+        &ax,
+        &[(&min_v, Reduce::Min), (&max_v, Reduce::Max)],
+    ))
+}
+
+/// A one-element out seen as the 0-d result.
+fn one_element(api: &str, name: &str, out: &TensorDesc) -> Result<TensorDesc> {
+    crate::ensure!(
+        out.numel() == 1,
+        "{name} has shape {:?} ({} elements) but {api} writes one element",
+        out.shape,
+        out.numel()
+    );
+    out.check_output(name)?;
+    reduced_out(out, &[])
+}
+
+/// aclnnAminmaxDim: the minimum and the maximum along `dim` (a 0-d self: dim in [-1, 0]).
+/// The dim must not have size 0; an otherwise empty self writes nothing.
+pub fn aminmax_dim(
+    self_: &TensorDesc,
+    dim: i64,
+    keep: bool,
+    min_out: &TensorDesc,
+    max_out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnAminmaxDim";
+    check_minmax_dtypes(self_, min_out, max_out)?;
+    let ax = axes("dim", &[dim], self_.rank(), false)?;
+    crate::ensure!(
+        ax.is_empty() || self_.shape[ax[0]] > 0,
+        "dim {dim} of self {:?} has size 0: it has no minimum or maximum",
+        self_.shape
+    );
+    let shape = reduced_shape(&self_.shape, &ax, keep);
+    ew::check_result_shape("minOut", min_out, &shape)?;
+    ew::check_result_shape("maxOut", max_out, &shape)?;
+    Ok(several(
+        API,
+        self_,
+        &ax,
+        &[(min_out, Reduce::Min), (max_out, Reduce::Max)],
+    ))
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -190,7 +277,7 @@ pub const CATALOG: &[Entry] = &[
         rule: "max/min along dim and its first index (out, indices s32/s64); NaN is the extreme",
     },
     Entry {
-        ops: "Aminmax",
+        ops: "Aminmax, AminmaxAll, AminmaxDim",
         a: AMINMAX,
         b: &[],
         out: AMINMAX,
