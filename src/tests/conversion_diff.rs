@@ -230,7 +230,13 @@ fn diag_matches_the_diagonal_formulas() {
         })
         .and_then(|_| untouched(&c.ov, &c.om, &got))
         .unwrap_or_else(|e| panic!("case {case} {dtype} {shape:?} k {k}: {e}"));
-        if sample.len() < 40 && dtype == F32 && rank >= 1 && !shape.contains(&0) {
+        if sample.len() < 40
+            && dtype == F32
+            && rank >= 1
+            && !shape.contains(&0)
+            && want.iter().all(|&n| n > 0)
+            && k.abs() <= 4
+        {
             let p = torch.program("out = torch.diag(a[0], a[1].item())");
             torch.case(p, vec![Some(c.sv.array(&c.sm)), Some(Array::int(k))]);
             sample.push((c.ov.clone(), got));
