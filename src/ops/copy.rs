@@ -158,6 +158,40 @@ pub fn inplace_fill_scalar(self_ref: &TensorDesc, value: &Scalar) -> Result<Exec
     )
 }
 
+/// InplaceFillTensor's selfRef: aclnn_fill_tensor.cpp's Atlas A2 list (its doc omits
+/// double and the complex types, which the code accepts).
+const FILL_TENSOR: &[DType] = &[F32, S32, S64, F16, S16, S8, U8, F64, Bool, C64, C128, BF16];
+
+/// aclnnInplaceFillTensor: every element of selfRef becomes value's one element (a 0-d
+/// or one-element 1-D tensor, read when the operator runs) converted to its dtype.
+pub fn inplace_fill_tensor(self_ref: &TensorDesc, value: &TensorDesc) -> Result<Executor> {
+    ew::check_tensor("selfRef", self_ref, FILL_TENSOR)?;
+    ew::check_tensor("value", value, CAST)?;
+    crate::ensure!(
+        value.rank() == 0 || (value.rank() == 1 && value.shape[0] == 1),
+        "value shape should be 0D or 1D with size = 1, but got {:?}",
+        value.shape
+    );
+    crate::ensure!(
+        !(value.dtype.is_complex() && !self_ref.dtype.is_complex()),
+        "value dtype {} cannot fill selfRef of dtype {}: the imaginary part would be lost",
+        value.dtype,
+        self_ref.dtype
+    );
+    // The one element as a 0-d view (a [1] view would not broadcast to a 0-d selfRef).
+    let v = if value.rank() == 1 {
+        value.selected(0, 0)
+    } else {
+        value.clone()
+    };
+    convert_into(
+        "aclnnInplaceFillTensor",
+        Arg::Tensor("value", &v),
+        "selfRef",
+        self_ref,
+    )
+}
+
 /// aclnnInplaceZero: every element of selfRef becomes 0.
 pub fn inplace_zero(self_ref: &TensorDesc) -> Result<Executor> {
     ew::check_tensor("selfRef", self_ref, ZERO)?;
@@ -191,6 +225,13 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: CAST,
         rule: "selfRef = value",
+    },
+    Entry {
+        ops: "InplaceFillTensor",
+        a: FILL_TENSOR,
+        b: CAST,
+        out: FILL_TENSOR,
+        rule: "selfRef = value's element (0-d or one-element tensor)",
     },
     Entry {
         ops: "InplaceZero",

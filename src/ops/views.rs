@@ -249,8 +249,21 @@ pub fn repeat(self_: &TensorDesc, repeats: &[i64], out: &TensorDesc) -> Result<E
         dst.shape.push(n);
         dst.strides.push(out.strides[i]);
     }
+    copy_pair("aclnnRepeat", self_, out, src, dst)
+}
+
+/// Copies the view `src` of self into the view `dst` of out (same shapes, any rank): the
+/// pair's axes are merged where both are one run, and past the engine's 8 dims the
+/// leading axes become steps of one operator bound to self and out.
+pub(crate) fn copy_pair(
+    api: &'static str,
+    self_: &TensorDesc,
+    out: &TensorDesc,
+    mut src: TensorDesc,
+    mut dst: TensorDesc,
+) -> Result<Executor> {
+    debug_assert_eq!(src.shape, dst.shape);
     coalesce(&mut src, &mut dst);
-    // Past the engine's 8 dims (five or more repeated axes), leading axes become steps.
     let mut steps = vec![(src, dst)];
     while steps[0].0.rank() > ew::MAX_DIMS {
         steps = steps
@@ -260,18 +273,18 @@ pub fn repeat(self_: &TensorDesc, repeats: &[i64], out: &TensorDesc) -> Result<E
     }
     if steps.len() == 1 {
         let (s, d) = &steps[0];
-        return copy("aclnnRepeat", s, d);
+        return copy(api, s, d);
     }
     let mut seq = Sequence::new();
     for (s, d) in &steps {
-        seq.push(copy("aclnnRepeat", s, d)?, &[0, 1]);
+        seq.push(copy(api, s, d)?, &[0, 1]);
     }
     let bindings = Bindings {
         tensors: std::sync::Arc::new(vec![Some(self_.clone()), Some(out.clone())]),
         n_inputs: 1,
         outputs: smallvec::smallvec![1],
     };
-    Ok(Executor::new("aclnnRepeat", bindings, seq))
+    Ok(Executor::new(api, bindings, seq))
 }
 
 /// aclnnRoll: `out[(i + shift) mod n] = x[i]` along each of `dims` (a dim named twice adds

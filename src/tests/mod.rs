@@ -5,6 +5,7 @@ mod attn_diff;
 mod baddbmm_diff;
 mod cast_matrix;
 mod conv_diff;
+mod conversion_diff;
 mod coverage;
 mod declared;
 mod engine_views;

@@ -1423,7 +1423,7 @@ fn scan_ref(d: DType, xs: &[f64], raw: &[Vec<u8>], exclusive: bool) -> Vec<Vec<u
 
 /// One element of dtype `s` converted to dtype `d` (values of the cases are small
 /// integers and quarters, NaN and infinities, so this is exact; float→int truncates).
-fn convert_elem(s: DType, d: DType, b: &[u8]) -> Vec<u8> {
+pub(super) fn convert_elem(s: DType, d: DType, b: &[u8]) -> Vec<u8> {
     if s == d {
         return b.to_vec();
     }
