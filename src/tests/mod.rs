@@ -25,6 +25,7 @@ mod nnrest_diff;
 mod norm_diff;
 mod nz_weight_diff;
 mod ops_capi_diff;
+mod optim_diff;
 mod pool_diff;
 mod quant_diff;
 mod random_stats;
