@@ -20,6 +20,7 @@
 #include "aclnnop/aclnn_normal_out.h"
 #include "aclnnop/aclnn_random.h"
 #include "aclnnop/aclnn_randperm.h"
+#include "aclnnop/aclnn_set_pytorch_random.h"
 #include "aclnnop/aclnn_uniform.h"
 
 #include <math.h>
@@ -254,12 +255,26 @@ static void test_dropout(void)
     dev_free(&short_mask);
 }
 
+/* The random mode: 0 until set, 0 or 1 only. */
+static void test_set_pytorch_random(void)
+{
+    CHECK(aclnnGetPytorchRandom() == 0);
+    CHECK_OK(aclnnSetPytorchRandom(1));
+    CHECK(aclnnGetPytorchRandom() == 1);
+    CHECK_STATUS(aclnnSetPytorchRandom(7), ACLNN_ERR_PARAM_INVALID);
+    CHECK_ERRMSG("pytorchRandom");
+    CHECK(aclnnGetPytorchRandom() == 1);
+    CHECK_OK(aclnnSetPytorchRandom(0));
+    CHECK(aclnnGetPytorchRandom() == 0);
+}
+
 int main(void)
 {
     device_init();
     RUN_TEST(test_uniform_and_normal);
     RUN_TEST(test_bernoulli_random_randperm);
     RUN_TEST(test_dropout);
+    RUN_TEST(test_set_pytorch_random);
     device_teardown();
     return capi_finish();
 }

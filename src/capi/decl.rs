@@ -29,8 +29,12 @@
 //! - `@plain aclnnXxx(params) => rule(...);` declares a plain function, not a two-phase
 //!   pair (CANN's aclnnCalculateMatmulWeightSize): the prototype is the whole C one, and
 //!   its out-parameters (`uint64_t *name`: a pointer to a value type, non-const) are
-//!   written from the rule's `Result` value (a tuple when there are several), only on
-//!   success. The body runs inside the FFI guard with the pairs' argument parsing.
+//!   written from the rule's `Result` value (a tuple when there are several; `()` when it
+//!   has none), only on success. The body runs inside the FFI guard with the pairs'
+//!   argument parsing. A plain function that returns a value rather than a status
+//!   (CANN's `int32_t aclnnGetPytorchRandom()`) spells its C value type first:
+//!   `@plain int32_t aclnnXxx() => rule();`, the rule giving `Result<i32>` (on an error
+//!   the function returns 0 and records the message).
 //!
 //! This file is plain `std` Rust: build.rs includes it with `#[path]`.
 
@@ -213,6 +217,8 @@ pub struct Entry {
     pub line: usize,
     /// Declared with `@plain`: one C function with the prototype as written, no phases.
     pub plain: bool,
+    /// A plain function's C return type when it is not `aclnnStatus` ("int32_t").
+    pub ret: Option<String>,
 }
 
 impl Entry {
@@ -221,7 +227,8 @@ impl Entry {
     pub fn c_phase1(&self) -> String {
         if self.plain {
             let ps: Vec<String> = self.params.iter().map(Param::c_decl).collect();
-            return format!("aclnnStatus {}({})", self.name, ps.join(", "));
+            let ret = self.ret.as_deref().unwrap_or("aclnnStatus");
+            return format!("{ret} {}({})", self.name, ps.join(", "));
         }
         let mut ps: Vec<String> = self.params.iter().map(Param::c_decl).collect();
         ps.extend(self.tail.iter().cloned());
@@ -531,7 +538,19 @@ fn parse_entry(
     if !proto.ends_with(')') {
         return Err(err(stem, line, "the prototype must end with `)`"));
     }
-    let name = proto[..open].trim().to_string();
+    let mut name = proto[..open].trim().to_string();
+    let mut ret = None;
+    if let (true, Some((ty, n))) = (plain, name.clone().split_once(' ')) {
+        if !VALUES.iter().any(|v| v.0 == ty) {
+            return Err(err(
+                stem,
+                line,
+                format!("`{ty}` is not a C value type a plain function may return"),
+            ));
+        }
+        ret = Some(ty.to_string());
+        name = n.trim().to_string();
+    }
     if !name.starts_with("aclnn") || !name.chars().all(|c| c.is_ascii_alphanumeric()) {
         return Err(err(
             stem,
@@ -594,11 +613,11 @@ fn parse_entry(
             ));
         }
     }
-    if plain && !params.iter().any(|p| p.kind == Kind::Out) {
+    if ret.is_some() && params.iter().any(|p| p.kind == Kind::Out) {
         return Err(err(
             stem,
             line,
-            "a @plain function returns its results through out-parameters: it declares none",
+            "a @plain function returning a value has no out-parameters",
         ));
     }
     Ok(Entry {
@@ -611,6 +630,7 @@ fn parse_entry(
         phase2: phase2.clone(),
         line,
         plain,
+        ret,
     })
 }
 
@@ -826,13 +846,30 @@ fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
     }
     let call = rename_keywords(&e.call, &e.params);
     let doc: String = e.doc.iter().map(|d| format!("    /// {d}\n")).collect();
-    let _ = write!(
-        s,
-        "\n    // src/capi/ops/{stem}.decl:{line}\n{doc}    #[unsafe(no_mangle)]\n    pub unsafe extern \"C\" fn {name}({sig}) -> aclnnStatus {{\n        guard::status({name:?}, || {{\n{conv}{checks}            let {pattern} = {call}?;\n{writes}            Ok(())\n        }})\n    }}\n",
-        stem = f.stem,
-        line = e.line,
-        name = e.name,
-    );
+    let ret_rust = e
+        .ret
+        .as_deref()
+        .map(|c| VALUES.iter().find(|v| v.0 == c).unwrap().1);
+    match ret_rust {
+        Some(ty) => {
+            let _ = write!(
+                s,
+                "\n    // src/capi/ops/{stem}.decl:{line}\n{doc}    #[unsafe(no_mangle)]\n    pub unsafe extern \"C\" fn {name}({sig}) -> {ty} {{\n        guard::guard({name:?}, |_| Default::default(), || {{\n{conv}            {call}\n        }})\n    }}\n",
+                stem = f.stem,
+                line = e.line,
+                name = e.name,
+            );
+        }
+        None => {
+            let _ = write!(
+                s,
+                "\n    // src/capi/ops/{stem}.decl:{line}\n{doc}    #[unsafe(no_mangle)]\n    pub unsafe extern \"C\" fn {name}({sig}) -> aclnnStatus {{\n        guard::status({name:?}, || {{\n{conv}{checks}            let {pattern} = {call}?;\n{writes}            Ok(())\n        }})\n    }}\n",
+                stem = f.stem,
+                line = e.line,
+                name = e.name,
+            );
+        }
+    }
     // The caller from an ArgSource: out-parameters point at locals unless the source asks
     // for NULL.
     let mut locals = String::new();
@@ -853,9 +890,16 @@ fn plain_fn(s: &mut String, registry: &mut String, f: &File, e: &Entry) {
             args.push_str(", ");
         }
     }
+    // A value-returning function's call reports success (its value is no status).
+    let (open, close) = if e.ret.is_some() {
+        ("let _ = ", "; 0")
+    } else {
+        ("", "")
+    };
     let _ = write!(
         registry,
-        "    {{\n        const P: &[Param] = &[{params}];\n        Plain {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            c_proto: {c:?},\n            call: |a| unsafe {{ {locals}{module}::{name}({args}) }},\n        }}\n    }},\n",
+        "    {{\n        const P: &[Param] = &[{params}];\n        Plain {{\n            header: {header:?},\n            name: {name:?},\n            params: P,\n            c_proto: {c:?},\n            call: |{src}| unsafe {{ {locals}{open}{module}::{name}({args}){close} }},\n        }}\n    }},\n",
+        src = if e.params.is_empty() { "_" } else { "a" },
         params = param_rows(&e.params),
         header = f.header_name(),
         name = e.name,

@@ -146,6 +146,18 @@ impl Layout {
         first
     }
 
+    /// One output tensor (an out-of-place optimizer's varOut): its binding.
+    pub(crate) fn output(&mut self, t: &TensorDesc) -> usize {
+        if self.n_inputs.is_none() {
+            self.n_inputs = Some(self.views.len());
+        }
+        self.views.push(Some(t.clone()));
+        self.out_params += 1;
+        let b = self.views.len() - 1;
+        self.outputs.push(b);
+        b
+    }
+
     /// The executor running `steps` (one work for the whole list).
     pub(crate) fn executor(self, api: &'static str, steps: Vec<Step>) -> Executor {
         self.executor_with(api, ListWork::new(steps))

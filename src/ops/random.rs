@@ -20,6 +20,11 @@
 //!   `align(n, 128) / 8` bytes; the padding bits are drawn too). A bit is 1 (keep) with
 //!   probability 1 − p: word `i` of the stream below `(1 − p)·2³²`, p first rounded to the
 //!   probability dtype as the device does.
+//! - SetPytorchRandom / GetPytorchRandom: the process's random mode, 0 (the default:
+//!   numbers compatible with Atlas A2/A3) or 1 (PyTorch's generators). CANN's random
+//!   operators consult it only on the Ascend 950 (its op_api branches on that arch alone);
+//!   on the Atlas A2 this library is, both modes draw the same numbers, so the mode is
+//!   kept and reported and changes nothing else.
 //! - DoMask / DropoutBackward / DropoutV3Grad compute `x · bit · scale` in f32 (f64 for
 //!   none: their dtypes are f32/f16/bf16) and round once.
 
@@ -1722,3 +1727,21 @@ pub const CATALOG: &[Entry] = &[
         rule: "x · bit · scale in f32, rounded once; b: the mask",
     },
 ];
+
+/// The random mode of aclnnSetPytorchRandom (0 compatible with Atlas A2/A3, 1 PyTorch's).
+static PYTORCH_RANDOM: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
+
+/// aclnnSetPytorchRandom: sets the process's random mode (0 or 1).
+pub fn set_pytorch_random(mode: i32) -> Result<()> {
+    crate::ensure!(
+        mode == 0 || mode == 1,
+        "pytorchRandom is {mode}; it must be 0 (numbers compatible with Atlas A2/A3) or 1 (PyTorch's)"
+    );
+    PYTORCH_RANDOM.store(mode, std::sync::atomic::Ordering::Relaxed);
+    Ok(())
+}
+
+/// aclnnGetPytorchRandom: the process's random mode (0 until set).
+pub fn get_pytorch_random() -> Result<i32> {
+    Ok(PYTORCH_RANDOM.load(std::sync::atomic::Ordering::Relaxed))
+}

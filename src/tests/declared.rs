@@ -3,7 +3,7 @@
 
 use crate::capi::guard::last_error_ptr;
 use crate::capi::meta::*;
-use crate::capi::ops::{ArgSource, Kind, Param, DECLARED};
+use crate::capi::ops::{ArgSource, Kind, Param, DECLARED, PLAIN};
 use crate::capi::runtime::{aclInit, aclrtSetDevice};
 use std::ffi::{c_char, CStr};
 use std::ptr::null_mut;
@@ -212,8 +212,9 @@ fn every_declared_entry_refuses_stale_handles() {
 }
 
 /// The registry is the headers: every entry's prototype appears, as CANN spells it, in
-/// the committed header it names, and every header under include/aclnnop/ (but the
-/// utility header and build.rs's include wrappers) is a declared one.
+/// the committed header it names (plain functions too), and every header under
+/// include/aclnnop/ (but the utility header and build.rs's include wrappers) is a declared
+/// one.
 #[test]
 fn declared_prototypes_are_the_committed_headers() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("include/aclnnop");
@@ -224,6 +225,11 @@ fn declared_prototypes_are_the_committed_headers() {
             assert!(text.contains(&line), "{} lacks `{line}`", d.header);
         }
     }
+    for p in PLAIN {
+        let text = std::fs::read_to_string(dir.join(p.header)).unwrap();
+        let line = format!("ACLNN_API {};", p.c_proto);
+        assert!(text.contains(&line), "{} lacks `{line}`", p.header);
+    }
     for e in std::fs::read_dir(&dir).unwrap() {
         let name = e.unwrap().file_name().to_string_lossy().into_owned();
         // aclnn_logsoftmax.h includes aclnn_log_softmax.h (build.rs): CANN's two names.
@@ -231,7 +237,7 @@ fn declared_prototypes_are_the_committed_headers() {
             continue;
         }
         assert!(
-            DECLARED.iter().any(|d| d.header == name),
+            DECLARED.iter().any(|d| d.header == name) || PLAIN.iter().any(|p| p.header == name),
             "include/aclnnop/{name} is not generated from any declaration: delete it"
         );
     }

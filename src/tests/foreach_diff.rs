@@ -20,7 +20,7 @@ use crate::dtype::DType;
 use std::ffi::{c_void, CStr};
 use std::ptr::{null, null_mut};
 
-fn device() {
+pub(super) fn device() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let _ = aclInit(null());
@@ -28,13 +28,13 @@ fn device() {
     });
 }
 
-fn err() -> String {
+pub(super) fn err() -> String {
     unsafe { CStr::from_ptr(aclGetRecentErrMsg()) }
         .to_string_lossy()
         .into_owned()
 }
 
-fn encode(d: DType, v: f64) -> Vec<u8> {
+pub(super) fn encode(d: DType, v: f64) -> Vec<u8> {
     match d {
         DType::F32 => (v as f32).to_le_bytes().to_vec(),
         DType::F16 => half::f16::from_f64(v).to_bits().to_le_bytes().to_vec(),
@@ -50,8 +50,8 @@ fn encode(d: DType, v: f64) -> Vec<u8> {
 }
 
 /// A device buffer seen as a view (logical values row-major in `vals`).
-struct View {
-    dtype: DType,
+pub(super) struct View {
+    pub(super) dtype: DType,
     shape: Vec<usize>,
     strides: Vec<usize>,
     offset: usize,
@@ -64,7 +64,7 @@ const SENTINEL: f64 = 77.0;
 impl View {
     /// A view of `shape` (contiguous, with gaps, transposed or offset at random), its
     /// elements `vals` (row-major), every other storage element SENTINEL.
-    fn new(rng: &mut Rng, dtype: DType, shape: &[usize], vals: &[f64]) -> View {
+    pub(super) fn new(rng: &mut Rng, dtype: DType, shape: &[usize], vals: &[f64]) -> View {
         let rank = shape.len();
         let mut order: Vec<usize> = (0..rank).collect();
         if rank >= 2 && rng.pct(30) {
@@ -138,7 +138,7 @@ impl View {
             .collect()
     }
 
-    fn tensor(&self) -> *mut aclTensor {
+    pub(super) fn tensor(&self) -> *mut aclTensor {
         let dims: Vec<i64> = self.shape.iter().map(|&d| d as i64).collect();
         let st: Vec<i64> = self.strides.iter().map(|&s| s as i64).collect();
         let sto = [self.storage as i64];
@@ -169,7 +169,7 @@ impl View {
 
     /// The view's elements as a contiguous array, and whether storage outside it kept
     /// its sentinel.
-    fn read(&self) -> (Array, bool) {
+    pub(super) fn read(&self) -> (Array, bool) {
         let b = self.storage_bytes();
         let sz = self.dtype.size();
         let pos = self.positions();
@@ -221,10 +221,17 @@ fn array(d: DType, shape: &[usize], vals: &[f64]) -> Array {
     }
 }
 
-type Phase2 = extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, aclrtStream) -> aclnnStatus;
+pub(super) type Phase2 =
+    extern "C" fn(*mut c_void, u64, *mut aclOpExecutor, aclrtStream) -> aclnnStatus;
 
 /// Runs phase 2 (with a workspace if asked) and synchronizes.
-fn run(status: aclnnStatus, ws: u64, ex: *mut aclOpExecutor, phase2: Phase2, what: &str) {
+pub(super) fn run(
+    status: aclnnStatus,
+    ws: u64,
+    ex: *mut aclOpExecutor,
+    phase2: Phase2,
+    what: &str,
+) {
     assert_eq!(status, 0, "{what}: {}", err());
     let mut w = null_mut();
     if ws > 0 {
@@ -297,7 +304,7 @@ impl Array {
     }
 }
 
-fn value_of(d: DType, b: &[u8]) -> f64 {
+pub(super) fn value_of(d: DType, b: &[u8]) -> f64 {
     match d {
         DType::F32 => f32::from_le_bytes(b.try_into().unwrap()) as f64,
         DType::F16 => half::f16::from_le_bytes(b.try_into().unwrap()).to_f64(),
@@ -1235,7 +1242,7 @@ fn random_value(rng: &mut Rng, d: DType, domain: u8) -> f64 {
     }
 }
 
-fn random_shape(rng: &mut Rng) -> Vec<usize> {
+pub(super) fn random_shape(rng: &mut Rng) -> Vec<usize> {
     let rank = rng.below(4) as usize;
     (0..rank)
         .map(|_| {

@@ -1001,3 +1001,19 @@ fn same_seed_and_offset_give_the_same_bits_and_other_offsets_others() {
         aclDestroyScalar(prob);
     }
 }
+
+/// aclnnSetPytorchRandom keeps the mode aclnnGetPytorchRandom reports (0 until set) and
+/// refuses anything but 0 and 1, the mode unchanged.
+#[test]
+fn set_pytorch_random_keeps_the_mode() {
+    use crate::capi::ops::set_pytorch_random::{aclnnGetPytorchRandom, aclnnSetPytorchRandom};
+    device();
+    assert_eq!(unsafe { aclnnSetPytorchRandom(1) }, 0);
+    assert_eq!(unsafe { aclnnGetPytorchRandom() }, 1);
+    assert_eq!(unsafe { aclnnSetPytorchRandom(2) }, 161002);
+    assert!(err().contains("pytorchRandom is 2"), "{}", err());
+    assert_eq!(unsafe { aclnnGetPytorchRandom() }, 1);
+    assert_eq!(unsafe { aclnnSetPytorchRandom(-1) }, 161002);
+    assert_eq!(unsafe { aclnnSetPytorchRandom(0) }, 0);
+    assert_eq!(unsafe { aclnnGetPytorchRandom() }, 0);
+}
