@@ -1533,14 +1533,14 @@ impl Work for IntAddmv {
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
-        ops: "Mm, BatchMatMul, Matmul",
+        ops: "Mm, BatchMatMul, Matmul, MatmulWeightNz, BatchMatMulWeightNz",
         a: LIST,
         b: LIST,
         out: LIST,
         rule: "matrix product, f32 accumulation (any f32/f16/bf16 mix; no f64 on A2)",
     },
     Entry {
-        ops: "Addmm, InplaceAddmm",
+        ops: "Addmm, InplaceAddmm, AddmmWeightNz",
         a: LIST,
         b: LIST,
         out: LIST,
