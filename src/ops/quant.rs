@@ -710,6 +710,154 @@ impl Work for TransQuantParam {
     }
 }
 
+pub(crate) const DEQUANT_X: &[DType] = &[S32];
+pub(crate) const DEQUANT_BIAS: &[DType] = &[F32, BF16, F16, S32];
+/// Atlas A2 tiles at most this many rows (M) of x.
+const DEQUANT_MAX_M: usize = 25000;
+
+/// aclnnDequantBias: `out = R((x (+ bias)) · weightScale · activateScale (+ bias))` of an
+/// int32 (M, N) x. An INT32 bias adds to x in int32 (wrapping) before the conversion; a
+/// float one adds last. Each step is one f32 operation, as the kernel's vector unit does
+/// them, so the result is determined bit for bit. An empty activateScale or bias is absent
+/// (the tiling's rule). The device reports the shape and optional-dtype errors as tiling
+/// errors (561002); here they are ACLNN_ERR_PARAM_INVALID at phase 1.
+pub fn dequant_bias(
+    x: &TensorDesc,
+    weight_scale: &TensorDesc,
+    activate_scale: Option<&TensorDesc>,
+    bias: Option<&TensorDesc>,
+    output_dtype: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("x", x, DEQUANT_X)?;
+    ew::check_tensor("weightScale", weight_scale, ANTI_SCALE)?;
+    ew::check_tensor("out", out, ANTI_Y)?;
+    crate::ensure!(
+        output_dtype == 1 || output_dtype == 27,
+        "outputDtype {output_dtype} is not 1 (FLOAT16) or 27 (BFLOAT16)"
+    );
+    // The kernels pair FLOAT weightScale with FLOAT16 out, BFLOAT16 with BFLOAT16.
+    let want = if weight_scale.dtype == F32 { F16 } else { BF16 };
+    crate::ensure!(
+        out.dtype == want && output_dtype == want as i64,
+        "weightScale is {} so outputDtype must be {} ({want}) and out {want}; got outputDtype {output_dtype}, out {}",
+        weight_scale.dtype,
+        want as i32,
+        out.dtype
+    );
+    crate::ensure!(
+        x.rank() == 2,
+        "x has {} dims; it must be 2-D (M, N)",
+        x.rank()
+    );
+    crate::ensure!(
+        weight_scale.rank() == 1,
+        "weightScale has {} dims; it must be 1-D (N)",
+        weight_scale.rank()
+    );
+    for (name, t) in [
+        ("activateScaleOptional", activate_scale),
+        ("biasOptional", bias),
+    ] {
+        if let Some(t) = t {
+            crate::ensure!(
+                t.rank() == 1,
+                "{name} has {} dims; it must be 1-D",
+                t.rank()
+            );
+        }
+    }
+    crate::ensure!(
+        out.rank() == 2,
+        "out has {} dims; it must be 2-D (M, N)",
+        out.rank()
+    );
+    let (m, n) = (x.shape[0], x.shape[1]);
+    crate::ensure!(
+        weight_scale.shape[0] == n,
+        "weightScale has length {} but x's dim 1 (N) is {n}",
+        weight_scale.shape[0]
+    );
+    let activate_scale = activate_scale.filter(|t| t.numel() > 0);
+    let bias = bias.filter(|t| t.numel() > 0);
+    if let Some(a) = activate_scale {
+        crate::ensure!(
+            a.shape[0] == m,
+            "activateScaleOptional has length {} but x's dim 0 (M) is {m}",
+            a.shape[0]
+        );
+    }
+    if let Some(b) = bias {
+        crate::ensure!(
+            b.shape[0] == n,
+            "biasOptional has length {} but x's dim 1 (N) is {n}",
+            b.shape[0]
+        );
+    }
+    ew::check_result_shape("out", out, &[m, n])?;
+    if let Some(a) = activate_scale {
+        ew::check_tensor("activateScaleOptional", a, F32_ONLY)?;
+    }
+    if let Some(b) = bias {
+        ew::check_tensor("biasOptional", b, DEQUANT_BIAS)?;
+    }
+    crate::ensure!(
+        m <= DEQUANT_MAX_M,
+        "x has M = {m} rows; Atlas A2 allows at most {DEQUANT_MAX_M}"
+    );
+    let bd = bindings(
+        &[Some(x), Some(weight_scale), activate_scale, bias],
+        &[Some(out)],
+    );
+    Ok(Executor::new("aclnnDequantBias", bd, Dequantize { m, n }))
+}
+
+struct Dequantize {
+    m: usize,
+    n: usize,
+}
+
+impl Work for Dequantize {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
+        let (m, n) = (self.m, self.n);
+        let shape = [m, n];
+        let x = load_view::<i32>(t, 0, t.view(0)?, &shape)?;
+        let ws = load_view::<f32>(t, 1, t.view(1)?, &[n])?;
+        let asc = match t.tensors[2].as_ref() {
+            Some(v) => Some(load_view::<f32>(t, 2, v, &[m])?),
+            None => None,
+        };
+        let bias = t.tensors[3].as_ref();
+        let int_bias = match bias {
+            Some(v) if v.dtype == S32 => Some(load_view::<i32>(t, 3, v, &[n])?),
+            _ => None,
+        };
+        let float_bias = match bias {
+            Some(v) if v.dtype != S32 => Some(load_view::<f32>(t, 3, v, &[n])?),
+            _ => None,
+        };
+        let mut v = vec![0f32; m * n];
+        for r in 0..m {
+            for c in 0..n {
+                let a = x[r * n + c];
+                let a = int_bias.as_ref().map_or(a, |b| a.wrapping_add(b[c]));
+                let mut p = a as f32 * ws[c];
+                if let Some(s) = &asc {
+                    p *= s[r];
+                }
+                if let Some(b) = &float_bias {
+                    p += b[c];
+                }
+                v[r * n + c] = p;
+            }
+        }
+        store(t, 4, &v)
+    }
+}
+
 use super::catalog::Entry;
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
@@ -734,6 +882,13 @@ pub const CATALOG: &[Entry] = &[
         b: DYN_X,
         out: QUANT_Y,
         rule: "per row: scale = max|x·smooth| / qmax (V2 with offsetOut: asymmetric), y = round(x·smooth / scale (+ offset)), in f32 (groupIndex refused)",
+    },
+    Entry {
+        ops: "DequantBias",
+        a: DEQUANT_X,
+        b: ANTI_SCALE,
+        out: ANTI_Y,
+        rule: "(x (+ int32 bias))·weightScale·activateScale (+ float bias) of an int32 (M, N) x, in f32 step by step, rounded once",
     },
     Entry {
         ops: "TransQuantParamV2",

@@ -31,6 +31,7 @@ mod nz_weight_diff;
 mod ops_capi_diff;
 mod optim_diff;
 mod pool_diff;
+mod quant19_diff;
 mod quant2_diff;
 mod quant_diff;
 mod random_stats;
