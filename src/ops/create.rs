@@ -7,6 +7,12 @@
 //! - Range (torch.range): [start, end]: `floor((end − start) / step) + 1` values.
 //! step ≠ 0 and points from start toward end (start = end gives none for Arange); out
 //! is 1-D with exactly that many elements.
+//!
+//! OneHot (aclnnOneHot.md, op_api): `out = offValue` everywhere, then `onValue` scattered to
+//! `out[.., self[p], ..]` (the class axis inserted at `axis`) for every p whose class is in
+//! [0, numClasses): two steps on the element-wise and the scatter engines. A class outside
+//! that range (negative, or ≥ numClasses) leaves its vector all offValue, as the doc states.
+//! onValue/offValue: their first element, of out's dtype.
 
 use super::catalog::Entry;
 use super::elementwise as ew;
@@ -14,7 +20,7 @@ use crate::dtype::DType;
 use crate::element::Wide;
 use crate::engine::{convert, run_tasks};
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::executor::{Bindings, Executor, Nothing, Sequence, Work, Workspace};
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
@@ -222,11 +228,144 @@ pub fn range(start: &Scalar, end: &Scalar, step: &Scalar, out: &TensorDesc) -> R
     build("aclnnRange", start, end, step, out, true)
 }
 
+/// aclnnOneHot's self on Atlas A2 (u8 is Ascend 950 only), and its values and out.
+const ONE_HOT_SELF: &[DType] = &[S32, S64];
+const ONE_HOT_VALUE: &[DType] = &[F16, F32, S32, S64];
+
+/// The first element of `t` as a 0-d view.
+fn first_element(t: &TensorDesc) -> TensorDesc {
+    let mut v = t.clone();
+    v.shape.clear();
+    v.strides.clear();
+    v
+}
+
+/// aclnnOneHot: `out[.., j, ..] = self[..] == j ? onValue : offValue`, j on axis `axis`.
+pub fn one_hot(
+    self_: &TensorDesc,
+    num_classes: i32,
+    on_value: &TensorDesc,
+    off_value: &TensorDesc,
+    axis: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    use super::gather::{Axis, GatherWork, Index, IndexSource, Plan, Reduce, Side, Values, Walk};
+    const API: &str = "aclnnOneHot";
+    ew::check_tensor("self", self_, ONE_HOT_SELF)?;
+    ew::check_tensor("out", out, ONE_HOT_VALUE)?;
+    ew::check_tensor("onValue", on_value, ONE_HOT_VALUE)?;
+    ew::check_tensor("offValue", off_value, ONE_HOT_VALUE)?;
+    for (name, t) in [("onValue", on_value), ("offValue", off_value)] {
+        crate::ensure!(
+            !t.is_empty(),
+            "{name} is empty (shape {:?}); its first element is the value written",
+            t.shape
+        );
+        crate::ensure!(
+            t.dtype == out.dtype,
+            "{name} has dtype {} but must have out's dtype {}",
+            t.dtype,
+            out.dtype
+        );
+    }
+    // ew::check_tensor has held every rank to 8; self's class axis makes out one longer.
+    let classes = num_classes as i64;
+    if self_.is_empty() {
+        crate::ensure!(
+            classes > 0,
+            "numClasses is {classes}; with an empty self it must be greater than 0"
+        );
+    } else {
+        crate::ensure!(
+            classes >= 0,
+            "numClasses is {classes}; it must be at least 0"
+        );
+    }
+    let rank = self_.rank();
+    crate::ensure!(
+        (-1..=rank as i64).contains(&axis),
+        "axis is {axis}; it must be in [-1, {rank}] (self has {rank} dims; -1 is the last place)"
+    );
+    crate::ensure!(
+        out.rank() == rank + 1,
+        "out has {} dims but must have one more than self's {rank}",
+        out.rank()
+    );
+    let ax = if axis < 0 { rank } else { axis as usize };
+    let mut want = self_.shape.clone();
+    want.insert(ax, classes as usize);
+    crate::ensure!(
+        out.shape == want,
+        "out has shape {:?} but self's shape {:?} with numClasses {classes} inserted at axis {axis} is {:?}",
+        out.shape,
+        self_.shape,
+        want
+    );
+    let b = super::index::bindings(&[self_, on_value, off_value], Some(out));
+    if self_.is_empty() || classes == 0 {
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    out.check_output("out")?;
+    for (name, t) in [
+        ("self", self_),
+        ("onValue", on_value),
+        ("offValue", off_value),
+    ] {
+        super::index::apart(API, name, t, "out", out)?;
+    }
+    let (on, off) = (first_element(on_value), first_element(off_value));
+    let mut steps = Sequence::new();
+    steps.push(
+        super::copy::convert_into(API, ew::Arg::Tensor("offValue", &off), "out", out)?,
+        &[2, 3],
+    );
+    // The scatter walks self's shape; out's class axis is where self's value lands.
+    let mut dst_strides = out.strides.clone();
+    let class_stride = dst_strides.remove(ax);
+    let plan = Plan {
+        shape: self_.shape.clone(),
+        parallel: rank,
+        dst: Walk::new(3, out, dst_strides),
+        values: Values::Tensor(Walk::new(1, &on, smallvec::smallvec![0; rank])),
+        index: Index {
+            source: IndexSource::Tensor {
+                walk: Walk::new(0, self_, self_.strides.clone()),
+                dtype: self_.dtype,
+            },
+            side: Side::Destination,
+            axis: Axis::Dim {
+                size: classes as usize,
+                stride: class_stride,
+            },
+            wrap: false,
+            skip_outside: true,
+            name: "self",
+            target: format!("the class axis (numClasses {classes})"),
+        },
+        dtype: out.dtype,
+        reduce: Reduce::Copy,
+    };
+    steps.push(
+        Executor::new(API, b.clone(), GatherWork { api: API, plan }),
+        &[0, 1, 2, 3],
+    );
+    Ok(Executor::new(API, b, steps))
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
-pub const CATALOG: &[Entry] = &[Entry {
-    ops: "Arange, Range",
-    a: BOUNDS,
-    b: &[],
-    out: OUT,
-    rule: "start + i·step over [start, end) (Range: [start, end]); a: start/end/step",
-}];
+pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "Arange, Range",
+        a: BOUNDS,
+        b: &[],
+        out: OUT,
+        rule: "start + i·step over [start, end) (Range: [start, end]); a: start/end/step",
+    },
+    Entry {
+        ops: "OneHot",
+        a: ONE_HOT_SELF,
+        b: &[],
+        out: ONE_HOT_VALUE,
+        rule: "out[.., j, ..] = self == j ? onValue : offValue (j on axis; classes outside [0, numClasses) all offValue; b: onValue/offValue = out's dtype)",
+    },
+];

@@ -136,6 +136,9 @@ pub struct Index {
     pub axis: Axis,
     /// Negative values count from the end (value + size), as CANN's GatherV2 kernel does.
     pub wrap: bool,
+    /// Out-of-range values move nothing (the point is skipped) instead of failing the run:
+    /// OneHot, where a class outside [0, numClasses) encodes as all offValue.
+    pub skip_outside: bool,
     /// What messages call the index and the addressed dim ("index", "dim 1 of self").
     pub name: &'static str,
     pub target: String,
@@ -260,6 +263,9 @@ impl Index {
         let IndexSource::Tensor { walk, dtype } = &self.source else {
             return Ok(());
         };
+        if self.skip_outside {
+            return Ok(());
+        }
         let view = b.view(walk.binding)?;
         if view.is_empty() {
             return Ok(());
@@ -369,6 +375,18 @@ impl Plan {
         let memcpy_rows =
             self.reduce == Reduce::Copy && self.dtype != DType::Bool && ds == 1 && ss == 1;
         let alpha = alpha as usize;
+        // The next row: the row-major successor over every dim but the last.
+        let advance = |pos: &mut Dims| {
+            let mut d = last;
+            while d > 0 {
+                d -= 1;
+                pos[d] += 1;
+                if pos[d] < self.shape[d] {
+                    break;
+                }
+                pos[d] = 0;
+            }
+        };
         run_tasks(tasks, |t| {
             let alpha = alpha as *const u8;
             let lo = outer * t / tasks;
@@ -388,19 +406,26 @@ impl Plan {
                     dof += i * self.dst.strides[d];
                     io += i * idx_strides[d];
                 }
+                // The offset along the axis; None only for a skipped out-of-range value.
                 let at = |io: isize| {
                     // SAFETY: an element of the index view (checked at phase 1 and 2) or of the
                     // host array, whose values were checked, as the tensor's were by `check`.
                     let v = unsafe { read_index(idx_base, idx_dtype, io) };
-                    self.index
-                        .axis
-                        .offset(self.index.resolve(v, size).unwrap_or(0))
+                    match self.index.resolve(v, size) {
+                        Some(i) => Some(self.index.axis.offset(i)),
+                        None if self.index.skip_outside => None,
+                        None => Some(self.index.axis.offset(0)),
+                    }
                 };
                 if is == 0 {
                     // One index value for the whole row: a strided run.
+                    let Some(off) = at(io) else {
+                        advance(&mut pos);
+                        continue;
+                    };
                     match self.index.side {
-                        Side::Source => so += at(io),
-                        Side::Destination => dof += at(io),
+                        Side::Source => so += off,
+                        Side::Destination => dof += off,
                     }
                     let (dst, src) = (
                         (dst_base + dof * es) as *mut u8,
@@ -420,9 +445,12 @@ impl Plan {
                 } else {
                     for j in 0..row as isize {
                         let (mut so, mut dof) = (so + j * ss, dof + j * ds);
+                        let Some(off) = at(io + j * is) else {
+                            continue;
+                        };
                         match self.index.side {
-                            Side::Source => so += at(io + j * is),
-                            Side::Destination => dof += at(io + j * is),
+                            Side::Source => so += off,
+                            Side::Destination => dof += off,
                         }
                         // SAFETY: both elements lie inside their views (the index is in range).
                         unsafe {
@@ -434,15 +462,7 @@ impl Plan {
                         };
                     }
                 }
-                let mut d = last;
-                while d > 0 {
-                    d -= 1;
-                    pos[d] += 1;
-                    if pos[d] < self.shape[d] {
-                        break;
-                    }
-                    pos[d] = 0;
-                }
+                advance(&mut pos);
             }
         });
         Ok(())

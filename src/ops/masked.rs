@@ -296,6 +296,7 @@ fn flat_plan(
                 strides: t.strides.clone(),
             },
             wrap: false,
+            skip_outside: false,
             name: what,
             target: String::new(),
         },

@@ -190,6 +190,7 @@ fn rule(
             side: Side::Source,
             axis: axis.clone(),
             wrap: false,
+            skip_outside: false,
             name: "repeats",
             target: "self".into(),
         },
