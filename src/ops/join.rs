@@ -14,7 +14,14 @@
 //!   size 0 gives one empty chunk); SplitWithSize: chunks of the given sizes, which sum to
 //!   the dim. out holds one tensor per chunk, of self's dtype and the chunk's shape.
 //!
-//! The out slices of Cat/Stack must not overlap a member (the copies run in order, so a
+//! - ChunkCat (torch._chunk_cat; aclnnChunkCat.md, op_api): each member (d0, rest..) is cut
+//!   along dim 0 into numChunks chunks of ceil(d0 / numChunks) rows (the last ones padded
+//!   with zeros), each chunk flattened; chunk c of every member, side by side, is row c of
+//!   out (numChunks, Σ rows·|rest|). Only dim 0 (as on the device); members of one dtype
+//!   (f32, f16, bf16), converted to out's (f32 stays f32); empty members are left out.
+//!   Per member: one copy of its whole chunks, one of a partial chunk, zero fills.
+//!
+//! The out slices of Cat/Stack/ChunkCat must not overlap a member (the copies run in order, so a
 //! later member would read what an earlier one wrote): refused.
 
 use super::catalog::Entry;
@@ -31,6 +38,8 @@ const CAT: &[DType] = &[F32, F16, S32, S64, S16, S8, U8, Bool, F64, C64, BF16];
 const STACK: &[DType] = &[
     F16, F32, S8, S16, S32, S64, U8, U16, U32, U64, Bool, F64, C64, C128, BF16,
 ];
+/// aclnnChunkCat's Atlas A2 list (members and out).
+const CHUNK_CAT: &[DType] = &[F32, F16, BF16];
 const SPLIT: &[DType] = &[
     F32, F16, F64, S32, U32, S64, U64, S16, U16, S8, U8, Bool, C128, C64, BF16,
 ];
@@ -369,6 +378,187 @@ pub fn split_with_size(
     split(API, self_, ax, &sizes, out)
 }
 
+/// A view of `out` (numChunks, width) for one member's block at column `col`: chunks
+/// `c0..c0 + chunks`, rows `r0..r0 + rows` of each, every row `rest` (row-major, flattened).
+fn chunk_block(
+    out: &TensorDesc,
+    col: usize,
+    c0: usize,
+    chunks: usize,
+    r0: usize,
+    rows: usize,
+    rest: &[usize],
+) -> TensorDesc {
+    let r: usize = rest.iter().product();
+    let mut v = out.clone();
+    let inner = crate::tensor::contiguous_strides(rest);
+    v.shape = [chunks, rows].iter().chain(rest).copied().collect();
+    v.strides = [out.strides[0], r as isize * out.strides[1]]
+        .iter()
+        .copied()
+        .chain(inner.iter().map(|&s| s * out.strides[1]))
+        .collect();
+    v.offset = out.offset + c0 * out.strides[0] as usize + (col + r0 * r) * out.strides[1] as usize;
+    v
+}
+
+/// `t` seen as chunks of `rows` rows: rows `r0..r0 + chunks·rows` as (chunks, rows, rest..).
+fn as_chunks(t: &TensorDesc, r0: usize, chunks: usize, rows: usize) -> TensorDesc {
+    let mut v = t.narrowed(0, r0, chunks * rows);
+    v.shape[0] = rows;
+    v.shape.insert(0, chunks);
+    v.strides.insert(0, rows as isize * t.strides[0]);
+    v
+}
+
+/// aclnnChunkCat.
+pub fn chunk_cat(
+    tensors: &[&TensorDesc],
+    dim: i64,
+    num_chunks: i64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnChunkCat";
+    crate::ensure!(
+        dim == 0,
+        "dim is {dim}; {API} supports only dim 0 (as CANN's kernel)"
+    );
+    let (bindings, lists) = list_in(tensors, out);
+    if tensors.is_empty() {
+        return Ok(Executor::new(API, bindings, Nothing));
+    }
+    let d0 = tensors[0].dtype;
+    crate::ensure!(
+        CHUNK_CAT.contains(&d0),
+        "tensors[0] has dtype {d0}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16"
+    );
+    for (i, t) in tensors.iter().enumerate().skip(1) {
+        crate::ensure!(
+            t.dtype == d0,
+            "tensors[{i}] has dtype {} but tensors[0] has {d0}: {API} expects one dtype",
+            t.dtype
+        );
+    }
+    crate::ensure!(
+        CHUNK_CAT.contains(&out.dtype),
+        "out has dtype {}, which {API} does not support; supported: FLOAT, FLOAT16, BFLOAT16",
+        out.dtype
+    );
+    crate::ensure!(
+        d0 != F32 || out.dtype == F32,
+        "out has dtype {} but the tensors are FLOAT: out must be FLOAT (its element at least as wide)",
+        out.dtype
+    );
+    for (i, t) in tensors.iter().enumerate() {
+        crate::ensure!(
+            t.format.is_public(),
+            "tensors[{i}] has format {}; {API} takes ND, NCHW, NHWC, HWCN, NDHWC or NCDHW",
+            t.format
+        );
+    }
+    crate::ensure!(
+        out.format.is_public(),
+        "out has format {}; {API} takes ND, NCHW, NHWC, HWCN, NDHWC or NCDHW",
+        out.format
+    );
+    for (i, t) in tensors.iter().enumerate() {
+        crate::ensure!(
+            t.rank() <= 8,
+            "tensors[{i}] has {} dims; at most 8 are supported",
+            t.rank()
+        );
+        crate::ensure!(
+            t.rank() > 0,
+            "tensors[{i}] has 0 dims; it needs a dim 0 to cut"
+        );
+    }
+    crate::ensure!(
+        num_chunks > 0,
+        "numChunks is {num_chunks}; it must be at least 1"
+    );
+    let n = num_chunks as usize;
+    let members: Vec<(usize, &TensorDesc)> = tensors
+        .iter()
+        .enumerate()
+        .filter(|(_, t)| !t.is_empty())
+        .map(|(i, t)| (i, *t))
+        .collect();
+    if members.is_empty() {
+        return Ok(Executor::new(API, bindings, Nothing));
+    }
+    // Each member's rows per chunk and its block's width.
+    let blocks: Vec<(usize, usize)> = members
+        .iter()
+        .map(|(_, t)| {
+            let rows = t.shape[0].div_ceil(n);
+            (rows, rows * t.shape[1..].iter().product::<usize>())
+        })
+        .collect();
+    let width: usize = blocks.iter().map(|b| b.1).sum();
+    crate::ensure!(
+        out.shape[..] == [n, width],
+        "out has shape {:?} but the tensors cut into {n} chunks give [{n}, {width}]",
+        out.shape
+    );
+    out.check_output("out")?;
+    let slot = tensors.len();
+    let zero = crate::scalar::Scalar::from_value(0u8);
+    let mut seq = Sequence::new();
+    let mut col = 0;
+    for (&(i, t), &(rows, w)) in members.iter().zip(&blocks) {
+        crate::ensure!(
+            !may_overlap(t, out) || t.addr != out.addr,
+            "tensors[{i}] overlaps out: {API} needs out apart from the tensors"
+        );
+        let rest = &t.shape[1..];
+        let full = t.shape[0] / rows;
+        let part = t.shape[0] - full * rows;
+        let mut copy = |src: TensorDesc, dst: TensorDesc| -> Result<()> {
+            if !dst.is_empty() {
+                let step = convert_into(API, Arg::Tensor("tensors", &src), "out", &dst)?;
+                seq.push(step, &[i, slot]);
+            }
+            Ok(())
+        };
+        // The chunk axis adds a dim: a rank-8 member is copied chunk by chunk.
+        if t.rank() < 8 {
+            copy(
+                as_chunks(t, 0, full, rows),
+                chunk_block(out, col, 0, full, 0, rows, rest),
+            )?;
+        } else {
+            for c in 0..full {
+                copy(
+                    as_chunks(t, c * rows, 1, rows),
+                    chunk_block(out, col, c, 1, 0, rows, rest),
+                )?;
+            }
+        }
+        if part > 0 {
+            copy(
+                as_chunks(t, full * rows, 1, part),
+                chunk_block(out, col, full, 1, 0, part, rest),
+            )?;
+        }
+        // Zeros: the partial chunk's missing rows, then the chunks past the member's rows.
+        let tail = full + (part > 0) as usize;
+        for fill in [
+            (part > 0).then(|| chunk_block(out, col, full, 1, part, rows - part, rest)),
+            Some(chunk_block(out, col, tail, n - tail, 0, rows, rest)),
+        ]
+        .into_iter()
+        .flatten()
+        .filter(|f| !f.is_empty())
+        {
+            seq.push(convert_into(API, Arg::Scalar(zero), "out", &fill)?, &[slot]);
+        }
+        col += w;
+    }
+    let mut e = Executor::new(API, bindings, seq);
+    e.lists = lists;
+    Ok(e)
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -384,6 +574,13 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: STACK,
         rule: "joined along a new dim (promoted, cast to out)",
+    },
+    Entry {
+        ops: "ChunkCat",
+        a: CHUNK_CAT,
+        b: &[],
+        out: CHUNK_CAT,
+        rule: "row c of out = chunk c (ceil(d0 / numChunks) rows along dim 0, zero-padded, flattened) of every member, side by side; dim 0 only",
     },
     Entry {
         ops: "SplitTensor, SplitWithSize",

@@ -4,6 +4,7 @@ mod add_diff;
 mod attn_diff;
 mod baddbmm_diff;
 mod cast_matrix;
+mod chunk17_diff;
 mod conv_diff;
 mod conversion_diff;
 mod coverage;
