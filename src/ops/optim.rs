@@ -46,6 +46,12 @@
 //!   exp(ln(accum)·(−lrPower)) in f64 rounded to f32 (the device's f32 Ln/Exp differ in
 //!   the last bits).
 //! - ApplyGradientDescent: `var −= alpha·delta`.
+//! - ApplyFusedEmaAdam (aclnnApplyFusedEmaAdam.md): with `c1, c2 = 1 − β1^t, 1 − β2^t`
+//!   (1 without bias correction; t the INT64 step as f32), `g += λ·var` (mode 0, L2),
+//!   `m = β1·m + (1 − β1)·g`, `v = β2·v + (1 − β2)·g²`,
+//!   `u = m·(1/c1) / (√(v·(1/c2)) + eps)` `+ λ·var` (mode 1, AdamW), `var −= lr·u`, then
+//!   `s = emaDecay·s + (1 − emaDecay)·var`; the double attributes used as f32, as the
+//!   device's tiling passes them.
 
 use super::catalog::Entry;
 use super::foreach::{check_aliasing, check_lengths, check_like, check_list, Layout};
@@ -1427,6 +1433,128 @@ pub fn apply_gradient_descent(
     Ok(layout.executor_with(API, work))
 }
 
+// ApplyFusedEmaAdam (aclnnApplyFusedEmaAdam.md; the kernel's f32 order of operations).
+
+struct EmaAdam {
+    /// 0: L2 (weightDecay·var added to the gradient); 1: AdamW (added to the update).
+    mode: i64,
+    bias_correction: bool,
+    lr: f32,
+    ema_decay: f32,
+    beta1: f32,
+    beta2: f32,
+    eps: f32,
+    weight_decay: f32,
+}
+
+// State: var, grad, m, v, s. Constants: 1/(1 − β1^t), 1/(1 − β2^t).
+impl Rule for EmaAdam {
+    fn constants(&self, step: f64, _: Option<f32>, _: &[f64]) -> [f32; NK] {
+        let mut k = [0.0; NK];
+        // The kernel reads the INT64 step as f32 and raises the f32 betas to it.
+        let (c1, c2) = if self.bias_correction {
+            let t = step as f32 as f64;
+            let pow = |b: f32| ((b as f64).powf(t)) as f32;
+            (1.0 - pow(self.beta1), 1.0 - pow(self.beta2))
+        } else {
+            (1.0, 1.0)
+        };
+        k[0] = 1.0 / c1;
+        k[1] = 1.0 / c2;
+        k
+    }
+    #[inline(always)]
+    fn update(&self, v: &mut [f32; MAX_STATE], k: &[f32; NK]) {
+        let var = v[0];
+        let mut g = v[1];
+        if self.mode == 0 {
+            g += var * self.weight_decay;
+        }
+        let m = v[2] * self.beta1 + g * (1.0 - self.beta1);
+        let sq = v[3] * self.beta2 + g * g * (1.0 - self.beta2);
+        let mut update = m * k[0] / ((sq * k[1]).sqrt() + self.eps);
+        if self.mode == 1 {
+            update += var * self.weight_decay;
+        }
+        let var_t = var - update * self.lr;
+        v[0] = var_t;
+        v[2] = m;
+        v[3] = sq;
+        v[4] = v[4] * self.ema_decay + var_t * (1.0 - self.ema_decay);
+    }
+    fn written(&self) -> &'static [usize] {
+        &[0, 2, 3, 4]
+    }
+}
+
+/// aclnnApplyFusedEmaAdam: the Adam step of varRef (mode 0: L2 regularization, mode 1:
+/// AdamW's decoupled weight decay; bias correction optional, with the INT64 step read when
+/// the step runs) and the exponential moving average sRef of the updated var, all updated
+/// in place (f32/f16/bf16 alike, 1 to 8 dims). The double attributes are used as f32, as
+/// the device's tiling passes them.
+#[allow(clippy::too_many_arguments)]
+pub fn apply_fused_ema_adam(
+    grad: &TensorDesc,
+    var: &TensorDesc,
+    m: &TensorDesc,
+    v: &TensorDesc,
+    s: &TensorDesc,
+    step: &TensorDesc,
+    lr: f64,
+    ema_decay: f64,
+    beta1: f64,
+    beta2: f64,
+    eps: f64,
+    mode: i64,
+    bias_correction: bool,
+    weight_decay: f64,
+) -> Result<Executor> {
+    const API: &str = "aclnnApplyFusedEmaAdam";
+    check_single(
+        "grad",
+        grad,
+        FLOATS,
+        1,
+        &[("varRef", var), ("mRef", m), ("vRef", v), ("sRef", s)],
+    )?;
+    check_scalar_tensor("step", step, &[S64])?;
+    crate::ensure!(
+        mode == 0 || mode == 1,
+        "mode is {mode}; it must be 0 (L2 regularization) or 1 (AdamW weight decay)"
+    );
+    in_place_apart(
+        &[("grad", grad), ("step", step)],
+        &[("varRef", var), ("mRef", m), ("vRef", v), ("sRef", s)],
+    )?;
+    // Bindings in the header's order: grad, varRef, mRef, vRef, sRef, step.
+    let mut layout = Layout::new();
+    let bg = layout.input(Some(grad));
+    let bp = layout.inout(Some(var));
+    let bm = layout.inout(Some(m));
+    let bv = layout.inout(Some(v));
+    let bs = layout.inout(Some(s));
+    let bt = layout.input(Some(step));
+    let state = smallvec::smallvec![
+        Access::of(bp, var),
+        Access::of(bg, grad),
+        Access::of(bm, m),
+        Access::of(bv, v),
+        Access::of(bs, s),
+    ];
+    let rule = EmaAdam {
+        mode,
+        bias_correction,
+        lr: lr as f32,
+        ema_decay: ema_decay as f32,
+        beta1: beta1 as f32,
+        beta2: beta2 as f32,
+        eps: eps as f32,
+        weight_decay: weight_decay as f32,
+    };
+    let members = vec![Member::in_place(state, rule.written(), var.numel(), Some(bt))];
+    Ok(layout.executor_with(API, UpdateWork::new(rule, members, API)))
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -1449,5 +1577,12 @@ pub const CATALOG: &[Entry] = &[
         b: &[F32, F16],
         out: &[F32, F16],
         rule: "one tensor's optimizer step (aclScalar hyper-parameters), in f32",
+    },
+    Entry {
+        ops: "ApplyFusedEmaAdam",
+        a: FLOATS,
+        b: FLOATS,
+        out: FLOATS,
+        rule: "one tensor's Adam/AdamW step and the EMA of it, in f32",
     },
 ];

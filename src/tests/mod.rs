@@ -30,6 +30,7 @@ mod norm2_diff;
 mod norm_diff;
 mod nz_weight_diff;
 mod ops_capi_diff;
+mod optim22_diff;
 mod optim_diff;
 mod pool_diff;
 mod quant19_diff;

@@ -18,7 +18,7 @@ use std::ptr::null_mut;
 use DType::*;
 
 /// `x` as a tensor of `d` holds it.
-fn rnd(d: DType, x: f64) -> f64 {
+pub(super) fn rnd(d: DType, x: f64) -> f64 {
     match d {
         F16 => half::f16::from_f64(x).to_f64(),
         BF16 => half::bf16::from_f64(x).to_f64(),
@@ -27,14 +27,14 @@ fn rnd(d: DType, x: f64) -> f64 {
 }
 
 /// `n` values in [lo, hi] (steps of 1/512), as `d` holds them.
-fn gen(rng: &mut Rng, d: DType, n: usize, lo: f64, hi: f64) -> Vec<f64> {
+pub(super) fn gen(rng: &mut Rng, d: DType, n: usize, lo: f64, hi: f64) -> Vec<f64> {
     let steps = ((hi - lo) * 512.0) as u64;
     (0..n)
         .map(|_| rnd(d, lo + rng.below(steps + 1) as f64 / 512.0))
         .collect()
 }
 
-fn tol(d: DType) -> f64 {
+pub(super) fn tol(d: DType) -> f64 {
     match d {
         F32 => 1e-5,
         F16 => 2e-3,
@@ -43,7 +43,7 @@ fn tol(d: DType) -> f64 {
 }
 
 /// The view's elements against `want`, and nothing written outside it.
-fn check(what: &str, v: &View, want: &[f64]) {
+pub(super) fn check(what: &str, v: &View, want: &[f64]) {
     let (a, kept) = v.read();
     assert!(kept, "{what}: wrote outside the view");
     assert_eq!(a.numel(), want.len(), "{what}: element count");
@@ -71,7 +71,7 @@ fn acl_scalar(x: f32) -> *mut aclScalar {
     s
 }
 
-fn shape_of(rng: &mut Rng, min_rank: usize) -> Vec<usize> {
+pub(super) fn shape_of(rng: &mut Rng, min_rank: usize) -> Vec<usize> {
     let mut s = random_shape(rng);
     while s.len() < min_rank {
         s.push(1 + rng.below(4) as usize);
@@ -79,7 +79,7 @@ fn shape_of(rng: &mut Rng, min_rank: usize) -> Vec<usize> {
     s
 }
 
-fn destroy(ts: &[*mut aclTensor]) {
+pub(super) fn destroy(ts: &[*mut aclTensor]) {
     for &t in ts {
         aclDestroyTensor(t);
     }
