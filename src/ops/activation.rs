@@ -85,6 +85,13 @@ mod f {
     pub const ERFINV: u8 = 19;
     /// ln(z/(1 − z)), z = x clamped to [eps, 1 − eps] when eps ≥ 0; a = [eps, 1 − eps, eps ≥ 0].
     pub const LOGIT: u8 = 20;
+    /// x >= 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1) (EluV2's kernel selects on
+    /// x >= 0, so a non-finite alpha gives 0 at x = 0); a = [alpha, scale, inputScale].
+    pub const ELU_V2: u8 = 21;
+    /// x·(sgn(x)·(−0.1444·(min(|0.7071·x|, 1.769) − 1.769)² + 0.5) + 0.5), sgn(x) =
+    /// (x + 1e-12)/|x + 1e-12| taken in f32 as the kernel does (NaN where x + 1e-12 is 0)
+    /// (aclnnFastGeluV2.md).
+    pub const FAST_GELU_V2: u8 = 22;
 }
 
 /// SELU's alpha and scale (aclnnSelu.md, torch.nn.SELU).
@@ -265,6 +272,22 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
             }
         }
         f::ERFINV => erfinv64(x),
+        f::ELU_V2 => {
+            if x >= 0.0 {
+                a[1] * x
+            } else {
+                a[0] * a[1] * (x * a[2]).exp_m1()
+            }
+        }
+        f::FAST_GELU_V2 => {
+            if x.is_nan() {
+                return x;
+            }
+            let t = x as f32 + 1e-12f32;
+            let sgn = (t / t.abs()) as f64;
+            let c = (0.7071 * x).abs().min(1.769) - 1.769;
+            x * (sgn * (-0.1444 * c * c + 0.5) + 0.5)
+        }
         f::LOGIT => {
             let z = if a[2] != 0.0 && !x.is_nan() {
                 x.max(a[0]).min(a[1])
@@ -472,6 +495,41 @@ pub fn inplace_elu(
     )
 }
 
+/// aclnnEluV2: x >= 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1) for f32/f16/bf16, out
+/// of self's dtype and shape; the scalars must convert to f32 (checked scale, alpha,
+/// inputScale, as aclnn_elu_v2.cpp) and are read as f32.
+pub fn elu_v2(
+    self_: &TensorDesc,
+    alpha: &Scalar,
+    scale: &Scalar,
+    input_scale: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Equal,
+    };
+    crate::ensure!(
+        out.dtype == self_.dtype,
+        "out has dtype {} but must have self's dtype {}",
+        out.dtype,
+        self_.dtype
+    );
+    ew::check_tensor("self", self_, HALFS)?;
+    check_attr("scale", scale, F32)?;
+    check_attr("alpha", alpha, F32)?;
+    check_attr("inputScale", input_scale, F32)?;
+    pointwise::<{ f::ELU_V2 }>(
+        "aclnnEluV2",
+        &RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        &[*alpha, *scale, *input_scale],
+    )
+}
+
 /// aclnnLeakyRelu: x > 0 ? x : negativeSlope·x (NaN stays NaN).
 pub fn leaky_relu(self_: &TensorDesc, slope: &Scalar, out: &TensorDesc) -> Result<Executor> {
     pointwise::<{ f::LEAKY_RELU }>(
@@ -562,6 +620,17 @@ pub fn hardsigmoid(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
 /// aclnnInplaceHardsigmoid (its parameter is named `self`).
 pub fn inplace_hardsigmoid(self_: &TensorDesc) -> Result<Executor> {
     hardsigmoid_common(self_, None, "aclnnInplaceHardsigmoid")
+}
+
+/// aclnnHardsigmoidV2: Hardsigmoid's rule (aclnn_hardsigmoid_v2.cpp has the same A2 list,
+/// int32 included, and the same integer form).
+pub fn hardsigmoid_v2(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    hardsigmoid_common(self_, Some(out), "aclnnHardsigmoidV2")
+}
+
+/// aclnnInplaceHardsigmoidV2 (its parameter is named `self`).
+pub fn inplace_hardsigmoid_v2(self_: &TensorDesc) -> Result<Executor> {
+    hardsigmoid_common(self_, None, "aclnnInplaceHardsigmoidV2")
 }
 
 const HARDSWISH_RULE: Rule = Rule {
@@ -677,6 +746,66 @@ pub fn inplace_threshold(
         value,
         None,
     )
+}
+
+/// `x > threshold ? x : value` in f32 (ThresholdV2's kernel: a NaN x gives value).
+struct ThresholdGt {
+    threshold: f32,
+    value: f32,
+}
+impl UnaryOp for ThresholdGt {
+    type A = f32;
+    type O = f32;
+    fn new(p: &Params) -> Self {
+        ThresholdGt {
+            threshold: p.scalars[0].get::<f32>(),
+            value: p.scalars[1].get::<f32>(),
+        }
+    }
+    #[inline(always)]
+    fn apply(&self, x: f32) -> f32 {
+        if x > self.threshold {
+            x
+        } else {
+            self.value
+        }
+    }
+}
+
+/// aclnnThresholdV2: `x > threshold ? x : value` for f32/f16/bf16, out of self's dtype and
+/// shape; the scalars are read as f32 (`ToFloat`) and converted to self's dtype, as the
+/// kernel does. Unlike aclnnThreshold (and torch), a NaN x gives value.
+pub fn threshold_v2(
+    self_: &TensorDesc,
+    threshold: &Scalar,
+    value: &Scalar,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Equal,
+    };
+    let (t, v) = (attr(threshold), attr(value));
+    unary::build("aclnnThresholdV2", &RULE, "self", self_, Some(("out", out)), move |d| {
+        let mut c = Compute::same(d, unary_kernel::<ThresholdGt> as KernelFn);
+        c.params = Params {
+            scalars: smallvec::smallvec![t.cast(d).cast(F32), v.cast(d).cast(F32)],
+            ints: Default::default(),
+        };
+        Ok(c)
+    })
+}
+
+/// aclnnFastGeluV2: the doc's piecewise-polynomial GELU (see `f::FAST_GELU_V2`); x
+/// f32/f16/bf16, out of x's dtype and shape.
+pub fn fast_gelu_v2(x: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const RULE: Rule = Rule {
+        a: HALFS,
+        out: HALFS,
+        out_rule: OutRule::Equal,
+    };
+    pointwise::<{ f::FAST_GELU_V2 }>("aclnnFastGeluV2", &RULE, "x", x, Some(("out", out)), &[])
 }
 
 /// aclnnGeluV2: GELU with `approximate` 0 (exact, erf) or 1 (tanh); y has x's dtype. Like
@@ -1742,6 +1871,27 @@ pub const CATALOG: &[Entry] = &[
         rule: "x > 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1)",
     },
     Entry {
+        ops: "EluV2",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x >= 0 ? scale·x : alpha·scale·(e^(inputScale·x) − 1), out dtype = self dtype",
+    },
+    Entry {
+        ops: "ThresholdV2",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x > threshold ? x : value (NaN gives value), out dtype = self dtype",
+    },
+    Entry {
+        ops: "FastGeluV2",
+        a: HALFS,
+        b: &[],
+        out: HALFS,
+        rule: "x·(sgn(x)·(−0.1444·(min(|0.7071x|, 1.769) − 1.769)² + 0.5) + 0.5)",
+    },
+    Entry {
         ops: "LeakyRelu, InplaceLeakyRelu",
         a: HALFS_F64,
         b: &[],
@@ -1756,7 +1906,7 @@ pub const CATALOG: &[Entry] = &[
         rule: "beta·x > threshold ? x : ln(1 + e^(beta·x))/beta",
     },
     Entry {
-        ops: "Hardsigmoid, InplaceHardsigmoid",
+        ops: "Hardsigmoid, InplaceHardsigmoid, HardsigmoidV2, InplaceHardsigmoidV2",
         a: HARDSIGMOID,
         b: &[],
         out: HARDSIGMOID,

@@ -352,6 +352,29 @@ const POINTWISE: &[Pointwise] = &[
         dtypes: &[F32, F16, BF16],
         torch: "out = a[0] * torch.sigmoid(1.702 * a[0])",
     },
+    // The V2 forms: EluV2 selects on x >= 0 (the same numbers as aten.elu but at −0).
+    Pointwise {
+        name: "elu_v2",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = torch.ops.aten.elu(a[0], a[1].item(), a[2].item(), a[3].item())",
+    },
+    Pointwise {
+        name: "hardsigmoid_v2",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = F.hardsigmoid(a[0])",
+    },
+    // ThresholdV2: torch.where(x > threshold, x, value) (a NaN x gives value, unlike F.threshold).
+    Pointwise {
+        name: "threshold_v2",
+        dtypes: &[F32, F16, BF16],
+        torch: "out = torch.where(a[0] > a[1].item(), a[0], torch.full_like(a[0], a[2].item()))",
+    },
+    // FastGeluV2: aclnnFastGeluV2.md's formula in f64, sgn(x) = (x + 1e-12)/|x + 1e-12| in f32.
+    Pointwise {
+        name: "fast_gelu_v2",
+        dtypes: &[F32, F16, BF16],
+        torch: "t = a[0].float() + 1e-12\nsg = (t / t.abs()).double()\nc = torch.clamp(torch.abs(0.7071 * a[0]), max=1.769) - 1.769\nout = a[0] * (sg * (-0.1444 * c * c + 0.5) + 0.5)",
+    },
 ];
 
 /// The point-wise operators with an in-place form.
@@ -363,9 +386,20 @@ const HAS_INPLACE: &[&str] = &[
     "threshold",
     "celu",
     "mish",
+    "hardsigmoid_v2",
 ];
 /// The point-wise operators whose out must have self's dtype.
-const SAME_DTYPE: &[&str] = &["hardsigmoid", "gelu_none", "gelu_tanh", "mish", "fast_gelu"];
+const SAME_DTYPE: &[&str] = &[
+    "hardsigmoid",
+    "gelu_none",
+    "gelu_tanh",
+    "mish",
+    "fast_gelu",
+    "elu_v2",
+    "hardsigmoid_v2",
+    "threshold_v2",
+    "fast_gelu_v2",
+];
 
 /// Plans operator `name` with attributes `at`, out of place or in place.
 fn plan_pointwise(
@@ -397,6 +431,11 @@ fn plan_pointwise(
         ("hardshrink", Some(o)) => act::hardshrink(x, &s[0], o),
         ("swish", Some(o)) => act::swish(x, Some(&s[0]), o),
         ("fast_gelu", Some(o)) => act::fast_gelu(x, o),
+        ("elu_v2", Some(o)) => act::elu_v2(x, &s[0], &s[1], &s[2], o),
+        ("hardsigmoid_v2", Some(o)) => act::hardsigmoid_v2(x, o),
+        ("hardsigmoid_v2", None) => act::inplace_hardsigmoid_v2(x),
+        ("threshold_v2", Some(o)) => act::threshold_v2(x, &s[0], &s[1], o),
+        ("fast_gelu_v2", Some(o)) => act::fast_gelu_v2(x, o),
         _ => unreachable!("{name} has no in-place form"),
     }
 }
@@ -405,7 +444,7 @@ fn plan_pointwise(
 fn rand_attrs(rng: &mut Rng, name: &str, dtype: DType) -> Vec<f64> {
     let mut r = |lo: f64, hi: f64| lo + (hi - lo) * (rng.below(1024) as f64 / 1024.0);
     match name {
-        "elu" => vec![r(-2.0, 3.0), r(0.25, 2.0), r(0.25, 2.0)],
+        "elu" | "elu_v2" => vec![r(-2.0, 3.0), r(0.25, 2.0), r(0.25, 2.0)],
         "leaky_relu" => vec![r(-1.0, 1.0)],
         "softplus" => vec![r(0.25, 3.0), r(1.0, 25.0)],
         "celu" => vec![r(-2.0, 3.0)],
@@ -416,7 +455,7 @@ fn rand_attrs(rng: &mut Rng, name: &str, dtype: DType) -> Vec<f64> {
         // (u8: non-negative, a negative scalar has no u8 value torch and the rule agree on)
         "threshold" if dtype == U8 => vec![(r(0.0, 5.0)).round(), (r(0.0, 9.0)).round()],
         "threshold" if dtype.is_int() => vec![(r(-5.0, 5.0)).round(), (r(-9.0, 9.0)).round()],
-        "threshold" => vec![
+        "threshold" | "threshold_v2" => vec![
             (r(-5.0, 5.0) * 8.0).round() / 8.0,
             (r(-9.0, 9.0) * 8.0).round() / 8.0,
         ],
@@ -520,6 +559,32 @@ fn device_forms_elu_nonfinite_and_int_hardsigmoid() {
     }
     run(act::inplace_hardsigmoid(&xi.desc).unwrap());
     assert_eq!(xi.values(), [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    let mut xi = T::contiguous(S32, &[7]);
+    for (i, v) in [-5, -3, 0, 2, 3, 4, 100].iter().enumerate() {
+        xi.set(i, *v as f64);
+    }
+    run(act::inplace_hardsigmoid_v2(&xi.desc).unwrap());
+    assert_eq!(xi.values(), [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
+    // EluV2 with an infinite alpha: x >= 0 takes scale·x (0 at 0), x < 0 gives −inf.
+    let o = T::contiguous(F32, &[6]);
+    run(act::elu_v2(&x.desc, &f32s(f64::INFINITY), &f32s(2.0), &f32s(1.0), &o.desc).unwrap());
+    let got = o.values();
+    assert_eq!(got[..4], [f64::NEG_INFINITY, 0.0, 0.0, 3.0]);
+    assert!(got[4].is_nan() && got[5] == f64::NEG_INFINITY);
+    // ThresholdV2: NaN gives value; FastGeluV2 at ±inf, 0 and −1e-12 (x + 1e-12 = 0 in f32: NaN).
+    let o = T::contiguous(F32, &[6]);
+    run(act::threshold_v2(&x.desc, &f32s(0.0), &f32s(7.0), &o.desc).unwrap());
+    assert_eq!(o.values(), [7.0, 7.0, 7.0, 1.5, 7.0, 7.0]);
+    let mut g = T::contiguous(F32, &[5]);
+    for (i, v) in [f64::INFINITY, f64::NEG_INFINITY, 0.0, -1e-12f32 as f64, 10.0].iter().enumerate() {
+        g.set(i, *v);
+    }
+    let o = T::contiguous(F32, &[5]);
+    run(act::fast_gelu_v2(&g.desc, &o.desc).unwrap());
+    let got = o.values();
+    // (±inf: sgn = ±inf/inf is NaN in the kernel's f32/f16 formula, so the result is NaN)
+    assert!(got[0].is_nan() && got[1].is_nan() && got[2] == 0.0, "{got:?}");
+    assert!(got[3].is_nan() && got[4] == 10.0, "{got:?}");
 }
 
 /// What the point-wise rules refuse: dtypes off the lists, out dtypes that self cannot
@@ -548,8 +613,25 @@ fn pointwise_activations_refuse_bad_parameters() {
     assert!(act::threshold(&x.desc, &one, &one, &oi.desc).is_err());
     let b = T::contiguous(Bool, &[2, 3]);
     assert!(act::threshold(&b.desc, &one, &one, &b.desc).is_err());
+    // The V2 forms: f32/f16/bf16 (HardsigmoidV2 int32 too), out of self's dtype and shape.
+    let o64 = T::contiguous(F64, &[2, 3]);
+    assert!(act::elu_v2(&x.desc, &one, &one, &one, &o16.desc).is_err());
+    assert!(act::elu_v2(&o64.desc, &one, &one, &one, &o64.desc).is_err());
+    assert!(act::elu_v2(&x.desc, &c, &one, &one, &x.desc).is_err());
+    assert!(act::elu_v2(&x.desc, &one, &one, &one, &o_shape.desc).is_err());
+    assert!(act::fast_gelu_v2(&x.desc, &o16.desc).is_err());
+    assert!(act::fast_gelu_v2(&xi.desc, &oi.desc).is_err());
+    assert!(act::fast_gelu_v2(&x.desc, &o_shape.desc).is_err());
+    assert!(act::hardsigmoid_v2(&x.desc, &o16.desc).is_err());
+    assert!(act::hardsigmoid_v2(&xi.desc, &oi.desc).is_ok());
+    assert!(act::inplace_hardsigmoid_v2(&o64.desc).is_err());
+    assert!(act::threshold_v2(&xi.desc, &one, &one, &oi.desc).is_err());
+    assert!(act::threshold_v2(&x.desc, &one, &one, &o16.desc).is_err());
+    assert!(act::threshold_v2(&x.desc, &one, &one, &o_shape.desc).is_err());
     // Empty tensors: nothing to do, success.
     let e = T::contiguous(F32, &[0, 3]);
+    run(act::fast_gelu_v2(&e.desc, &e.desc).unwrap());
+    run(act::threshold_v2(&e.desc, &one, &one, &e.desc).unwrap());
     run(act::elu(&e.desc, &one, &one, &one, &e.desc).unwrap());
 }
 
