@@ -18,7 +18,8 @@ use super::elementwise as ew;
 use crate::dtype::{can_cast, DType};
 use crate::engine::remap::{self, Remap, FILL};
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Sequence};
+use crate::element::Element;
+use crate::executor::{Bindings, Executor, Nothing, Sequence, Work, Workspace};
 use crate::format::Format;
 use crate::tensor::TensorDesc;
 
@@ -416,6 +417,524 @@ pub fn im2col(
     Ok(Executor::new(API, bindings, seq))
 }
 
+// ---------------------------------------------------------------------------------------
+// Interpolating resizes: one separable taps kernel
+// ---------------------------------------------------------------------------------------
+
+/// aclnnUpsampleLinear1d, Atlas A2.
+const LINEAR_1D: &[DType] = &[F32, F16, BF16];
+/// aclnnUpsampleBilinear2d, Atlas A2 (DOUBLE only in NHWC).
+const BILINEAR: &[DType] = &[F32, BF16, F16, F64];
+/// aclnnUpsampleTrilinear3d, Atlas A2.
+const TRILINEAR: &[DType] = &[F32, F16, BF16, F64];
+/// aclnnUpsampleBicubic2d, Atlas A2.
+const BICUBIC: &[DType] = &[F32, F16, BF16];
+/// aclnnUpsampleNearest1dV2, Atlas A2.
+const NEAREST_1D_V2: &[DType] = &[F32, BF16, F16, U8];
+/// aclnnUpsampleNearest2dV2, Atlas A2.
+const NEAREST_2D_V2: &[DType] = &[F32, BF16, F16, F64, U8];
+
+/// The arithmetic type of an interpolation: f32 for f16/bf16/f32, f64 for f64.
+trait Acc: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
+    const ZERO: Self;
+    fn of(x: f64) -> Self;
+    fn get(self) -> f64;
+}
+impl Acc for f32 {
+    const ZERO: f32 = 0.0;
+    fn of(x: f64) -> f32 {
+        x as f32
+    }
+    fn get(self) -> f64 {
+        self as f64
+    }
+}
+impl Acc for f64 {
+    const ZERO: f64 = 0.0;
+    fn of(x: f64) -> f64 {
+        x
+    }
+    fn get(self) -> f64 {
+        self
+    }
+}
+
+/// One resized axis: every output index reads `n` input indices with weights
+/// (`index[o·n + t]`, `weight[o·n + t]`, the weights exact values of the arithmetic type).
+#[derive(Clone, Debug)]
+struct AxisTaps {
+    n: usize,
+    index: Vec<usize>,
+    weight: Vec<f64>,
+}
+
+impl AxisTaps {
+    fn unit() -> AxisTaps {
+        AxisTaps {
+            n: 1,
+            index: vec![0],
+            weight: vec![1.0],
+        }
+    }
+    fn outputs(&self) -> usize {
+        self.index.len() / self.n
+    }
+}
+
+/// torch's area_pixel_compute_scale in the arithmetic type A (each division rounded once
+/// into A: the f64 quotient of two A values rounds to A's correctly rounded quotient).
+fn pixel_scale<A: Acc>(input: usize, output: usize, align_corners: bool, scales: f64) -> A {
+    let div = |x: usize, y: usize| A::of(A::of(x as f64).get() / A::of(y as f64).get());
+    if align_corners {
+        if output > 1 {
+            div(input - 1, output - 1)
+        } else {
+            A::ZERO
+        }
+    } else if scales > 0.0 {
+        A::of(1.0 / scales)
+    } else {
+        div(input, output)
+    }
+}
+
+/// torch's area_pixel_compute_source_index: `scale·d` (align corners) or
+/// `scale·(d + ½) − ½` evaluated in double and rounded into A (negative clamped to 0 unless
+/// cubic).
+fn source_index<A: Acc>(scale: A, d: usize, align_corners: bool, cubic: bool) -> A {
+    if align_corners {
+        scale * A::of(d as f64)
+    } else {
+        let s = A::of(scale.get() * (d as f64 + 0.5) - 0.5);
+        if !cubic && s.get() < 0.0 {
+            A::ZERO
+        } else {
+            s
+        }
+    }
+}
+
+/// Linear taps (torch's compute_source_index_and_lambda): out = in is the identity.
+fn linear_taps<A: Acc>(input: usize, output: usize, align_corners: bool, scales: f64) -> AxisTaps {
+    let mut index = Vec::with_capacity(2 * output);
+    let mut weight = Vec::with_capacity(2 * output);
+    let scale: A = pixel_scale(input, output, align_corners, scales);
+    for d in 0..output {
+        if input == output {
+            index.extend([d, 0]);
+            weight.extend([1.0, 0.0]);
+            continue;
+        }
+        let real = source_index(scale, d, align_corners, false);
+        let i0 = (real.get() as usize).min(input - 1);
+        let i1 = if i0 < input - 1 { i0 + 1 } else { i0 };
+        let l1 = A::of((real.get() - i0 as f64).clamp(0.0, 1.0));
+        let l0 = A::of(1.0 - l1.get());
+        index.extend([i0, i1]);
+        weight.extend([l0.get(), l1.get()]);
+    }
+    AxisTaps {
+        n: 2,
+        index,
+        weight,
+    }
+}
+
+/// Cubic-convolution taps, A = −0.75, indices clamped to the border (torch's
+/// upsample_bicubic2d).
+fn cubic_taps<A: Acc>(input: usize, output: usize, align_corners: bool, scales: f64) -> AxisTaps {
+    let a = A::of(-0.75);
+    let one = A::of(1.0);
+    let c1 = |x: A| (((a + A::of(2.0)) * x + A::of(-(a.get() + 3.0))) * x * x) + one;
+    let c2 = |x: A| (((a * x + A::of(-5.0 * a.get())) * x + A::of(8.0 * a.get())) * x) + A::of(-4.0 * a.get());
+    let scale: A = pixel_scale(input, output, align_corners, scales);
+    let mut index = Vec::with_capacity(4 * output);
+    let mut weight = Vec::with_capacity(4 * output);
+    for d in 0..output {
+        let real = source_index(scale, d, align_corners, true);
+        let fl = real.get().floor();
+        let t = A::of(real.get() - fl);
+        let t2 = A::of(1.0 - t.get());
+        let w = [c2(t + one), c1(t), c1(t2), c2(t2 + one)];
+        for (j, wj) in w.iter().enumerate() {
+            let i = (fl as i64 - 1 + j as i64).clamp(0, input as i64 - 1);
+            index.push(i as usize);
+            weight.push(wj.get());
+        }
+    }
+    AxisTaps {
+        n: 4,
+        index,
+        weight,
+    }
+}
+
+/// A tensor's plane dims (size, stride), its 3 spatial strides (0 for a missing axis) and
+/// offset.
+#[derive(Clone, Debug)]
+struct Lay {
+    lead: Vec<(usize, isize)>,
+    spatial: [isize; 3],
+    offset: isize,
+}
+
+impl Lay {
+    fn new(t: &TensorDesc, spatial: &[usize]) -> Lay {
+        let lead = (0..t.rank())
+            .filter(|d| !spatial.contains(d))
+            .map(|d| (t.shape[d], t.strides[d]))
+            .collect();
+        let mut sp = [0isize; 3];
+        let pad = 3 - spatial.len();
+        for (i, &d) in spatial.iter().enumerate() {
+            sp[pad + i] = t.strides[d];
+        }
+        Lay {
+            lead,
+            spatial: sp,
+            offset: t.offset as isize,
+        }
+    }
+    fn plane(&self, mut p: usize) -> isize {
+        let mut off = self.offset;
+        for &(n, s) in self.lead.iter().rev() {
+            off += (p % n) as isize * s;
+            p /= n;
+        }
+        off
+    }
+}
+
+/// The planned interpolation: self (binding 0) into out (1), `axes` the D, H, W taps
+/// (unit where the operator has fewer spatial dims).
+struct Taps {
+    dtype: DType,
+    axes: [AxisTaps; 3],
+    planes: usize,
+    input: Lay,
+    out: Lay,
+}
+
+impl Taps {
+    /// out = Σ_a w0·(Σ_b w1·(Σ_c w2·x)) in A, innermost axis W (torch's nesting).
+    fn run_typed<T: Element, A: Acc>(&self, src: usize, dst: usize) {
+        let [a0, a1, a2] = &self.axes;
+        let (o0n, o1n, o2n) = (a0.outputs(), a1.outputs(), a2.outputs());
+        let work = self.planes * o0n * o1n * o2n;
+        let tasks = self.planes.min(work.div_ceil(1 << 14)).clamp(1, 256);
+        let per = self.planes.div_ceil(tasks);
+        let [s0, s1, s2] = self.input.spatial;
+        let [d0, d1, d2] = self.out.spatial;
+        crate::engine::run_tasks(tasks, |t| {
+            for p in t * per..((t + 1) * per).min(self.planes) {
+                let ib = self.input.plane(p);
+                let ob = self.out.plane(p);
+                for o0 in 0..o0n {
+                    for o1 in 0..o1n {
+                        for o2 in 0..o2n {
+                            let mut acc0 = A::ZERO;
+                            for k0 in o0 * a0.n..(o0 + 1) * a0.n {
+                                let b0 = ib + a0.index[k0] as isize * s0;
+                                let mut acc1 = A::ZERO;
+                                for k1 in o1 * a1.n..(o1 + 1) * a1.n {
+                                    let b1 = b0 + a1.index[k1] as isize * s1;
+                                    let mut acc2 = A::ZERO;
+                                    for k2 in o2 * a2.n..(o2 + 1) * a2.n {
+                                        let i = b1 + a2.index[k2] as isize * s2;
+                                        // SAFETY: every tap index is inside self's shape.
+                                        let x = A::of(unsafe { super::pool::load::<T>(src, i) });
+                                        acc2 = acc2 + x * A::of(a2.weight[k2]);
+                                    }
+                                    acc1 = acc1 + acc2 * A::of(a1.weight[k1]);
+                                }
+                                acc0 = acc0 + acc1 * A::of(a0.weight[k0]);
+                            }
+                            let o = ob + o0 as isize * d0 + o1 as isize * d1 + o2 as isize * d2;
+                            // SAFETY: o is inside out's view, written by this plane's task only.
+                            unsafe { super::pool::store::<T>(dst, o, acc0.get()) };
+                        }
+                    }
+                }
+            }
+        });
+    }
+}
+
+impl Work for Taps {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: Workspace) -> Result<()> {
+        let (src, dst) = (t.addr(0)?, t.addr(1)?);
+        match self.dtype {
+            F16 => self.run_typed::<half::f16, f32>(src, dst),
+            BF16 => self.run_typed::<half::bf16, f32>(src, dst),
+            F64 => self.run_typed::<f64, f64>(src, dst),
+            _ => self.run_typed::<f32, f32>(src, dst),
+        }
+        Ok(())
+    }
+}
+
+/// Which taps an interpolating entry point uses.
+#[derive(Clone, Copy, PartialEq)]
+enum Kernel {
+    Linear,
+    Cubic,
+}
+
+/// One interpolating entry point.
+struct Interp {
+    api: &'static str,
+    list: &'static [DType],
+    formats: &'static [Format],
+    kernel: Kernel,
+    /// Empty self/out refused entirely (Linear1d); else only N (and C) may be 0.
+    no_empty: bool,
+}
+
+impl Interp {
+    fn plan(
+        &self,
+        self_: &TensorDesc,
+        output_size: &[i64],
+        align_corners: bool,
+        scales: &[f64],
+        out: &TensorDesc,
+    ) -> Result<Executor> {
+        let api = self.api;
+        let s = scales.len();
+        ew::check_tensor("self", self_, self.list)?;
+        ew::check_tensor("out", out, self.list)?;
+        ew::check_same_dtype("out", out, self_)?;
+        crate::ensure!(
+            self_.rank() == s + 2 && out.rank() == s + 2,
+            "self has {} dims and out {}: {api} takes {}-d tensors",
+            self_.rank(),
+            out.rank(),
+            s + 2
+        );
+        crate::ensure!(
+            output_size.len() == s,
+            "outputSize {output_size:?} must have {s} value{}",
+            if s > 1 { "s" } else { "" }
+        );
+        crate::ensure!(
+            output_size.iter().all(|&x| x > 0 && x < 1 << 31),
+            "outputSize {output_size:?} must be positive"
+        );
+        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s..].iter().zip(scales) {
+            crate::ensure!(
+                x >= 0.0 && x.is_finite(),
+                "{name} {x} must be a finite non-negative scale"
+            );
+        }
+        crate::ensure!(
+            self.formats.contains(&self_.format),
+            "self has format {}: {api} takes {}",
+            self_.format,
+            self.formats
+                .iter()
+                .map(|f| f.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        crate::ensure!(
+            out.format == self_.format,
+            "out has format {} but must have self's format {}",
+            out.format,
+            self_.format
+        );
+        if api == "aclnnUpsampleBilinear2d" {
+            crate::ensure!(
+                self_.dtype != F64 || self_.format == Format::NHWC,
+                "self is DOUBLE in format {}: {api} takes DOUBLE only in NHWC",
+                self_.format
+            );
+        }
+        let channel_last = matches!(self_.format, Format::NHWC | Format::NDHWC);
+        let spatial: Vec<usize> = if channel_last {
+            (1..=s).collect()
+        } else {
+            (2..2 + s).collect()
+        };
+        let c = if channel_last { s + 1 } else { 1 };
+        if self.no_empty {
+            crate::ensure!(
+                !self_.is_empty(),
+                "self {:?} is empty: {api} does not take empty tensors",
+                self_.shape
+            );
+        } else {
+            crate::ensure!(
+                spatial.iter().all(|&a| self_.shape[a] > 0),
+                "self {:?} is empty in a spatial dim: {api} cannot resize it",
+                self_.shape
+            );
+        }
+        let _ = c;
+        let mut want = self_.shape.to_vec();
+        for (k, &a) in spatial.iter().enumerate() {
+            want[a] = output_size[k] as usize;
+        }
+        ew::check_result_shape("out", out, &want)?;
+        crate::ensure!(
+            !remap::overlaps(self_, out),
+            "out shares memory with self: {api} needs them apart"
+        );
+        let bindings = two_bindings(self_, out);
+        if out.is_empty() {
+            return Ok(Executor::new(api, bindings, Nothing));
+        }
+        let wide = self_.dtype == F64;
+        let taps: Vec<AxisTaps> = (0..3 - s)
+            .map(|_| AxisTaps::unit())
+            .chain(spatial.iter().enumerate().map(|(k, &a)| {
+                let (i, o) = (self_.shape[a], want[a]);
+                match (self.kernel, wide) {
+                    (Kernel::Linear, false) => linear_taps::<f32>(i, o, align_corners, scales[k]),
+                    (Kernel::Linear, true) => linear_taps::<f64>(i, o, align_corners, scales[k]),
+                    (Kernel::Cubic, false) => cubic_taps::<f32>(i, o, align_corners, scales[k]),
+                    (Kernel::Cubic, true) => cubic_taps::<f64>(i, o, align_corners, scales[k]),
+                }
+            }))
+            .collect();
+        let planes = (0..self_.rank())
+            .filter(|d| !spatial.contains(d))
+            .map(|d| self_.shape[d])
+            .product();
+        let plan = Taps {
+            dtype: self_.dtype,
+            axes: taps.try_into().expect("3 axes"),
+            planes,
+            input: Lay::new(self_, &spatial),
+            out: Lay::new(out, &spatial),
+        };
+        Ok(Executor::new(api, bindings, plan))
+    }
+}
+
+const NCL_ONLY: &[Format] = &[Format::NCL, Format::ND];
+const NCHW_ND: &[Format] = &[Format::NCHW, Format::ND];
+
+/// aclnnUpsampleLinear1d: (N, C, L) -> (N, C, outputSize[0]), linear taps.
+pub fn upsample_linear_1d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    align_corners: bool,
+    scales: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    Interp {
+        api: "aclnnUpsampleLinear1d",
+        list: LINEAR_1D,
+        formats: NCL_ONLY,
+        kernel: Kernel::Linear,
+        no_empty: true,
+    }
+    .plan(self_, output_size, align_corners, &[scales], out)
+}
+
+/// aclnnUpsampleBilinear2d: (N, C, H, W) (NHWC: (N, H, W, C)) resized, bilinear taps.
+pub fn upsample_bilinear_2d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    align_corners: bool,
+    scales_h: f64,
+    scales_w: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    Interp {
+        api: "aclnnUpsampleBilinear2d",
+        list: BILINEAR,
+        formats: NCHW_NHWC,
+        kernel: Kernel::Linear,
+        no_empty: false,
+    }
+    .plan(self_, output_size, align_corners, &[scales_h, scales_w], out)
+}
+
+/// aclnnUpsampleTrilinear3d: (N, C, D, H, W) (NDHWC too) resized, trilinear taps.
+#[allow(clippy::too_many_arguments)]
+pub fn upsample_trilinear_3d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    align_corners: bool,
+    scales_d: f64,
+    scales_h: f64,
+    scales_w: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    Interp {
+        api: "aclnnUpsampleTrilinear3d",
+        list: TRILINEAR,
+        formats: NCDHW_NDHWC_ND,
+        kernel: Kernel::Linear,
+        no_empty: false,
+    }
+    .plan(
+        self_,
+        output_size,
+        align_corners,
+        &[scales_d, scales_h, scales_w],
+        out,
+    )
+}
+
+/// aclnnUpsampleBicubic2d: (N, C, H, W) resized, 4×4 cubic-convolution taps.
+pub fn upsample_bicubic_2d(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    align_corners: bool,
+    scales_h: f64,
+    scales_w: f64,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    Interp {
+        api: "aclnnUpsampleBicubic2d",
+        list: BICUBIC,
+        formats: NCHW_ND,
+        kernel: Kernel::Cubic,
+        no_empty: false,
+    }
+    .plan(self_, output_size, align_corners, &[scales_h, scales_w], out)
+}
+
+/// aclnnUpsampleNearest1dV2: UpsampleNearest1d with a float scale.
+pub fn upsample_nearest_1d_v2(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scale_l: f32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest1dV2",
+        list: NEAREST_1D_V2,
+        formats: NCL_ND,
+        exact: false,
+        empty_ok: false,
+    };
+    n.plan(self_, output_size, &[scale_l as f64], out)
+}
+
+/// aclnnUpsampleNearest2dV2: UpsampleNearest2d with float scales.
+pub fn upsample_nearest_2d_v2(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scales_h: f32,
+    scales_w: f32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest2dV2",
+        list: NEAREST_2D_V2,
+        formats: NCHW_NHWC,
+        exact: false,
+        empty_ok: false,
+    };
+    n.plan(self_, output_size, &[scales_h as f64, scales_w as f64], out)
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -452,5 +971,33 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: IM2COL,
         rule: "sliding kernel blocks as columns (N, C·kh·kw, L), zero padding, dilation, stride",
+    },
+    Entry {
+        ops: "UpsampleLinear1d, UpsampleBicubic2d",
+        a: LINEAR_1D,
+        b: &[],
+        out: LINEAR_1D,
+        rule: "linear (2 taps) / cubic-convolution (4 taps, A = −0.75) resize in f32, torch's source index (alignCorners, scales)",
+    },
+    Entry {
+        ops: "UpsampleBilinear2d, UpsampleTrilinear3d",
+        a: BILINEAR,
+        b: &[],
+        out: BILINEAR,
+        rule: "separable linear taps over H, W (D, H, W) in f32 (f64 for DOUBLE; Bilinear2d DOUBLE in NHWC only)",
+    },
+    Entry {
+        ops: "UpsampleNearest1dV2",
+        a: NEAREST_1D_V2,
+        b: &[],
+        out: NEAREST_1D_V2,
+        rule: "UpsampleNearest1d with a float scaleL (positive: in/out = 1/scale)",
+    },
+    Entry {
+        ops: "UpsampleNearest2dV2",
+        a: NEAREST_2D_V2,
+        b: &[],
+        out: NEAREST_2D_V2,
+        rule: "UpsampleNearest2d with float scalesH, scalesW",
     },
 ];

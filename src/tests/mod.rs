@@ -39,6 +39,7 @@ mod quant_diff;
 mod random_stats;
 mod reduce_diff;
 mod reduce_stats_diff;
+mod resample17_diff;
 mod rules_convert;
 mod rules_dtype;
 mod rules_tensor;
