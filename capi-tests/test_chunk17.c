@@ -17,6 +17,19 @@ static aclTensor *mk(const int64_t *shape, int64_t rank, aclDataType dt, size_t 
     return aclCreateTensor(shape, (uint64_t)rank, dt, strides, 0, ACL_FORMAT_ND, shape, (uint64_t)rank, *dev);
 }
 
+/* Phase 2 with the workspace phase 1 asked for, then synchronize. */
+static aclnnStatus run2(aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream),
+                        uint64_t wsz, aclOpExecutor *ex, aclrtStream stream)
+{
+    void *w = NULL;
+    if (wsz) aclrtMalloc(&w, wsz, ACL_MEM_MALLOC_HUGE_FIRST);
+    aclnnStatus st = phase2(w, wsz, ex, stream);
+    if (st != 0) printf("FAIL phase 2: %d %s\n", st, aclGetRecentErrMsg());
+    aclrtSynchronizeStream(stream);
+    if (w) aclrtFree(w);
+    return st;
+}
+
 int main(void)
 {
     aclInit(NULL);
@@ -36,8 +49,7 @@ int main(void)
     aclTensor *toff = mk(vs, 1, ACL_FLOAT, 4, &off, &doff), *tout = mk(os, 2, ACL_FLOAT, 4, NULL, &dout);
     aclnnStatus st = aclnnOneHotGetWorkspaceSize(ts, 4, ton, toff, -1, tout, &wsz, &ex);
     if (st != 0) { printf("FAIL OneHot phase 1: %d %s\n", st, aclGetRecentErrMsg()); return 1; }
-    st = aclnnOneHot(NULL, wsz, ex, stream);
-    aclrtSynchronizeStream(stream);
+    st = run2(aclnnOneHot, wsz, ex, stream);
     float oh[16];
     aclrtMemcpy(oh, sizeof oh, dout, sizeof oh, ACL_MEMCPY_DEVICE_TO_HOST);
     for (int i = 0; i < 4; i++)
@@ -59,12 +71,11 @@ int main(void)
     void *da, *db, *dc;
     aclTensor *ta = mk(as, 2, ACL_FLOAT, 4, a, &da), *tb = mk(bs, 2, ACL_FLOAT, 4, b, &db);
     aclTensor *tc = mk(cs, 2, ACL_FLOAT, 4, NULL, &dc);
-    aclTensor *members[2] = {ta, tb};
+    const aclTensor *members[2] = {ta, tb};
     aclTensorList *list = aclCreateTensorList(members, 2);
     st = aclnnChunkCatGetWorkspaceSize(list, 0, 2, tc, &wsz, &ex);
     if (st != 0) { printf("FAIL ChunkCat phase 1: %d %s\n", st, aclGetRecentErrMsg()); return 1; }
-    st = aclnnChunkCat(NULL, wsz, ex, stream);
-    aclrtSynchronizeStream(stream);
+    st = run2(aclnnChunkCat, wsz, ex, stream);
     float c[12], want[12] = {1, 2, 3, 7, 8, 9, 4, 5, 6, 0, 0, 0};
     aclrtMemcpy(c, sizeof c, dc, sizeof c, ACL_MEMCPY_DEVICE_TO_HOST);
     for (int i = 0; i < 12; i++)

@@ -429,10 +429,6 @@ const BILINEAR: &[DType] = &[F32, BF16, F16, F64];
 const TRILINEAR: &[DType] = &[F32, F16, BF16, F64];
 /// aclnnUpsampleBicubic2d, Atlas A2.
 const BICUBIC: &[DType] = &[F32, F16, BF16];
-/// aclnnUpsampleNearest1dV2, Atlas A2.
-const NEAREST_1D_V2: &[DType] = &[F32, BF16, F16, U8];
-/// aclnnUpsampleNearest2dV2, Atlas A2.
-const NEAREST_2D_V2: &[DType] = &[F32, BF16, F16, F64, U8];
 
 /// The arithmetic type of an interpolation: f32 for f16/bf16/f32, f64 for f64.
 trait Acc: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
@@ -900,41 +896,6 @@ pub fn upsample_bicubic_2d(
     .plan(self_, output_size, align_corners, &[scales_h, scales_w], out)
 }
 
-/// aclnnUpsampleNearest1dV2: UpsampleNearest1d with a float scale.
-pub fn upsample_nearest_1d_v2(
-    self_: &TensorDesc,
-    output_size: &[i64],
-    scale_l: f32,
-    out: &TensorDesc,
-) -> Result<Executor> {
-    let n = Nearest {
-        api: "aclnnUpsampleNearest1dV2",
-        list: NEAREST_1D_V2,
-        formats: NCL_ND,
-        exact: false,
-        empty_ok: false,
-    };
-    n.plan(self_, output_size, &[scale_l as f64], out)
-}
-
-/// aclnnUpsampleNearest2dV2: UpsampleNearest2d with float scales.
-pub fn upsample_nearest_2d_v2(
-    self_: &TensorDesc,
-    output_size: &[i64],
-    scales_h: f32,
-    scales_w: f32,
-    out: &TensorDesc,
-) -> Result<Executor> {
-    let n = Nearest {
-        api: "aclnnUpsampleNearest2dV2",
-        list: NEAREST_2D_V2,
-        formats: NCHW_NHWC,
-        exact: false,
-        empty_ok: false,
-    };
-    n.plan(self_, output_size, &[scales_h as f64, scales_w as f64], out)
-}
-
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -985,19 +946,5 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: BILINEAR,
         rule: "separable linear taps over H, W (D, H, W) in f32 (f64 for DOUBLE; Bilinear2d DOUBLE in NHWC only)",
-    },
-    Entry {
-        ops: "UpsampleNearest1dV2",
-        a: NEAREST_1D_V2,
-        b: &[],
-        out: NEAREST_1D_V2,
-        rule: "UpsampleNearest1d with a float scaleL (positive: in/out = 1/scale)",
-    },
-    Entry {
-        ops: "UpsampleNearest2dV2",
-        a: NEAREST_2D_V2,
-        b: &[],
-        out: NEAREST_2D_V2,
-        rule: "UpsampleNearest2d with float scalesH, scalesW",
     },
 ];
