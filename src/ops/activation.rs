@@ -787,14 +787,21 @@ pub fn threshold_v2(
         out_rule: OutRule::Equal,
     };
     let (t, v) = (attr(threshold), attr(value));
-    unary::build("aclnnThresholdV2", &RULE, "self", self_, Some(("out", out)), move |d| {
-        let mut c = Compute::same(d, unary_kernel::<ThresholdGt> as KernelFn);
-        c.params = Params {
-            scalars: smallvec::smallvec![t.cast(d).cast(F32), v.cast(d).cast(F32)],
-            ints: Default::default(),
-        };
-        Ok(c)
-    })
+    unary::build(
+        "aclnnThresholdV2",
+        &RULE,
+        "self",
+        self_,
+        Some(("out", out)),
+        move |d| {
+            let mut c = Compute::same(d, unary_kernel::<ThresholdGt> as KernelFn);
+            c.params = Params {
+                scalars: smallvec::smallvec![t.cast(d).cast(F32), v.cast(d).cast(F32)],
+                ints: Default::default(),
+            };
+            Ok(c)
+        },
+    )
 }
 
 /// aclnnFastGeluV2: the doc's piecewise-polynomial GELU (see `f::FAST_GELU_V2`); x

@@ -1551,7 +1551,12 @@ pub fn apply_fused_ema_adam(
         eps: eps as f32,
         weight_decay: weight_decay as f32,
     };
-    let members = vec![Member::in_place(state, rule.written(), var.numel(), Some(bt))];
+    let members = vec![Member::in_place(
+        state,
+        rule.written(),
+        var.numel(),
+        Some(bt),
+    )];
     Ok(layout.executor_with(API, UpdateWork::new(rule, members, API)))
 }
 

@@ -16,9 +16,9 @@
 use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::{can_cast, DType};
+use crate::element::Element;
 use crate::engine::remap::{self, Remap, FILL};
 use crate::error::Result;
-use crate::element::Element;
 use crate::executor::{Bindings, Executor, Nothing, Sequence, Work, Workspace};
 use crate::format::Format;
 use crate::tensor::TensorDesc;
@@ -542,7 +542,9 @@ fn cubic_taps<A: Acc>(input: usize, output: usize, align_corners: bool, scales: 
     let a = A::of(-0.75);
     let one = A::of(1.0);
     let c1 = |x: A| (((a + A::of(2.0)) * x + A::of(-(a.get() + 3.0))) * x * x) + one;
-    let c2 = |x: A| (((a * x + A::of(-5.0 * a.get())) * x + A::of(8.0 * a.get())) * x) + A::of(-4.0 * a.get());
+    let c2 = |x: A| {
+        (((a * x + A::of(-5.0 * a.get())) * x + A::of(8.0 * a.get())) * x) + A::of(-4.0 * a.get())
+    };
     let scale: A = pixel_scale(input, output, align_corners, scales);
     let mut index = Vec::with_capacity(4 * output);
     let mut weight = Vec::with_capacity(4 * output);
@@ -719,7 +721,10 @@ impl Interp {
             output_size.iter().all(|&x| x > 0 && x < 1 << 31),
             "outputSize {output_size:?} must be positive"
         );
-        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s..].iter().zip(scales) {
+        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s..]
+            .iter()
+            .zip(scales)
+        {
             crate::ensure!(
                 x >= 0.0 && x.is_finite(),
                 "{name} {x} must be a finite non-negative scale"
@@ -847,7 +852,13 @@ pub fn upsample_bilinear_2d(
         kernel: Kernel::Linear,
         no_empty: false,
     }
-    .plan(self_, output_size, align_corners, &[scales_h, scales_w], out)
+    .plan(
+        self_,
+        output_size,
+        align_corners,
+        &[scales_h, scales_w],
+        out,
+    )
 }
 
 /// aclnnUpsampleTrilinear3d: (N, C, D, H, W) (NDHWC too) resized, trilinear taps.
@@ -893,7 +904,13 @@ pub fn upsample_bicubic_2d(
         kernel: Kernel::Cubic,
         no_empty: false,
     }
-    .plan(self_, output_size, align_corners, &[scales_h, scales_w], out)
+    .plan(
+        self_,
+        output_size,
+        align_corners,
+        &[scales_h, scales_w],
+        out,
+    )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).

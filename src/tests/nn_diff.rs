@@ -567,7 +567,14 @@ fn device_forms_elu_nonfinite_and_int_hardsigmoid() {
     assert_eq!(xi.values(), [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0]);
     // EluV2 with an infinite alpha: x >= 0 takes scale·x (0 at 0), x < 0 gives −inf.
     let o = T::contiguous(F32, &[6]);
-    run(act::elu_v2(&x.desc, &f32s(f64::INFINITY), &f32s(2.0), &f32s(1.0), &o.desc).unwrap());
+    run(act::elu_v2(
+        &x.desc,
+        &f32s(f64::INFINITY),
+        &f32s(2.0),
+        &f32s(1.0),
+        &o.desc,
+    )
+    .unwrap());
     let got = o.values();
     assert_eq!(got[..4], [f64::NEG_INFINITY, 0.0, 0.0, 3.0]);
     assert!(got[4].is_nan() && got[5] == f64::NEG_INFINITY);
@@ -576,14 +583,26 @@ fn device_forms_elu_nonfinite_and_int_hardsigmoid() {
     run(act::threshold_v2(&x.desc, &f32s(0.0), &f32s(7.0), &o.desc).unwrap());
     assert_eq!(o.values(), [7.0, 7.0, 7.0, 1.5, 7.0, 7.0]);
     let mut g = T::contiguous(F32, &[5]);
-    for (i, v) in [f64::INFINITY, f64::NEG_INFINITY, 0.0, -1e-12f32 as f64, 10.0].iter().enumerate() {
+    for (i, v) in [
+        f64::INFINITY,
+        f64::NEG_INFINITY,
+        0.0,
+        -1e-12f32 as f64,
+        10.0,
+    ]
+    .iter()
+    .enumerate()
+    {
         g.set(i, *v);
     }
     let o = T::contiguous(F32, &[5]);
     run(act::fast_gelu_v2(&g.desc, &o.desc).unwrap());
     let got = o.values();
     // (±inf: sgn = ±inf/inf is NaN in the kernel's f32/f16 formula, so the result is NaN)
-    assert!(got[0].is_nan() && got[1].is_nan() && got[2] == 0.0, "{got:?}");
+    assert!(
+        got[0].is_nan() && got[1].is_nan() && got[2] == 0.0,
+        "{got:?}"
+    );
     assert!(got[3].is_nan() && got[4] == 10.0, "{got:?}");
 }
 

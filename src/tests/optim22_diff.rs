@@ -157,11 +157,7 @@ fn apply_fused_ema_adam_refuses_bad_calls_with_a_message() {
     let mut a = base;
     a[4] = to;
     expect(call(a, 0), 161002, &["sRef", "shape"]);
-    expect(
-        call([ti, ti, ti, ti, ti, ts], 1),
-        161002,
-        &["grad"],
-    );
+    expect(call([ti, ti, ti, ti, ti, ts], 1), 161002, &["grad"]);
     expect(call([tz, tz, tz, tz, tz, ts], 1), 161002, &["grad", "0-d"]);
     let mut a = base;
     a[5] = tfs;

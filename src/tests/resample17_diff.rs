@@ -214,7 +214,9 @@ fn interpolating_upsamples_match_torch() {
         return;
     };
     for (k, (case, op, dtype, ss, os, align, scales, maxabs, g)) in cases.iter().enumerate() {
-        let t = res[k].as_ref().unwrap_or_else(|e| panic!("case {case}: torch raised {e}"));
+        let t = res[k]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("case {case}: torch raised {e}"));
         let want = t[0].to_f64s();
         assert_eq!(want.len(), g.len(), "case {case}");
         let acc = if *dtype == F64 { eps(F64) } else { eps(F32) };
@@ -261,9 +263,22 @@ fn interpolating_upsample_refusals() {
     let _ = ND;
     for op in [Op::Bilinear, Op::Bicubic] {
         assert!(run(op, a, ok, false, &[0.0, 0.0], b).is_ok());
-        assert_eq!(run(op, null_mut(), ok, false, &[0.0, 0.0], b).unwrap_err().0, NULLPTR);
-        assert_eq!(run(op, a, null_mut(), false, &[0.0, 0.0], b).unwrap_err().0, NULLPTR);
-        assert_eq!(run(op, a, ok, false, &[0.0, 0.0], null_mut()).unwrap_err().0, NULLPTR);
+        assert_eq!(
+            run(op, null_mut(), ok, false, &[0.0, 0.0], b)
+                .unwrap_err()
+                .0,
+            NULLPTR
+        );
+        assert_eq!(
+            run(op, a, null_mut(), false, &[0.0, 0.0], b).unwrap_err().0,
+            NULLPTR
+        );
+        assert_eq!(
+            run(op, a, ok, false, &[0.0, 0.0], null_mut())
+                .unwrap_err()
+                .0,
+            NULLPTR
+        );
         for (s, size, sc, o, what) in [
             (a, ok, [0.0, 0.0], bad_shape, "shape"),
             (a, ok, [0.0, 0.0], bad_dtype, "dtype"),
@@ -304,10 +319,7 @@ fn bilinear_worked_example() {
     let sv = View::contiguous(F32, &[1, 1, 3, 3]);
     let sm: Vec<u8> = (1..=9).flat_map(|i| (i as f32).to_le_bytes()).collect();
     for (align, want) in [
-        (
-            false,
-            [1.0, 1.4, 2.0, 2.6, 3.0, 2.2, 2.6, 3.2, 3.8, 4.2],
-        ),
+        (false, [1.0, 1.4, 2.0, 2.6, 3.0, 2.2, 2.6, 3.2, 3.8, 4.2]),
         (true, [1.0, 1.5, 2.0, 2.5, 3.0, 2.5, 3.0, 3.5, 4.0, 4.5]),
     ] {
         let ov = View::contiguous(F32, &[1, 1, 5, 5]);
@@ -319,7 +331,10 @@ fn bilinear_worked_example() {
         let got = dev.download(ob);
         for (i, w) in want.iter().enumerate() {
             let g = f32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap()) as f64;
-            assert!((g - w).abs() < 1e-5, "align {align} element {i}: {g} vs {w}");
+            assert!(
+                (g - w).abs() < 1e-5,
+                "align {align} element {i}: {g} vs {w}"
+            );
         }
     }
 }
