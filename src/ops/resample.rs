@@ -110,35 +110,7 @@ impl Nearest {
             out.rank(),
             s + 2
         );
-        crate::ensure!(
-            output_size.iter().all(|&x| x > 0 && x < 1 << 31),
-            "outputSize {output_size:?} must be positive"
-        );
-        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s.min(3)..]
-            .iter()
-            .zip(scales)
-        {
-            crate::ensure!(
-                x >= 0.0 && x.is_finite(),
-                "{name} {x} must be a finite non-negative scale"
-            );
-        }
-        crate::ensure!(
-            self.formats.contains(&self_.format),
-            "self has format {}: {api} takes {}",
-            self_.format,
-            self.formats
-                .iter()
-                .map(|f| f.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        crate::ensure!(
-            out.format == self_.format,
-            "out has format {} but must have self's format {}",
-            out.format,
-            self_.format
-        );
+        check_sizes_and_formats(api, output_size, scales, self.formats, self_, out)?;
         let channel_last = matches!(self_.format, Format::NHWC | Format::NDHWC);
         let spatial: Vec<usize> = if channel_last {
             (1..=s).collect()
@@ -717,35 +689,7 @@ impl Interp {
             "outputSize {output_size:?} must have {s} value{}",
             if s > 1 { "s" } else { "" }
         );
-        crate::ensure!(
-            output_size.iter().all(|&x| x > 0 && x < 1 << 31),
-            "outputSize {output_size:?} must be positive"
-        );
-        for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - s..]
-            .iter()
-            .zip(scales)
-        {
-            crate::ensure!(
-                x >= 0.0 && x.is_finite(),
-                "{name} {x} must be a finite non-negative scale"
-            );
-        }
-        crate::ensure!(
-            self.formats.contains(&self_.format),
-            "self has format {}: {api} takes {}",
-            self_.format,
-            self.formats
-                .iter()
-                .map(|f| f.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        crate::ensure!(
-            out.format == self_.format,
-            "out has format {} but must have self's format {}",
-            out.format,
-            self_.format
-        );
+        check_sizes_and_formats(api, output_size, scales, self.formats, self_, out)?;
         if api == "aclnnUpsampleBilinear2d" {
             crate::ensure!(
                 self_.dtype != F64 || self_.format == Format::NHWC,
@@ -911,6 +855,48 @@ pub fn upsample_bicubic_2d(
         &[scales_h, scales_w],
         out,
     )
+}
+
+/// outputSize's values in (0, 2^31), the scales (D, H, W: the last `scales.len()`) finite and
+/// non-negative, self's format one of `formats` and out's the same.
+fn check_sizes_and_formats(
+    api: &str,
+    output_size: &[i64],
+    scales: &[f64],
+    formats: &[Format],
+    self_: &TensorDesc,
+    out: &TensorDesc,
+) -> Result<()> {
+    crate::ensure!(
+        output_size.iter().all(|&x| x > 0 && x < 1 << 31),
+        "outputSize {output_size:?} must be positive"
+    );
+    for (name, &x) in ["scalesD", "scalesH", "scalesW"][3 - scales.len().min(3)..]
+        .iter()
+        .zip(scales)
+    {
+        crate::ensure!(
+            x >= 0.0 && x.is_finite(),
+            "{name} {x} must be a finite non-negative scale"
+        );
+    }
+    crate::ensure!(
+        formats.contains(&self_.format),
+        "self has format {}: {api} takes {}",
+        self_.format,
+        formats
+            .iter()
+            .map(|f| f.to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    crate::ensure!(
+        out.format == self_.format,
+        "out has format {} but must have self's format {}",
+        out.format,
+        self_.format
+    );
+    Ok(())
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
