@@ -218,19 +218,7 @@ static double time_case(Case *c)
 
 static const char *g_only;
 
-static int wanted(const char *key)
-{
-    if (g_only == NULL || *g_only == 0) return 1;
-    size_t k = strlen(key);
-    for (const char *p = g_only; *p;) {
-        const char *q = strchr(p, ',');
-        size_t len = q ? (size_t)(q - p) : strlen(p);
-        if (len == k && strncmp(p, key, k) == 0) return 1;
-        if (!q) break;
-        p = q + 1;
-    }
-    return 0;
-}
+static int wanted(const char *key) { return bench_wanted(g_only, key); }
 
 static void report(const char *key, Case *c, int64_t n, double bytes)
 {
