@@ -1,6 +1,7 @@
 //! Tests of the core rules, by topic.
 
 mod add_diff;
+mod advance_step_diff;
 mod attn_diff;
 mod baddbmm_diff;
 mod cast_matrix;

@@ -23,7 +23,7 @@ fn message(r: crate::Result<Executor>) -> String {
 }
 
 /// A view of `shape` in `layout` holding `values` (row-major), -7 in its gaps.
-fn holding(d: DType, shape: &[usize], layout: Layout, values: &[f64]) -> Buf {
+pub(super) fn holding(d: DType, shape: &[usize], layout: Layout, values: &[f64]) -> Buf {
     // The same layout filled with storage positions tells where each element lives.
     let mut next = 0.0;
     let probe = Buf::new(F64, shape, layout, || {

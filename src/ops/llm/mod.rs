@@ -4,6 +4,7 @@
 //! weight-quantized product (`quant_matmul`), the attention (`attention`), and
 //! the staging they share (`dense`).
 
+pub mod advance_step;
 pub mod attention;
 pub mod attention_entries;
 pub mod dense;
@@ -16,6 +17,7 @@ pub mod pointwise;
 pub mod quant_matmul;
 pub mod rope;
 
+pub use advance_step::{advance_step, advance_step_v2};
 pub use attention::recurrent_gated_delta_rule;
 pub use attention_entries::{
     fused_infer_attention_score, fused_infer_attention_score_v2, incre_flash_attention,
@@ -184,5 +186,12 @@ pub const CATALOG: &[Entry] = &[
         b: &[crate::dtype::DType::BF16],
         out: &[crate::dtype::DType::BF16],
         rule: "declared so that programs compile; not implemented: phase 1 refuses with ACLNN_ERR_PARAM_INVALID",
+    },
+    Entry {
+        ops: "AdvanceStep, AdvanceStepV2",
+        a: advance_step::DTYPES,
+        b: advance_step::DTYPES,
+        out: advance_step::DTYPES,
+        rule: "vLLM's step in place: tokens, positions, seqLens + 1, KV slots from blockTables; V1 the device's legacy kernel (40 queries, first table row), V2 speculative (32-bit, acceptedNum)",
     },
 ];
