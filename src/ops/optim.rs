@@ -56,6 +56,7 @@
 use super::catalog::Entry;
 use super::foreach::{check_aliasing, check_lengths, check_like, check_list, Layout};
 use crate::dtype::DType;
+use crate::engine::convert;
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Work, Workspace};
 use crate::scalar::Scalar;
@@ -69,6 +70,10 @@ const FLOATS: &[DType] = &[F32, F16, BF16];
 
 /// Elements of one task (a block of one member).
 const BLOCK: usize = 64 * 1024;
+
+/// Elements of one member updated together, each state entry staged in f32 (5 × 2 KiB:
+/// in L1).
+const CHUNK: usize = 512;
 
 /// Most tensors one element's update reads or writes.
 const MAX_STATE: usize = 5;
@@ -115,6 +120,63 @@ impl Access {
             rem /= self.shape[d];
         }
         off as usize
+    }
+}
+
+impl Access {
+    /// Reads elements `first..first + out.len()` (row-major) of the view whose binding
+    /// lives at `base` into `out`, as f32 (f16/bf16 exactly).
+    ///
+    /// # Safety
+    /// The view must lie in the device memory at `base`.
+    unsafe fn read(&self, base: usize, first: usize, out: &mut [f32]) {
+        let z = self.dtype.size();
+        if self.contiguous {
+            // SAFETY: the caller's view holds these elements; `out` holds out.len() f32.
+            unsafe {
+                convert::run(
+                    (base + (self.offset + first) * z) as *const u8,
+                    self.dtype,
+                    1,
+                    out.as_mut_ptr() as *mut u8,
+                    F32,
+                    1,
+                    out.len(),
+                )
+            };
+            return;
+        }
+        for (i, o) in out.iter_mut().enumerate() {
+            // SAFETY: as above.
+            *o = unsafe { load(self.dtype, base + self.at(first + i) * z) };
+        }
+    }
+
+    /// Writes `vals` to elements `first..` of the view, rounded once to its dtype.
+    ///
+    /// # Safety
+    /// As `read`.
+    unsafe fn write(&self, base: usize, first: usize, vals: &[f32]) {
+        let z = self.dtype.size();
+        if self.contiguous {
+            // SAFETY: as `read`.
+            unsafe {
+                convert::run(
+                    vals.as_ptr() as *const u8,
+                    F32,
+                    1,
+                    (base + (self.offset + first) * z) as *mut u8,
+                    self.dtype,
+                    1,
+                    vals.len(),
+                )
+            };
+            return;
+        }
+        for (i, &v) in vals.iter().enumerate() {
+            // SAFETY: as above.
+            unsafe { store(self.dtype, base + self.at(first + i) * z, v) };
+        }
     }
 }
 
@@ -284,18 +346,27 @@ impl<R: Rule> Work for UpdateWork<R> {
         let task = |&(k, s, e): &(usize, usize, usize)| {
             let m = &self.members[k];
             let (consts, bases, outs) = &prepared[k];
-            let mut vals = [0f32; MAX_STATE];
-            for i in s..e {
+            // Structure of arrays: a chunk of every state entry in f32, updated element by
+            // element (a loop the compiler vectorizes: no dtype or address work in it),
+            // then written back. In place, an output is its input's very view, so each
+            // chunk is read whole before any of it is written.
+            let mut buf = [[0f32; CHUNK]; MAX_STATE];
+            for c in (s..e).step_by(CHUNK) {
+                let n = CHUNK.min(e - c);
                 for (j, a) in m.state.iter().enumerate() {
                     // SAFETY: phase 2 checked every member lies in its device memory.
-                    vals[j] = unsafe { load(a.dtype, bases[j] + a.at(i) * a.dtype.size()) };
+                    unsafe { a.read(bases[j], c, &mut buf[j][..n]) };
                 }
-                self.rule.update(&mut vals, consts);
+                for i in 0..n {
+                    let mut vals: [f32; MAX_STATE] = std::array::from_fn(|j| buf[j][i]);
+                    self.rule.update(&mut vals, consts);
+                    for (j, row) in buf.iter_mut().enumerate() {
+                        row[i] = vals[j];
+                    }
+                }
                 for (o, &j) in written.iter().enumerate() {
-                    let a = &m.out[o];
-                    // SAFETY: as above; outputs do not overlap (phase 1), and an input
-                    // may share an output only as the very same view, read above.
-                    unsafe { store(a.dtype, outs[o] + a.at(i) * a.dtype.size(), vals[j]) };
+                    // SAFETY: as above; outputs do not overlap (phase 1).
+                    unsafe { m.out[o].write(outs[o], c, &buf[j][..n]) };
                 }
             }
         };
