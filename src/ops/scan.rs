@@ -284,6 +284,10 @@ impl Scan {
         so += lo as isize * ls;
         oo += lo as isize * ol;
         io += lo as isize * il;
+        if w == 1 {
+            // SAFETY: as the caller guarantees; (so, oo, io) start this panel's one line.
+            return unsafe { self.line(src0, dst0, idx0, so, oo, io) };
+        }
         let (sd, od) = (self.src.dtype, self.out.dtype);
         let ad = accumulator(self.op, od);
         let id = self.indices.as_ref().map(|t| t.dtype);
@@ -335,6 +339,116 @@ impl Scan {
                 if let Some(id) = id {
                     let di = (idx0 as *mut u8).offset((io + k * ia) * id.size() as isize);
                     convert::run(idx.as_ptr() as *const u8, S64, 1, di, id, il, w);
+                }
+            }
+        }
+    }
+}
+
+impl Scan {
+    /// Scans one line (a panel of one lane: a 1-D scan, or lines with nothing beside
+    /// them) a block of `LANES` elements at a time: one strided conversion of the block in,
+    /// the running value carried through it element by element (the same sequential order
+    /// as the lanes' path, so the same bits), one conversion out.
+    ///
+    /// # Safety
+    /// `src0` / `dst0` / `idx0` are the first elements of the bound views, and `so` / `oo`
+    /// / `io` the element offsets of the line's first element in them.
+    unsafe fn line(&self, src0: usize, dst0: usize, idx0: usize, so: isize, oo: isize, io: isize) {
+        let (sd, od) = (self.src.dtype, self.out.dtype);
+        let ad = accumulator(self.op, od);
+        let (se, oe, az) = (sd.size() as isize, od.size() as isize, ad.size());
+        let id = self.indices.as_ref().map(|t| t.dtype);
+        let n = self.out.shape[self.axis];
+        // Walking the line backwards (reverse) is walking it with negated strides.
+        let sign = if self.reverse { -1 } else { 1 };
+        let (sa, oa) = (
+            sign * self.src.strides[self.axis],
+            sign * self.out.strides[self.axis],
+        );
+        let ia = sign * self.indices.as_ref().map_or(0, |t| t.strides[self.axis]);
+        let first = |stride: isize| {
+            if self.reverse {
+                (n as isize - 1) * -stride
+            } else {
+                0
+            }
+        };
+        let (so, oo, io) = (so + first(sa), oo + first(oa), io + first(ia));
+        let mut acc = Buf([0; LANES * 16]);
+        if self.op == Op::Prod {
+            // SAFETY: one accumulator of ad's dtype.
+            unsafe { convert::run([1u8].as_ptr(), U8, 0, acc.0.as_mut_ptr(), ad, 1, 1) };
+        }
+        let (mut x, mut via, mut held) = (
+            Buf([0; LANES * 16]),
+            Buf([0; LANES * 16]),
+            Buf([0; LANES * 16]),
+        );
+        let mut idx = [0i64; LANES];
+        let mut at = [0i64; 1];
+        // SAFETY (whole loop): elements of the bound views; buffers of LANES elements.
+        unsafe {
+            for b0 in (0..n).step_by(LANES) {
+                let m = LANES.min(n - b0);
+                let s = (src0 as *const u8).offset((so + b0 as isize * sa) * se);
+                let d = (dst0 as *mut u8).offset((oo + b0 as isize * oa) * oe);
+                if sd == od || sd == ad {
+                    convert::run(s, sd, sa, x.0.as_mut_ptr(), ad, 1, m);
+                } else {
+                    convert::run(s, sd, sa, via.0.as_mut_ptr(), od, 1, m);
+                    convert::run(via.0.as_ptr(), od, 1, x.0.as_mut_ptr(), ad, 1, m);
+                }
+                if self.op == Op::Sum && ad == F32 {
+                    // The common case, without a dispatch per element.
+                    let v = std::slice::from_raw_parts_mut(x.0.as_mut_ptr() as *mut f32, m);
+                    let a = &mut *(acc.0.as_mut_ptr() as *mut f32);
+                    for e in v {
+                        let t = *e;
+                        if self.exclusive {
+                            *e = *a;
+                            *a += t;
+                        } else {
+                            *a += t;
+                            *e = *a;
+                        }
+                    }
+                } else {
+                    for i in 0..m {
+                        let xi = x.0.as_mut_ptr().add(i * az);
+                        if self.exclusive {
+                            std::ptr::copy_nonoverlapping(xi, held.0.as_mut_ptr(), az);
+                            std::ptr::copy_nonoverlapping(acc.0.as_ptr(), xi, az);
+                        }
+                        let operand = if self.exclusive { held.0.as_ptr() } else { xi };
+                        let step = b0 + i;
+                        let k = if self.reverse { n - 1 - step } else { step } as i64;
+                        match self.op {
+                            Op::Sum => add(ad, acc.0.as_mut_ptr(), operand, 1),
+                            Op::Prod => mul(ad, acc.0.as_mut_ptr(), operand, 1),
+                            op => {
+                                extreme(
+                                    op,
+                                    ad == F64,
+                                    acc.0.as_mut_ptr(),
+                                    at.as_mut_ptr(),
+                                    operand,
+                                    1,
+                                    k,
+                                    step == 0,
+                                );
+                                idx[i] = at[0];
+                            }
+                        }
+                        if !self.exclusive {
+                            std::ptr::copy_nonoverlapping(acc.0.as_ptr(), xi, az);
+                        }
+                    }
+                }
+                convert::run(x.0.as_ptr(), ad, 1, d, od, oa, m);
+                if let Some(id) = id {
+                    let di = (idx0 as *mut u8).offset((io + b0 as isize * ia) * id.size() as isize);
+                    convert::run(idx.as_ptr() as *const u8, S64, 1, di, id, ia, m);
                 }
             }
         }

@@ -1453,6 +1453,21 @@ pub(super) fn convert_elem(s: DType, d: DType, b: &[u8]) -> Vec<u8> {
     enc(d, v)
 }
 
+/// A scan case's shape: every 8th case one long line (beyond one 256-element block of
+/// the single-line path, alone or beside a size-1 dim), else a random small shape.
+fn scan_shape(rng: &mut Rng, case: usize, max: u64) -> (usize, Vec<usize>) {
+    if case % 8 == 0 {
+        let long = 257 + rng.below(1000) as usize;
+        return match rng.below(3) {
+            0 => (1, vec![long]),
+            1 => (2, vec![1, long]),
+            _ => (2, vec![long, 1]),
+        };
+    }
+    let rank = rng.below(4) as usize;
+    (rank, rand_shape(rng, rank, max, 4))
+}
+
 #[test]
 fn cumsum_is_the_sequential_sum_in_the_accumulator() {
     let mut rng = Rng::new(41);
@@ -1464,9 +1479,8 @@ fn cumsum_is_the_sequential_sum_in_the_accumulator() {
         } else {
             pick(&mut rng, CUMSUM)
         };
-        let rank = rng.below(4) as usize;
         let max = if rng.pct(20) { 40 } else { 6 };
-        let shape = rand_shape(&mut rng, rank, max, 4);
+        let (rank, shape) = scan_shape(&mut rng, case, max);
         let dim = if rank == 0 {
             rng.below(2) as i64 - 1
         } else {
@@ -2150,8 +2164,7 @@ fn cumprod_is_the_sequential_product_in_the_accumulator() {
         } else {
             pick(&mut rng, CUMPROD)
         };
-        let rank = rng.below(4) as usize;
-        let shape = rand_shape(&mut rng, rank, 6, 4);
+        let (rank, shape) = scan_shape(&mut rng, case, 6);
         let dim = if rank == 0 {
             rng.below(2) as i64 - 1
         } else {
@@ -2250,8 +2263,7 @@ fn cummax_cummin_follow_torch() {
         let max = case % 2 == 0;
         let dtype = pick(&mut rng, CUMEXT);
         let idt = pick(&mut rng, &[S32, S64]);
-        let rank = rng.below(4) as usize;
-        let shape = rand_shape(&mut rng, rank, 6, 4);
+        let (rank, shape) = scan_shape(&mut rng, case, 6);
         let dim = if rank == 0 {
             rng.below(2) as i64 - 1
         } else {
