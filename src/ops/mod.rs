@@ -59,6 +59,7 @@ pub mod reshape;
 pub mod round;
 pub mod rows;
 pub mod scan;
+pub mod scale;
 pub mod scatter;
 pub mod search;
 pub mod select;

@@ -596,3 +596,179 @@ fn addr_v2_refusals() {
     };
     assert_eq!(st, INVALID, "a 1-D selfRef: {}", err());
 }
+
+/// A value of `d` (f32/f16/bf16) for Scale: specials, quarters and wide magnitudes.
+fn scale_value(rng: &mut Rng, d: DType) -> Vec<u8> {
+    if rng.pct(30) {
+        let m = 1.0 + rng.below(1 << 12) as f64 / 4096.0;
+        let e = rng.below(16) as i32 - 8;
+        return enc(d, if rng.pct(50) { -m } else { m } * 2f64.powi(e));
+    }
+    nice(rng, d)
+}
+
+/// The f32 result rounded to d: x·s rounded to f32, plus b rounded to f32, then to d.
+fn scale_ref(d: DType, x: f64, s: f64, b: Option<f64>) -> Vec<u8> {
+    let p = (x as f32) * (s as f32);
+    let r = match b {
+        Some(b) => p + b as f32,
+        None => p,
+    };
+    enc(d, r as f64)
+}
+
+#[test]
+fn scale_broadcasts_scale_and_bias_over_the_axes() {
+    let mut rng = Rng::new(0x2125);
+    let mut checked = 0;
+    for case in 0..500 {
+        let d = pick(&mut rng, &[F32, F16, BF16]);
+        let rank = 1 + rng.below(4) as usize;
+        let shape = rand_shape(&mut rng, rank, 4, 6);
+        let ax = rng.below(rank as u64) as usize;
+        let axis = if rng.pct(40) {
+            ax as i64 - rank as i64
+        } else {
+            ax as i64
+        };
+        let from_blob = rng.pct(50);
+        // (numAxes, scale shape)
+        let (num_axes, sshape): (i64, Vec<usize>) = if from_blob {
+            match rng.below(4) {
+                0 => (0, vec![1; rng.below(3) as usize]),
+                1 => (-1, shape[ax..].to_vec()),
+                _ => {
+                    let k = 1 + rng.below((rank - ax) as u64) as usize;
+                    (k as i64, shape[ax..ax + k].to_vec())
+                }
+            }
+        } else {
+            match rng.below(3) {
+                0 => (rng.below(3) as i64 - 1, vec![1; rng.below(2) as usize]),
+                _ => {
+                    let k = rng.below((rank - ax) as u64 + 1) as usize;
+                    (rng.below(3) as i64, shape[ax..ax + k].to_vec())
+                }
+            }
+        };
+        let with_bias = rng.pct(60);
+        let xv = View::random(&mut rng, d, &shape);
+        let sv = View::random(&mut rng, d, &sshape);
+        let bv = View::random(&mut rng, d, &sshape);
+        let yv = View::random(&mut rng, d, &shape);
+        let fill = |rng: &mut Rng, v: &View| -> Vec<u8> {
+            (0..v.storage).flat_map(|_| scale_value(rng, d)).collect()
+        };
+        let (xm, sm, bm, ym) = (
+            fill(&mut rng, &xv),
+            fill(&mut rng, &sv),
+            fill(&mut rng, &bv),
+            fill(&mut rng, &yv),
+        );
+        let mut dev = Dev::new();
+        let (x, s, b, y) = (
+            dev.upload(&xm),
+            dev.upload(&sm),
+            dev.upload(&bm),
+            dev.upload(&ym),
+        );
+        let (xt, st, bt, yt) = (
+            dev.tensor(&xv, x, ND),
+            dev.tensor(&sv, s, ND),
+            dev.tensor(&bv, b, ND),
+            dev.tensor(&yv, y, ND),
+        );
+        let bt = if with_bias { bt } else { std::ptr::null_mut() };
+        let what = format!(
+            "case {case}: {d} x {shape:?} scale {sshape:?} axis {axis} numAxes {num_axes} blob {from_blob} bias {with_bias}"
+        );
+        call(
+            |w, e| unsafe {
+                ops::scale::aclnnScaleGetWorkspaceSize(
+                    xt, st, bt, axis, num_axes, from_blob, yt, w, e,
+                )
+            },
+            ops::scale::aclnnScale,
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e:?}"));
+        let yg = dev.download(y);
+        untouched(&yv, &ym, &yg).unwrap_or_else(|e| panic!("{what}: {e}"));
+        let one =
+            sv.numel() == 1 && (from_blob && num_axes == 0 || !from_blob && sshape.len() <= 1);
+        for i in xv.indices() {
+            let si: Vec<usize> = if one {
+                vec![0; sshape.len()]
+            } else {
+                i[ax..ax + sshape.len()].to_vec()
+            };
+            let xval = dec(d, xv.elem(&xm, xv.at(&i)));
+            let sval = dec(d, sv.elem(&sm, sv.at(&si)));
+            let bval = with_bias.then(|| dec(d, bv.elem(&bm, bv.at(&si))));
+            let want = scale_ref(d, xval, sval, bval);
+            let got = yv.elem(&yg, yv.at(&i));
+            let ok = got == &want[..] || (dec(d, got).is_nan() && dec(d, &want).is_nan());
+            assert!(
+                ok,
+                "{what}: y{i:?} = {} want {} (x {xval} s {sval} b {bval:?})",
+                dec(d, got),
+                dec(d, &want)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 1000, "only {checked} elements checked");
+}
+
+#[test]
+fn scale_refusals() {
+    let mut dev = Dev::new();
+    let x = dev.zeros(F32, &[2, 3, 4]);
+    let x0 = dev.zeros(F32, &[]);
+    let x16 = dev.zeros(F16, &[2, 3, 4]);
+    let xi = dev.zeros(S32, &[2, 3, 4]);
+    let s3 = dev.zeros(F32, &[3]);
+    let s34 = dev.zeros(F32, &[3, 4]);
+    let s4 = dev.zeros(F32, &[4]);
+    let s1 = dev.zeros(F32, &[1]);
+    let s2 = dev.zeros(F32, &[2]);
+    let y = dev.zeros(F32, &[2, 3, 4]);
+    let y16 = dev.zeros(F16, &[2, 3, 4]);
+    let yw = dev.zeros(F32, &[2, 3, 5]);
+    let null = std::ptr::null_mut();
+    let run = |x, s, b, axis, n, blob, y| {
+        let (mut w, mut e) = (0u64, std::ptr::null_mut());
+        let st = unsafe {
+            ops::scale::aclnnScaleGetWorkspaceSize(x, s, b, axis, n, blob, y, &mut w, &mut e)
+        };
+        (st, err())
+    };
+    assert_eq!(run(null, s3, null, 1, 1, true, y).0, NULLPTR);
+    assert_eq!(run(x, null, null, 1, 1, true, y).0, NULLPTR);
+    assert_eq!(run(x, s3, null, 1, 1, true, null).0, NULLPTR);
+    assert_eq!(run(x, s3, null, 1, 1, true, y).0, 0);
+    assert_eq!(run(x, s34, s34, -2, -1, true, y).0, 0);
+    assert_eq!(run(x, s1, null, 2, 5, false, y).0, 0);
+    for (xx, s, b, axis, n, blob, yy, needle) in [
+        (xi, s3, null, 1, 1, true, y, "x"),
+        (x16, s3, null, 1, 1, true, y16, "scale"),
+        (x, s3, null, 1, 1, true, y16, "y"),
+        (x, s3, null, 1, 1, true, yw, "shape"),
+        (x, s3, s4, 1, 1, true, y, "bias"),
+        (x, s3, null, 3, 1, true, y, "axis"),
+        (x, s3, null, -4, 1, true, y, "axis"),
+        (x0, s1, null, 0, 0, true, x0, "axis"),
+        (x, s3, null, 1, -2, true, y, "numAxes"),
+        (x, s3, null, 1, 0, true, y, "one element"),
+        (x, s3, null, 1, 3, true, y, "numAxes"),
+        (x, s4, null, 1, 1, true, y, "scale"),
+        (x, s34, null, 2, 0, false, y, "dims"),
+        (x, s2, null, 1, 0, false, y, "scale"),
+    ] {
+        let (code, msg) = run(xx, s, b, axis, n, blob, yy);
+        assert_eq!(code, INVALID, "{needle}: {msg}");
+        assert!(
+            msg.contains(needle) && msg.contains("aclnnScale"),
+            "{needle}: {msg}"
+        );
+    }
+}
