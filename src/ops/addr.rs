@@ -94,6 +94,7 @@ fn build(
     beta: Option<&Scalar>,
     alpha: Option<&Scalar>,
     out: Option<&TensorDesc>,
+    v2: bool,
 ) -> Result<Executor> {
     ew::check_tensor(self_name, self_, ADDR)?;
     ew::check_tensor("vec1", vec1, ADDR)?;
@@ -128,9 +129,10 @@ fn build(
         }
         None => {
             crate::ensure!(
-                self_.rank() == 2 && !self_.is_empty(),
-                "selfRef {:?} must be a non-empty 2-D tensor",
-                self_.shape
+                self_.rank() == 2 && (v2 || !self_.is_empty()),
+                "selfRef {:?} must be a {}2-D tensor",
+                self_.shape,
+                if v2 { "" } else { "non-empty " }
             );
             (self_name, self_)
         }
@@ -206,6 +208,7 @@ pub fn addr(
         beta,
         alpha,
         Some(out),
+        false,
     )
 }
 
@@ -226,12 +229,56 @@ pub fn inplace_addr(
         beta,
         alpha,
         None,
+        false,
+    )
+}
+
+/// aclnnAddrV2 (CANN's experimental addr_v2): Addr's rule, dtypes and checks.
+pub fn addr_v2(
+    self_: &TensorDesc,
+    vec1: &TensorDesc,
+    vec2: &TensorDesc,
+    beta: Option<&Scalar>,
+    alpha: Option<&Scalar>,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    build(
+        "aclnnAddrV2",
+        "self",
+        self_,
+        vec1,
+        vec2,
+        beta,
+        alpha,
+        Some(out),
+        true,
+    )
+}
+
+/// aclnnInplaceAddrV2: into selfRef, a 2-D tensor (empty ones too: nothing is written).
+pub fn inplace_addr_v2(
+    self_ref: &TensorDesc,
+    vec1: &TensorDesc,
+    vec2: &TensorDesc,
+    beta: Option<&Scalar>,
+    alpha: Option<&Scalar>,
+) -> Result<Executor> {
+    build(
+        "aclnnInplaceAddrV2",
+        "selfRef",
+        self_ref,
+        vec1,
+        vec2,
+        beta,
+        alpha,
+        None,
+        true,
     )
 }
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[Entry {
-    ops: "Addr, InplaceAddr",
+    ops: "Addr, InplaceAddr, AddrV2, InplaceAddrV2",
     a: ADDR,
     b: ADDR,
     out: ADDR,

@@ -79,6 +79,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::complex::CATALOG,
         super::lerp::CATALOG,
         super::addr::CATALOG,
+        super::scale::CATALOG,
         super::random::CATALOG,
     ]
     .iter()

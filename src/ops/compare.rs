@@ -17,6 +17,7 @@
 
 use super::binary::{self, Compute, Dtypes, Operand};
 use super::catalog::Entry;
+use super::elementwise as ew;
 use crate::dtype::DType;
 use crate::element::Wide;
 use crate::element::{Bool8, C128, C64};
@@ -263,4 +264,224 @@ pub const CATALOG: &[Entry] = &[
         out: LE_OUT,
         rule: "1/0 of <=",
     },
+    Entry {
+        ops: "IsInTensorScalar, IsInScalarTensor",
+        a: ISIN,
+        b: ISIN,
+        out: &[Bool],
+        rule: "element == testElement (invert: !=); scalar element: any over testElements",
+    },
 ];
+
+/// IsInTensorScalar's and IsInScalarTensor's dtypes (Atlas A2 lists of CANN's op_api; bool,
+/// the wide unsigned integers and complex are refused there).
+const ISIN: &[DType] = &[F32, F16, BF16, F64, S8, S16, S32, S64, U8];
+
+/// The equality predicate (`invert`: inequality) computed in `p`.
+fn equality(invert: bool, p: DType) -> Result<Compute> {
+    compute(if invert { Relation::Ne } else { Relation::Eq }, p)
+}
+
+/// The dtype IsIn compares in (CANN's A2 rule, not torch's wrapped-number rule): a float
+/// tensor keeps its dtype; a float scalar with an integer tensor promotes by the tensor-tensor
+/// table (an f64 scalar compares an s32 tensor in f64); otherwise the tensor's dtype (the
+/// integer scalar is converted to it with a C cast, as EqScalar).
+fn isin_dtype(tensor: DType, scalar: DType, full: bool) -> Option<DType> {
+    if full {
+        return crate::dtype::promote(tensor, scalar);
+    }
+    if tensor.is_float() {
+        Some(tensor)
+    } else if scalar.is_float() {
+        crate::dtype::promote(tensor, scalar)
+    } else {
+        Some(tensor)
+    }
+}
+
+fn isin_compared(
+    tensor_name: &str,
+    tensor: &TensorDesc,
+    scalar_name: &str,
+    scalar: &Scalar,
+    full: bool,
+) -> Result<DType> {
+    let p = isin_dtype(tensor.dtype, scalar.dtype, full).filter(|p| ISIN.contains(p));
+    p.ok_or_else(|| {
+        crate::error::Error::Invalid(format!(
+            "{tensor_name} dtype {} and {scalar_name} dtype {} do not promote to a dtype IsIn compares in",
+            tensor.dtype, scalar.dtype
+        ))
+    })
+}
+
+/// aclnnIsInTensorScalar: `out = (element == testElement)` (`invert`: `!=`), a bool tensor
+/// of element's shape; assumeUnique changes nothing.
+pub fn isin_tensor_scalar(
+    element: &TensorDesc,
+    test_element: &Scalar,
+    _assume_unique: bool,
+    invert: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("element", element, ISIN)?;
+    ew::check_scalar_dtype("testElement", test_element.dtype, ISIN)?;
+    ew::check_tensor("out", out, &[Bool])?;
+    let p = isin_compared("element", element, "testElement", test_element, false)?;
+    for (name, t) in [("element", element), ("out", out)] {
+        crate::ensure!(
+            t.rank() <= 8,
+            "{name} has {} dims; at most 8 are supported",
+            t.rank()
+        );
+    }
+    ew::check_result_shape("out", out, &element.shape)?;
+    binary::build(
+        "aclnnIsInTensorScalar",
+        &Dtypes {
+            a: ISIN,
+            b: ISIN,
+            out: &[Bool],
+        },
+        Operand::Tensor("element", element),
+        Operand::Scalar("testElement", test_element),
+        Some(("out", out)),
+        |_| equality(invert, p),
+    )
+}
+
+/// aclnnIsInScalarTensor: `out = any(testElements == element)` (`invert`: its negation,
+/// computed as `all(testElements != element)`), a 0-d bool tensor. An empty testElements
+/// gives `invert`, as does a NaN element. testElements of 10 or more elements promote with
+/// element by the tensor-tensor table (CANN's threshold), fewer by IsInTensorScalar's rule.
+pub fn isin_scalar_tensor(
+    element: &Scalar,
+    test_elements: &TensorDesc,
+    _assume_unique: bool,
+    invert: bool,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnIsInScalarTensor";
+    ew::check_scalar_dtype("element", element.dtype, ISIN)?;
+    ew::check_tensor("testElements", test_elements, ISIN)?;
+    ew::check_tensor("out", out, &[Bool])?;
+    let p = isin_compared(
+        "testElements",
+        test_elements,
+        "element",
+        element,
+        test_elements.numel() >= 10,
+    )?;
+    crate::ensure!(
+        test_elements.rank() <= 8,
+        "testElements has {} dims; at most 8 are supported",
+        test_elements.rank()
+    );
+    crate::ensure!(
+        out.rank() == 0,
+        "out has shape {:?}; it must be a 0-d tensor",
+        out.shape
+    );
+    out.check_output("out")?;
+    // testElements == element (or !=) into a contiguous bool staging tensor in the
+    // workspace, then any (or all) of it into out.
+    let n = test_elements.numel();
+    let staged = TensorDesc {
+        dtype: Bool,
+        format: crate::format::Format::ND,
+        shape: test_elements.shape.clone(),
+        strides: crate::tensor::contiguous_strides(&test_elements.shape),
+        offset: 0,
+        storage_shape: smallvec::smallvec![n],
+        addr: STAGED_ADDR,
+    };
+    let cmp = binary::build(
+        API,
+        &Dtypes {
+            a: ISIN,
+            b: ISIN,
+            out: &[Bool],
+        },
+        Operand::Tensor("testElements", test_elements),
+        Operand::Scalar("element", element),
+        Some(("out", &staged)),
+        |_| equality(invert, p),
+    )?;
+    let reduce = if invert {
+        super::reduce_stats::all(&staged, &[], false, out)?
+    } else {
+        super::reduce_stats::any(&staged, &[], false, out)?
+    };
+    let bindings = crate::executor::Bindings {
+        tensors: std::sync::Arc::new(vec![Some(test_elements.clone()), Some(out.clone())]),
+        n_inputs: 1,
+        outputs: smallvec::smallvec![1],
+    };
+    Ok(Executor::new(
+        API,
+        bindings,
+        Staged {
+            cmp: cmp.work,
+            cmp_bindings: cmp.bindings,
+            reduce: reduce.work,
+            reduce_bindings: reduce.bindings,
+            bytes: n as u64,
+        },
+    ))
+}
+
+/// A placeholder address for the staging tensor until the run gives it the workspace's.
+const STAGED_ADDR: usize = 0x1000;
+
+/// IsInScalarTensor's work: the comparison into the workspace, then its reduction.
+struct Staged {
+    cmp: std::sync::Arc<dyn crate::executor::Work>,
+    /// testElements, staged.
+    cmp_bindings: crate::executor::Bindings,
+    reduce: std::sync::Arc<dyn crate::executor::Work>,
+    /// staged, out.
+    reduce_bindings: crate::executor::Bindings,
+    bytes: u64,
+}
+
+impl Staged {
+    fn staged_size(&self) -> u64 {
+        self.bytes.div_ceil(64) * 64
+    }
+}
+
+/// `b` with binding `i` at `addr` for each `(i, addr)`.
+fn readdressed(b: &crate::executor::Bindings, at: &[(usize, usize)]) -> crate::executor::Bindings {
+    let mut b = b.clone();
+    let views = std::sync::Arc::make_mut(&mut b.tensors);
+    for &(i, addr) in at {
+        if let Some(v) = views[i].as_mut() {
+            v.addr = addr;
+        }
+    }
+    b
+}
+
+impl crate::executor::Work for Staged {
+    fn workspace_size(&self) -> u64 {
+        self.staged_size() + self.cmp.workspace_size().max(self.reduce.workspace_size())
+    }
+    fn run(&self, b: &crate::executor::Bindings, ws: crate::executor::Workspace) -> Result<()> {
+        let (test, out) = (b.view(0)?.addr, b.view(1)?.addr);
+        let staged = if self.bytes == 0 {
+            STAGED_ADDR
+        } else {
+            ws.addr
+        };
+        let rest = crate::executor::Workspace {
+            addr: ws.addr + self.staged_size() as usize,
+            size: ws.size.saturating_sub(self.staged_size()),
+        };
+        if self.bytes > 0 {
+            let cb = readdressed(&self.cmp_bindings, &[(0, test), (1, staged)]);
+            self.cmp.run(&cb, rest)?;
+        }
+        let rb = readdressed(&self.reduce_bindings, &[(0, staged), (1, out)]);
+        self.reduce.run(&rb, rest)
+    }
+}

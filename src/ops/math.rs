@@ -218,6 +218,29 @@ unary_op! {
     square, "aclnnSquare", ("self", "out"), SQUARE, SQUARE, Equal, same_fn::<{ f::SQUARE }>;
 }
 
+/// AsinhV2 (CANN's aclnn_asinh_v2.cpp): f16 computes in f32 into an f16 out; f32, f64, the
+/// integers and bool compute in f32 (f64 is first rounded to f32) into an f32 out.
+const ASINH_V2_IN: &[DType] = &[F16, F32, F64, S8, S16, S32, S64, U8, Bool];
+const ASINH_V2_OUT: &[DType] = &[F16, F32];
+
+/// aclnnAsinhV2: arsinh x, in f32 (out: f16 for f16 x, else f32).
+pub fn asinh_v2(x: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    let rule = Rule {
+        a: ASINH_V2_IN,
+        out: ASINH_V2_OUT,
+        out_rule: OutRule::Equal,
+    };
+    crate::ensure!(
+        x.rank() <= 8 && out.rank() <= 8,
+        "x has {} dims and out {}; at most 8 are supported",
+        x.rank(),
+        out.rank()
+    );
+    unary::build("aclnnAsinhV2", &rule, "x", x, Some(("out", out)), |d| {
+        float_fn::<{ f::ASINH }>(if d == F16 { F16 } else { F32 })
+    })
+}
+
 /// InplaceSigmoid's selfRef: CANN's A2 code (`GetSelfRefDtypeList` = `DTYPE_OUT_LIST`) and
 /// doc take f64 and complex too, unlike Sigmoid's documented self.
 const SIGMOID_INPLACE: &[DType] = &[F32, F16, F64, C64, C128, BF16];
@@ -259,6 +282,13 @@ pub fn inplace_sigmoid(self_ref: &TensorDesc) -> Result<Executor> {
 
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
+    Entry {
+        ops: "AsinhV2",
+        a: ASINH_V2_IN,
+        b: &[],
+        out: ASINH_V2_OUT,
+        rule: "arsinh x in f32 (f16 x: f16 out; else f32 out)",
+    },
     Entry {
         ops: "Abs",
         a: ABS_IN,

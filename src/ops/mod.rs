@@ -58,6 +58,7 @@ pub mod resample;
 pub mod reshape;
 pub mod round;
 pub mod rows;
+pub mod scale;
 pub mod scan;
 pub mod scatter;
 pub mod search;
