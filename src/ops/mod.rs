@@ -15,6 +15,7 @@ pub mod complex;
 pub mod conv;
 pub mod copy;
 pub mod create;
+pub mod cross_entropy;
 pub mod dense;
 pub mod diag;
 pub mod div;
