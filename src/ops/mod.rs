@@ -33,6 +33,7 @@ pub mod lerp;
 pub mod llm;
 pub mod logical;
 pub mod loss;
+pub mod margin;
 pub mod masked;
 pub mod math;
 pub mod matmul;

@@ -13,7 +13,7 @@ use super::add_diff::Rng;
 use super::nn_diff::{close, fill, rand_view, round_to, run, torch_values, T};
 use super::torch_ref::{Array, Batch};
 use crate::dtype::DType::*;
-use crate::ops::cross_entropy as ce;
+use crate::ops::{cross_entropy as ce, margin};
 
 const REDS: [&str; 3] = ["none", "mean", "sum"];
 
@@ -411,4 +411,167 @@ fn loss18_cross_entropy_refusals() {
     {
         assert!(matches!(r, Err(crate::Error::Invalid(_))), "grad case {i}");
     }
+}
+
+/// MultilabelMarginLoss against torch's F.multilabel_margin_loss: 0-D, 1-D and 2-D self
+/// (views), int64/int32 targets with a −1 terminator (or none) and garbage after it,
+/// duplicate classes, special values, every reduction (values above 2 behave as sum);
+/// isTarget against a loop.
+#[test]
+fn loss18_multilabel_margin_matches_torch() {
+    let mut rng = Rng::new(0x6c31_3803);
+    let mut batch = Batch::new();
+    let prog = batch.program(
+        "x = a[0].double(); t = a[1].long(); r = a[2].item()\n\
+         red = ['none', 'mean', 'sum'][min(r, 2)]\n\
+         out = F.multilabel_margin_loss(x, t, reduction=red)",
+    );
+    let mut checks = Vec::new();
+    for _ in 0..200 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let td = rng.pick(&[S64, S32]);
+        let form = rng.below(6);
+        let c = 1 + rng.below(6) as usize;
+        let (xs, n, c) = match form {
+            0 => (vec![], 1, 1),
+            1 => (vec![c], 1, c),
+            _ => {
+                let n = 1 + rng.below(4) as usize;
+                (vec![n, c], n, c)
+            }
+        };
+        let mut x = rand_view(&mut rng, d, &xs, 2);
+        fill(&mut rng, &mut x);
+        let mut t = rand_view(&mut rng, td, &xs, 2);
+        let mut is_t = vec![0.0; n * c];
+        for s in 0..n {
+            let k = rng.below(c as u64 + 1) as usize; // targets before −1
+            let mut ended = false;
+            for j in 0..c {
+                let v = if ended {
+                    rng.below(c as u64 + 1) as i64 - 1 // any class or −1 (torch refuses others)
+                } else if j == k {
+                    ended = true;
+                    -1
+                } else {
+                    let v = rng.below(c as u64) as i64;
+                    is_t[s * c + v as usize] = 1.0;
+                    v
+                };
+                t.set(s * c + j, v as f64);
+            }
+        }
+        let r = rng.pick(&[0i64, 1, 2, 3, 7]);
+        let oshape: Vec<usize> = if r == 0 && xs.len() == 2 {
+            vec![n]
+        } else if rng.pct(50) {
+            vec![1]
+        } else {
+            vec![]
+        };
+        let o = rand_view(&mut rng, d, &oshape, 2);
+        let it = rand_view(&mut rng, d, &xs, 2);
+        let e = margin::multilabel_margin_loss(&x.desc, &t.desc, r, &o.desc, &it.desc).unwrap();
+        run(e);
+        assert!(o.outside_untouched() && it.outside_untouched());
+        assert_eq!(it.values(), is_t, "isTarget");
+        let k = batch.case(
+            prog,
+            vec![
+                Some(Array::f64s(&xs, &x.values())),
+                i64s(&t, &xs),
+                Some(Array::int(r)),
+            ],
+        );
+        checks.push((k, d, o.values()));
+    }
+    let Some(results) = batch.run("loss18_multilabel_margin_matches_torch") else {
+        return;
+    };
+    for (k, d, got) in checks {
+        let want = results[k].as_ref().unwrap_or_else(|e| panic!("torch: {e}"));
+        let w: Vec<f64> = torch_values(&want[0])
+            .iter()
+            .map(|&v| round_to(d, v))
+            .collect();
+        close(
+            "multilabel_margin",
+            d,
+            &got,
+            &w,
+            1.0,
+            &vec![scale(&got); w.len()],
+        );
+    }
+}
+
+/// MultilabelMarginLoss refusals, the empty self (nothing written, also for mean and sum)
+/// and a class out of range refused when the work runs.
+#[test]
+fn loss18_multilabel_margin_refusals() {
+    let x = T::contiguous(F32, &[2, 3]);
+    let mut t = T::contiguous(S64, &[2, 3]);
+    let o2 = T::contiguous(F32, &[2]);
+    let o1 = T::contiguous(F32, &[1]);
+    let it = T::contiguous(F32, &[2, 3]);
+    let it16 = T::contiguous(F16, &[2, 3]);
+    let t8 = T::contiguous(U8, &[2, 3]);
+    let t23 = T::contiguous(S64, &[3, 2]);
+    let x13 = T::contiguous(F32, &[0]);
+    let x3 = T::contiguous(F32, &[2, 3, 1]);
+    let f = |x: &T, t: &T, r: i64, o: &T, i: &T| {
+        margin::multilabel_margin_loss(&x.desc, &t.desc, r, &o.desc, &i.desc)
+    };
+    assert!(f(&x, &t, 0, &o2, &it).is_ok());
+    assert!(f(&x, &t, 5, &o1, &it).is_ok());
+    for (i, r) in [
+        f(&x, &t8, 0, &o2, &it),  // target dtype
+        f(&x, &t, 0, &o2, &it16), // isTarget dtype
+        f(&x, &t23, 0, &o2, &it), // target shape
+        f(&x, &t, 0, &o1, &it),   // out not (N)
+        f(&x, &t, 1, &o2, &it),   // out not one element
+        f(&x13, &t, 1, &o1, &it), // empty vector
+        f(&x3, &t, 1, &o1, &it),  // 3-D
+        f(&x, &t, 0, &o2, &o2),   // isTarget shape
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        assert!(matches!(r, Err(crate::Error::Invalid(_))), "case {i}");
+    }
+    // empty self (0, C): success, nothing written
+    let xe = T::contiguous(F32, &[0, 3]);
+    let te = T::contiguous(S64, &[0, 3]);
+    for r in [0, 1, 2] {
+        let mut oe = T::contiguous(F32, if r == 0 { &[0][..] } else { &[1][..] });
+        if r != 0 {
+            oe.set(0, 42.0);
+        }
+        let e = f(&xe, &te, r, &oe, &xe).unwrap();
+        run(e);
+        if r != 0 {
+            assert_eq!(oe.get(0), 42.0);
+        }
+    }
+    // out of range before a −1: refused at run time, nothing written
+    for (i, v) in [0.0, 3.0, -1.0, 0.0, 0.0, 0.0].iter().enumerate() {
+        t.set(i, *v);
+    }
+    let mut o = T::contiguous(F32, &[1]);
+    o.set(0, 42.0);
+    let e = f(&x, &t, 2, &o, &it).unwrap();
+    let mut ws = vec![0u64; 8];
+    let r = e.work.run(
+        &e.bindings,
+        crate::executor::Workspace {
+            addr: ws.as_mut_ptr() as usize,
+            size: 64,
+        },
+    );
+    assert!(matches!(r, Err(crate::Error::Invalid(_))));
+    assert_eq!(o.get(0), 42.0);
+    // after the −1 anything goes
+    t.set(1, -1.0);
+    t.set(2, 9.0);
+    run(f(&x, &t, 2, &o, &it).unwrap());
 }
