@@ -36,6 +36,8 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::pool::CATALOG,
         super::loss::CATALOG,
         super::nll_loss::CATALOG,
+        super::cross_entropy::CATALOG,
+        super::margin::CATALOG,
         super::round::CATALOG,
         super::clamp::CATALOG,
         super::matmul::CATALOG,

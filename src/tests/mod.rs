@@ -18,6 +18,7 @@ mod gmm2_diff;
 mod gmm_diff;
 mod index_diff;
 mod llm_diff;
+mod loss18_diff;
 mod math21_diff;
 mod math2_diff;
 mod math_diff;
