@@ -156,10 +156,15 @@ pub fn phase2(
     let mut uses = Uses::new();
     let mut spans: SmallVec<[_; 4]> = SmallVec::new();
     let ws_used = needed > 0 && workspace != 0;
+    // Which bindings are outputs, looked up once (a list operator has thousands).
+    let mut is_output = vec![false; bindings.tensors.len()];
+    for &o in bindings.outputs.iter() {
+        is_output[o] = true;
+    }
     for (i, t) in bindings.tensors.iter().enumerate() {
         let Some(t) = t else { continue };
         let what = What::Binding { i, n_inputs };
-        if let Some((span, u)) = tensor_use(what, t, bindings.outputs.contains(&i))? {
+        if let Some((span, u)) = tensor_use(what, t, is_output[i])? {
             if let Some(u) = u {
                 uses.push(u);
             }

@@ -157,17 +157,22 @@ fn check_legacy(api: &str, t: &[&TensorDesc; 6], num_seqs: i64, num_queries: i64
 }
 
 /// The six tensors both versions share: dtypes, and the rewritten ones' overlap.
-fn check_common<'a>(
-    api: &str,
-    tensors: [(&'static str, &'a TensorDesc); 6],
-) -> Result<[&'a TensorDesc; 6]> {
-    for (name, t) in tensors {
+fn check_common(api: &str, t: &[&TensorDesc; 6]) -> Result<()> {
+    const NAMES: [&str; 6] = [
+        "inputTokens",
+        "sampledTokenIds",
+        "inputPositions",
+        "seqLens",
+        "slotMapping",
+        "blockTables",
+    ];
+    for (name, t) in NAMES.iter().zip(t) {
         check_dtype(api, name, t)?;
     }
     for b in [TOKENS, POSITIONS, SEQ_LENS, SLOTS] {
-        tensors[b].1.check_output(tensors[b].0)?;
+        t[b].check_output(NAMES[b])?;
     }
-    Ok(tensors.map(|(_, t)| t))
+    Ok(())
 }
 
 /// aclnnAdvanceStep: the legacy kernel (see the module's notes).
@@ -184,17 +189,15 @@ pub fn advance_step(
     block_size: i64,
 ) -> Result<Executor> {
     const API: &str = "aclnnAdvanceStep";
-    let t = check_common(
-        API,
-        [
-            ("inputTokens", input_tokens),
-            ("sampledTokenIds", sampled_token_ids),
-            ("inputPositions", input_positions),
-            ("seqLens", seq_lens),
-            ("slotMapping", slot_mapping),
-            ("blockTables", block_tables),
-        ],
-    )?;
+    let t = [
+        input_tokens,
+        sampled_token_ids,
+        input_positions,
+        seq_lens,
+        slot_mapping,
+        block_tables,
+    ];
+    check_common(API, &t)?;
     check_attrs(API, num_seqs, num_queries, block_size)?;
     check_legacy(API, &t, num_seqs, num_queries)?;
     Ok(legacy_executor(API, &t, num_seqs, num_queries, block_size))
@@ -240,17 +243,15 @@ pub fn advance_step_v2(
     block_size: i64,
 ) -> Result<Executor> {
     const API: &str = "aclnnAdvanceStepV2";
-    let t = check_common(
-        API,
-        [
-            ("inputTokens", input_tokens),
-            ("sampledTokenIds", sampled_token_ids),
-            ("inputPositions", input_positions),
-            ("seqLens", seq_lens),
-            ("slotMapping", slot_mapping),
-            ("blockTables", block_tables),
-        ],
-    )?;
+    let t = [
+        input_tokens,
+        sampled_token_ids,
+        input_positions,
+        seq_lens,
+        slot_mapping,
+        block_tables,
+    ];
+    check_common(API, &t)?;
     check_dtype(API, "specToken", spec_token)?;
     check_dtype(API, "acceptedNum", accepted_num)?;
     check_attrs(API, num_seqs, num_queries, block_size)?;
