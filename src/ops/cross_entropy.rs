@@ -264,6 +264,21 @@ fn refuse_zloss(api: &str, scale: f64, return_zloss: bool) -> Result<()> {
     Ok(())
 }
 
+/// `t` is (N, C) with at least one class: its (N, C).
+fn rows_of_classes(name: &str, t: &TensorDesc) -> Result<(usize, usize)> {
+    crate::ensure!(
+        t.rank() == 2,
+        "{name} has shape {:?}: it must be 2-D (N, C)",
+        t.shape
+    );
+    crate::ensure!(
+        t.shape[1] > 0,
+        "{name} has shape {:?}: the number of classes C must be positive",
+        t.shape
+    );
+    Ok((t.shape[0], t.shape[1]))
+}
+
 /// Checks target (N) and weightOptional (C) against rows and classes.
 fn check_classes(
     target: &TensorDesc,
@@ -354,17 +369,7 @@ pub fn cross_entropy_loss(
     refuse_zloss(API, lse_square_scale_for_zloss, return_zloss)?;
     let red = reduction(API, reduction_s)?;
     check_smoothing(API, label_smoothing)?;
-    crate::ensure!(
-        input.rank() == 2,
-        "input has shape {:?}: {API} takes a 2-D input (N, C)",
-        input.shape
-    );
-    let (n, c) = (input.shape[0], input.shape[1]);
-    crate::ensure!(
-        c > 0,
-        "input has shape {:?}: the number of classes C must be positive",
-        input.shape
-    );
+    let (n, c) = rows_of_classes("input", input)?;
     check_classes(target, weight, n, c, "input")?;
     ew::check_result_shape("logProbOut", log_prob_out, &input.shape)?;
     if red == Reduction::None {
@@ -552,17 +557,7 @@ pub fn cross_entropy_loss_grad(
     refuse_zloss(API, lse_square_scale_for_zloss, false)?;
     let red = reduction(API, reduction_s)?;
     check_smoothing(API, label_smoothing)?;
-    crate::ensure!(
-        log_prob.rank() == 2,
-        "logProb has shape {:?}: it must be 2-D (N, C)",
-        log_prob.shape
-    );
-    let (n, c) = (log_prob.shape[0], log_prob.shape[1]);
-    crate::ensure!(
-        c > 0,
-        "logProb has shape {:?}: the number of classes C must be positive",
-        log_prob.shape
-    );
+    let (n, c) = rows_of_classes("logProb", log_prob)?;
     check_classes(target, weight, n, c, "logProb")?;
     if red == Reduction::None {
         crate::ensure!(
