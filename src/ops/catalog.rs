@@ -80,6 +80,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::classify::CATALOG,
         super::complex::CATALOG,
         super::lerp::CATALOG,
+        super::backward::CATALOG,
         super::addr::CATALOG,
         super::scale::CATALOG,
         super::random::CATALOG,

@@ -5,6 +5,7 @@ pub mod activation;
 pub mod add;
 pub mod addr;
 pub mod advanced_index;
+pub mod backward;
 pub mod binary;
 pub mod bitwise;
 pub mod catalog;

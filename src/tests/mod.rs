@@ -3,6 +3,7 @@
 mod add_diff;
 mod advance_step_diff;
 mod attn_diff;
+mod backward_diff;
 mod baddbmm_diff;
 mod cast_matrix;
 mod chunk17_diff;
