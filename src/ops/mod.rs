@@ -22,6 +22,7 @@ pub mod div;
 pub mod elementwise;
 pub mod extrema;
 pub mod extremum;
+pub mod histogram;
 pub mod flip;
 pub mod foreach;
 pub mod gather;
