@@ -13,8 +13,8 @@
 //!
 //! Histc: `bins` equal bins over [min, max] (min and max converted to self's dtype, as
 //! CANN does; min == max: the data's range, and a range of one value widened by 1 on both
-//! sides, as torch). Values outside the range and NaN are left out; max goes into the last
-//! bin. The bin is torch 1.13's CPU formula step for step: the edges are torch's
+//! sides, as torch). Values outside the range and NaN are left out (torch 1.13's CPU histc
+//! counts a NaN in bin 0); max goes into the last bin. The bin is torch 1.13's CPU formula step for step: the edges are torch's
 //! linspace(min, max, bins + 1) ends (its vectorised last element included: with bins + 1 a
 //! multiple of 16 (f32) or 8 (f64), max − 7·step (fused) + 7·step, resp. 3·step), an element
 //! counts when lo ≤ x ≤ hi, in bin `(int)((x − lo) / (hi − lo) · bins)`, bins − 1 for bins.
