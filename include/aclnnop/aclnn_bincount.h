@@ -25,7 +25,7 @@ ACLNN_API aclnnStatus aclnnBincountGetWorkspaceSize(const aclTensor *self, const
 /*
  * Phase 2 of aclnnBincount: queues the planned work on `stream`.
  */
-ACLNN_API aclnnStatus aclnnBincount(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, aclrtStream stream);
+ACLNN_API aclnnStatus aclnnBincount(void *workspace, uint64_t workspaceSize, aclOpExecutor *executor, const aclrtStream stream);
 
 #ifdef __cplusplus
 }
