@@ -59,6 +59,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::resample::CATALOG,
         super::scan::CATALOG,
         super::search::CATALOG,
+        super::histogram::CATALOG,
         super::sort::CATALOG,
         super::unique::CATALOG,
         super::pattern::CATALOG,

@@ -27,6 +27,7 @@ pub mod flip;
 pub mod foreach;
 pub mod gather;
 pub mod gemm;
+pub mod histogram;
 pub mod index;
 pub mod integer;
 pub mod join;

@@ -17,6 +17,7 @@ mod forms_diff;
 mod gather_diff;
 mod gmm2_diff;
 mod gmm_diff;
+mod hist21_diff;
 mod index_diff;
 mod llm_diff;
 mod loss18_diff;
