@@ -1,6 +1,7 @@
 /* The interpolating upsamples as a CANN user calls them: bilinear (1, 1, 3, 3) -> (5, 5)
  * with alignCorners true and false (the documented example), linear 1d, bicubic of a
- * constant image (which cubic convolution keeps), trilinear by a scale; then error statuses. */
+ * constant image (which cubic convolution keeps), trilinear by a scale, nearest 2d V2 with
+ * float scales; then error statuses. */
 #include <stdio.h>
 #include <stdint.h>
 #include <math.h>
@@ -9,6 +10,7 @@
 #include "aclnnop/aclnn_upsample_linear_1d.h"
 #include "aclnnop/aclnn_upsample_bicubic_2d.h"
 #include "aclnnop/aclnn_upsample_trilinear_3d.h"
+#include "aclnnop/aclnn_upsample_nearest_2d_v2.h"
 
 static aclTensor *mk(const int64_t *shape, int64_t rank, aclFormat fmt, const float *host, void **dev)
 {
@@ -104,10 +106,16 @@ int main(void)
         aclnnUpsampleTrilinear3d, &ws, &ex, stream, "trilinear");
     expect("trilinear", dvo, vwant, 4);
 
-    /* an out of another shape, for the errors below */
-    int64_t ns[4] = {1, 1, 3, 6};
+    /* nearest 2d V2, scales (1, 2): every pixel doubled along W (its out is also the wrong
+     * shape for the errors below). */
+    int64_t ns[4] = {1, 1, 3, 6}, nsz[2] = {3, 6};
     void *dn;
     aclTensor *tn = mk(ns, 4, ACL_FORMAT_NCHW, NULL, &dn);
+    aclIntArray *nsize = aclCreateIntArray(nsz, 2);
+    const float nwant[6] = {1, 1, 2, 2, 3, 3};
+    run(aclnnUpsampleNearest2dV2GetWorkspaceSize(ti, nsize, 1.0f, 2.0f, tn, &ws, &ex),
+        aclnnUpsampleNearest2dV2, &ws, &ex, stream, "nearest v2");
+    expect("nearest v2", dn, nwant, 6);
 
     /* errors: a negative scale, out of the wrong shape, NULL self. */
     aclnnStatus st = aclnnUpsampleBilinear2dGetWorkspaceSize(ti, size, false, -1.0, 0.0, to, &ws, &ex);
@@ -119,7 +127,7 @@ int main(void)
 
     aclDestroyTensor(ti); aclDestroyTensor(to); aclDestroyTensor(tl); aclDestroyTensor(tlo);
     aclDestroyTensor(tf); aclDestroyTensor(tv); aclDestroyTensor(tvo); aclDestroyTensor(tn);
-    aclDestroyIntArray(size); aclDestroyIntArray(lsize); aclDestroyIntArray(vsize);
+    aclDestroyIntArray(size); aclDestroyIntArray(lsize); aclDestroyIntArray(vsize); aclDestroyIntArray(nsize);
     aclrtFree(di); aclrtFree(dout); aclrtFree(dl); aclrtFree(dlo); aclrtFree(df); aclrtFree(dv);
     aclrtFree(dvo); aclrtFree(dn);
     aclrtDestroyStream(stream);

@@ -5,7 +5,8 @@
 //! - Nearest: output index `d` along a resized axis reads `min(floor(d · scale), in − 1)`
 //!   with `scale = in / out` computed in f32 and the product in f32 (PyTorch's legacy
 //!   `nearest` and the CANN formula), with torch's two shortcuts (out = in: identity;
-//!   out = 2·in: `d / 2`), which agree with the formula where f32 is exact. Exact reads
+//!   out = 2·in: `d / 2`) when no scale is given, which agree with the formula where f32 is
+//!   exact; with a scale, torch's CPU kernel applies the formula whatever the sizes. Exact reads
 //!   `min(floor((d + 0.5) · scale), in − 1)` (torch's `nearest-exact`). A positive
 //!   `scales` argument gives `scale = 1 / scales` instead (torch's rule).
 //! - Im2col (torch.nn.functional.unfold): for each kernel offset (ki, kj) the
@@ -38,13 +39,15 @@ const IM2COL: &[DType] = &[F32, F16, BF16];
 /// The source index along an axis resized from `input` to `output` elements, for each
 /// output index (`output`, `input` > 0), as torch computes it: the scale is
 /// `(float)(1 / scales)` for a positive `scales`, else `(float)input / output`; legacy
-/// nearest reads `min(⌊(float)d · scale⌋, input − 1)` (identity when the sizes agree, `d / 2`
-/// when out is twice in), nearest-exact `min(⌊(float)((d + 0.5) · scale)⌋, input − 1)`.
+/// nearest reads `min(⌊(float)d · scale⌋, input − 1)` (without scales: identity when the
+/// sizes agree, `d / 2` when out is twice in), nearest-exact `min(⌊(float)((d + 0.5) · scale)⌋, input − 1)`.
 pub(crate) fn nearest_map(input: usize, output: usize, scales: f64, exact: bool) -> Vec<i64> {
-    if !exact && output == input {
+    // torch's shortcuts apply to sizes alone: with a scale, its CPU kernel always computes
+    // ⌊d · (float)(1 / scales)⌋ (out = in with scales 1.3 reads 0, 0, not 0, 1).
+    if !exact && scales <= 0.0 && output == input {
         return (0..output as i64).collect();
     }
-    if !exact && output == 2 * input {
+    if !exact && scales <= 0.0 && output == 2 * input {
         return (0..output as i64).map(|d| d / 2).collect();
     }
     let scale = if scales > 0.0 {
@@ -401,6 +404,10 @@ const BILINEAR: &[DType] = &[F32, BF16, F16, F64];
 const TRILINEAR: &[DType] = &[F32, F16, BF16, F64];
 /// aclnnUpsampleBicubic2d, Atlas A2.
 const BICUBIC: &[DType] = &[F32, F16, BF16];
+/// aclnnUpsampleNearest1dV2, Atlas A2.
+const NEAREST_1D_V2: &[DType] = &[F32, BF16, F16, U8];
+/// aclnnUpsampleNearest2dV2, Atlas A2.
+const NEAREST_2D_V2: &[DType] = &[F32, BF16, F16, F64, U8];
 
 /// The arithmetic type of an interpolation: f32 for f16/bf16/f32, f64 for f64.
 trait Acc: Copy + std::ops::Add<Output = Self> + std::ops::Mul<Output = Self> {
@@ -899,6 +906,41 @@ fn check_sizes_and_formats(
     Ok(())
 }
 
+/// aclnnUpsampleNearest1dV2: UpsampleNearest1d with a float scale.
+pub fn upsample_nearest_1d_v2(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scale_l: f32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest1dV2",
+        list: NEAREST_1D_V2,
+        formats: NCL_ND,
+        exact: false,
+        empty_ok: false,
+    };
+    n.plan(self_, output_size, &[scale_l as f64], out)
+}
+
+/// aclnnUpsampleNearest2dV2: UpsampleNearest2d with float scales.
+pub fn upsample_nearest_2d_v2(
+    self_: &TensorDesc,
+    output_size: &[i64],
+    scales_h: f32,
+    scales_w: f32,
+    out: &TensorDesc,
+) -> Result<Executor> {
+    let n = Nearest {
+        api: "aclnnUpsampleNearest2dV2",
+        list: NEAREST_2D_V2,
+        formats: NCHW_NHWC,
+        exact: false,
+        empty_ok: false,
+    };
+    n.plan(self_, output_size, &[scales_h as f64, scales_w as f64], out)
+}
+
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
@@ -949,5 +991,19 @@ pub const CATALOG: &[Entry] = &[
         b: &[],
         out: BILINEAR,
         rule: "separable linear taps over H, W (D, H, W) in f32 (f64 for DOUBLE; Bilinear2d DOUBLE in NHWC only)",
+    },
+    Entry {
+        ops: "UpsampleNearest1dV2",
+        a: NEAREST_1D_V2,
+        b: &[],
+        out: NEAREST_1D_V2,
+        rule: "UpsampleNearest1d with a float scaleL (positive: in/out = 1/scale)",
+    },
+    Entry {
+        ops: "UpsampleNearest2dV2",
+        a: NEAREST_2D_V2,
+        b: &[],
+        out: NEAREST_2D_V2,
+        rule: "UpsampleNearest2d with float scalesH, scalesW",
     },
 ];

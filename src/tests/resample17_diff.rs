@@ -1,5 +1,6 @@
 //! Differential tests of the interpolating upsamples (issue 17): UpsampleLinear1d,
-//! UpsampleBilinear2d, UpsampleTrilinear3d, UpsampleBicubic2d, through the C entry points.
+//! UpsampleBilinear2d, UpsampleTrilinear3d, UpsampleBicubic2d, and the float-scale
+//! UpsampleNearest1dV2 / Nearest2dV2, through the C entry points.
 //!
 //! Reference: torch 1.13's F.interpolate (modes linear / bilinear / trilinear / bicubic,
 //! align_corners both ways, size or scale_factor with recompute_scale_factor=False), on
@@ -7,6 +8,7 @@
 //! and channel-last layouts. f16/bf16 inputs go to torch upcast to f32 (the op computes in
 //! f32). Bound: |got − torch| ≤ 1 ulp of out's dtype at |torch| (f16/bf16 only) plus
 //! 16·ε(f32 or f64)·max|self| (the summation orders of torch's channel-last kernel differ).
+//! The nearest V2 variants are compared byte for byte with torch's nearest.
 
 use super::add_diff::Rng;
 use super::shape_diff::{call, dec, pick, untouched, Dev, View};
@@ -232,6 +234,133 @@ fn interpolating_upsamples_match_torch() {
                 "case {case} {op:?} {dtype} {ss:?}->{os:?} align {align} scales {scales:?}: element {i} is {x}, torch {w} (tol {tol})"
             );
         }
+    }
+}
+
+#[test]
+fn nearest_v2_matches_torch_nearest_with_float_scales() {
+    let mut rng = Rng::new(1718);
+    let mut torch = Batch::new();
+    let mut cases = vec![];
+    for case in 0..120 {
+        let two = case % 2 == 1;
+        let s = if two { 2 } else { 1 };
+        let dtype = if two {
+            pick(&mut rng, &[F32, F16, BF16, F64, U8])
+        } else {
+            pick(&mut rng, &[F32, F16, BF16, U8])
+        };
+        let cl = two && rng.pct(30);
+        let n = 1 + rng.below(2) as usize;
+        let c = 1 + rng.below(3) as usize;
+        let ins: Vec<usize> = (0..s).map(|_| 1 + rng.below(7) as usize).collect();
+        let use_scales = rng.pct(60);
+        let mut scales = vec![0f32; s];
+        let outs: Vec<usize> = (0..s)
+            .map(|k| {
+                if use_scales {
+                    let f = [0.5f32, 1.3, 1.5, 2.0, 2.5, 3.0, 1.7][rng.below(7) as usize];
+                    let o = (ins[k] as f64 * f as f64).floor() as usize;
+                    if o == 0 {
+                        scales[k] = 1.0;
+                        ins[k]
+                    } else {
+                        scales[k] = f;
+                        o
+                    }
+                } else {
+                    1 + rng.below(15) as usize
+                }
+            })
+            .collect();
+        let shape = |sp: &[usize]| -> Vec<usize> {
+            let mut v = vec![n];
+            if cl {
+                v.extend(sp);
+                v.push(c);
+            } else {
+                v.push(c);
+                v.extend(sp);
+            }
+            v
+        };
+        let (ss, os) = (shape(&ins), shape(&outs));
+        let sv = View::random(&mut rng, dtype, &ss);
+        let ov = View::random(&mut rng, dtype, &os);
+        let sm: Vec<u8> = (0..sv.storage)
+            .flat_map(|_| enc(dtype, rng.below(100) as f64))
+            .collect();
+        let om: Vec<u8> = (0..ov.storage).flat_map(|_| enc(dtype, 7.0)).collect();
+        let mut dev = Dev::new();
+        let (sb, ob) = (dev.upload(&sm), dev.upload(&om));
+        let fmt = if !two {
+            NCL
+        } else if cl {
+            NHWC
+        } else {
+            NCHW
+        };
+        let st = dev.tensor(&sv, sb, fmt);
+        let ot = dev.tensor(&ov, ob, fmt);
+        let size: Vec<i64> = outs.iter().map(|&x| x as i64).collect();
+        let sz = dev.ints(&size);
+        use ops::{upsample_nearest_1d_v2 as n1, upsample_nearest_2d_v2 as n2};
+        let r = if two {
+            call(
+                |w, e| unsafe {
+                    n2::aclnnUpsampleNearest2dV2GetWorkspaceSize(
+                        st, sz, scales[0], scales[1], ot, w, e,
+                    )
+                },
+                n2::aclnnUpsampleNearest2dV2,
+            )
+        } else {
+            call(
+                |w, e| unsafe {
+                    n1::aclnnUpsampleNearest1dV2GetWorkspaceSize(st, sz, scales[0], ot, w, e)
+                },
+                n1::aclnnUpsampleNearest1dV2,
+            )
+        };
+        r.unwrap_or_else(|e| panic!("case {case}: {e:?}"));
+        let got = dev.download(ob);
+        untouched(&ov, &om, &got).unwrap_or_else(|e| panic!("case {case}: {e}"));
+        // torch gets the f32 scales widened to double, as the device's float parameter is.
+        let sc: Vec<f64> = scales.iter().map(|&x| x as f64).collect();
+        let p = torch.program(
+            "x = a[0]
+cl = int(a[3].item())
+d = x.dtype
+x = x.double()
+x = x.permute(0, 3, 1, 2) if cl else x
+sc = a[1].tolist()
+out = F.interpolate(x, scale_factor=sc, mode='nearest', recompute_scale_factor=False) if all(s > 0 for s in sc) else F.interpolate(x, size=a[2].tolist(), mode='nearest')
+out = out.permute(0, 2, 3, 1) if cl else out",
+        );
+        torch.case(
+            p,
+            vec![
+                Some(sv.array(&sm)),
+                Some(Array::f64s(&[s], &sc)),
+                Some(Array::i64s(&[s], &size)),
+                Some(Array::int(cl as i64)),
+            ],
+        );
+        let g: Vec<f64> = ov
+            .indices()
+            .iter()
+            .map(|i| dec(dtype, ov.elem(&got, ov.at(i))))
+            .collect();
+        cases.push((case, g));
+    }
+    let Some(res) = torch.run("nearest v2") else {
+        return;
+    };
+    for (k, (case, g)) in cases.iter().enumerate() {
+        let t = res[k]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("case {case}: torch raised {e}"));
+        assert_eq!(&t[0].to_f64s(), g, "case {case}");
     }
 }
 
