@@ -5,8 +5,8 @@
 //! - Nearest: output index `d` along a resized axis reads `min(floor(d · scale), in − 1)`
 //!   with `scale = in / out` computed in f32 and the product in f32 (PyTorch's legacy
 //!   `nearest` and the CANN formula), with torch's two shortcuts (out = in: identity;
-//!   out = 2·in: `d / 2`) when no scale is given, which agree with the formula where f32 is
-//!   exact; with a scale, torch's CPU kernel applies the formula whatever the sizes. Exact reads
+//!   out = 2·in: `d / 2`), which agree with the formula where f32 is exact; with a scale,
+//!   torch 1.13 takes them only in its channels-last kernel (see `nearest_map`). Exact reads
 //!   `min(floor((d + 0.5) · scale), in − 1)` (torch's `nearest-exact`). A positive
 //!   `scales` argument gives `scale = 1 / scales` instead (torch's rule).
 //! - Im2col (torch.nn.functional.unfold): for each kernel offset (ki, kj) the
@@ -41,13 +41,22 @@ const IM2COL: &[DType] = &[F32, F16, BF16];
 /// `(float)(1 / scales)` for a positive `scales`, else `(float)input / output`; legacy
 /// nearest reads `min(⌊(float)d · scale⌋, input − 1)` (without scales: identity when the
 /// sizes agree, `d / 2` when out is twice in), nearest-exact `min(⌊(float)((d + 0.5) · scale)⌋, input − 1)`.
-pub(crate) fn nearest_map(input: usize, output: usize, scales: f64, exact: bool) -> Vec<i64> {
-    // torch's shortcuts apply to sizes alone: with a scale, its CPU kernel always computes
-    // ⌊d · (float)(1 / scales)⌋ (out = in with scales 1.3 reads 0, 0, not 0, 1).
-    if !exact && scales <= 0.0 && output == input {
+pub(crate) fn nearest_map(
+    input: usize,
+    output: usize,
+    scales: f64,
+    exact: bool,
+    channels_last_kernel: bool,
+) -> Vec<i64> {
+    // Without a scale the shortcuts agree with the formula. With one, torch 1.13 takes them
+    // only in its channels-last kernel (2-d/3-d, channel-last memory, which includes C = 1);
+    // its channels-first and 1-d kernels apply the formula whatever the sizes (out = in with
+    // scale 1.3 reads 0, 0 there, 0, 1 in the channels-last kernel).
+    let shortcuts = !exact && (scales <= 0.0 || channels_last_kernel);
+    if shortcuts && output == input {
         return (0..output as i64).collect();
     }
-    if !exact && scales <= 0.0 && output == 2 * input {
+    if shortcuts && output == 2 * input {
         return (0..output as i64).map(|d| d / 2).collect();
     }
     let scale = if scales > 0.0 {
@@ -144,9 +153,17 @@ impl Nearest {
             want[a] = output_size[k] as usize;
         }
         ew::check_result_shape("out", out, &want)?;
+        // The kernel torch 1.13 would run (see nearest_map).
+        let channels_last_kernel = s >= 2 && (channel_last || self_.shape[c] == 1);
         let maps = (0..s + 2)
             .map(|a| match spatial.iter().position(|&x| x == a) {
-                Some(k) => nearest_map(self_.shape[a], want[a], scales[k], self.exact),
+                Some(k) => nearest_map(
+                    self_.shape[a],
+                    want[a],
+                    scales[k],
+                    self.exact,
+                    channels_last_kernel,
+                ),
                 None => (0..want[a] as i64).collect(),
             })
             .collect();
