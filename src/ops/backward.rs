@@ -52,12 +52,7 @@ pub fn tanh_backward(
     ew::check_tensor("output", output, TANH_BACKWARD)?;
     ew::check_tensor("gradInput", grad_input, TANH_BACKWARD)?;
     for (name, t) in [("output", output), ("gradInput", grad_input)] {
-        crate::ensure!(
-            t.dtype == grad_output.dtype,
-            "{name} has dtype {} but must have gradOutput's dtype {}",
-            t.dtype,
-            grad_output.dtype
-        );
+        ew::check_dtype_of(name, t, "gradOutput", grad_output)?;
     }
     binary::build(
         "aclnnTanhBackward",

@@ -359,12 +359,7 @@ pub fn cross_entropy_loss(
         ("lseForZlossOut", lse_for_zloss_out),
     ] {
         ew::check_tensor(name, t, LIST)?;
-        crate::ensure!(
-            t.dtype == input.dtype,
-            "{name} has dtype {} but must have input's dtype {}",
-            t.dtype,
-            input.dtype
-        );
+        ew::check_dtype_of(name, t, "input", input)?;
     }
     refuse_zloss(API, lse_square_scale_for_zloss, return_zloss)?;
     let red = reduction(API, reduction_s)?;
@@ -547,12 +542,7 @@ pub fn cross_entropy_loss_grad(
     }
     ew::check_tensor("out", out, LIST)?;
     for (name, t) in [("logProb", log_prob), ("out", out)] {
-        crate::ensure!(
-            t.dtype == grad_loss.dtype,
-            "{name} has dtype {} but must have gradLoss's dtype {}",
-            t.dtype,
-            grad_loss.dtype
-        );
+        ew::check_dtype_of(name, t, "gradLoss", grad_loss)?;
     }
     refuse_zloss(API, lse_square_scale_for_zloss, false)?;
     let red = reduction(API, reduction_s)?;

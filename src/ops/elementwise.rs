@@ -120,11 +120,16 @@ pub fn check_result_shape(name: &str, t: &TensorDesc, want: &[usize]) -> Result<
 
 /// `name` must have self's dtype (an operator that moves or reorders self's elements).
 pub fn check_same_dtype(name: &str, t: &TensorDesc, self_: &TensorDesc) -> Result<()> {
+    check_dtype_of(name, t, "self", self_)
+}
+
+/// `name` must have `of_name`'s dtype (operators whose tensors share one dtype).
+pub fn check_dtype_of(name: &str, t: &TensorDesc, of_name: &str, of: &TensorDesc) -> Result<()> {
     crate::ensure!(
-        t.dtype == self_.dtype,
-        "{name} has dtype {} but must have self's dtype {}",
+        t.dtype == of.dtype,
+        "{name} has dtype {} but must have {of_name}'s dtype {}",
         t.dtype,
-        self_.dtype
+        of.dtype
     );
     Ok(())
 }
