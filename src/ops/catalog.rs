@@ -75,6 +75,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::nz_weight::CATALOG,
         super::foreach::CATALOG,
         super::optim::CATALOG,
+        super::optim_quant::CATALOG,
         super::special::CATALOG,
         super::modulo::CATALOG,
         super::integer::CATALOG,

@@ -47,6 +47,7 @@ pub mod nll_loss;
 pub mod norm;
 pub mod nz_weight;
 pub mod optim;
+pub mod optim_quant;
 pub mod pad;
 pub mod panel;
 pub mod pattern;

@@ -80,8 +80,8 @@ const MAX_STATE: usize = 5;
 
 /// Where element i of a view lives.
 #[derive(Clone, Debug)]
-struct Access {
-    binding: usize,
+pub(super) struct Access {
+    pub(super) binding: usize,
     dtype: DType,
     contiguous: bool,
     offset: usize,
@@ -90,7 +90,7 @@ struct Access {
 }
 
 impl Access {
-    fn of(binding: usize, t: &TensorDesc) -> Access {
+    pub(super) fn of(binding: usize, t: &TensorDesc) -> Access {
         let contiguous = t.shape.iter().filter(|&&d| d > 1).count() == 0
             || t.shape
                 .iter()
@@ -129,7 +129,7 @@ impl Access {
     ///
     /// # Safety
     /// The view must lie in the device memory at `base`.
-    unsafe fn read(&self, base: usize, first: usize, out: &mut [f32]) {
+    pub(super) unsafe fn read(&self, base: usize, first: usize, out: &mut [f32]) {
         let z = self.dtype.size();
         if self.contiguous {
             // SAFETY: the caller's view holds these elements; `out` holds out.len() f32.
@@ -156,7 +156,7 @@ impl Access {
     ///
     /// # Safety
     /// As `read`.
-    unsafe fn write(&self, base: usize, first: usize, vals: &[f32]) {
+    pub(super) unsafe fn write(&self, base: usize, first: usize, vals: &[f32]) {
         let z = self.dtype.size();
         if self.contiguous {
             // SAFETY: as `read`.
@@ -180,12 +180,13 @@ impl Access {
     }
 }
 
-/// Reads element at `p` of `d` as f32 (f16/bf16 exactly).
+/// Reads element at `p` of `d` as f32 (f16/bf16 and UINT8 codes exactly).
 #[inline(always)]
 unsafe fn load(d: DType, p: usize) -> f32 {
     // SAFETY: the caller's address is inside the view's device memory.
     unsafe {
         match d {
+            U8 => (p as *const u8).read() as f32,
             F16 => half::f16::from_bits((p as *const u16).read_unaligned()).to_f32(),
             BF16 => half::bf16::from_bits((p as *const u16).read_unaligned()).to_f32(),
             _ => (p as *const f32).read_unaligned(),
@@ -193,12 +194,13 @@ unsafe fn load(d: DType, p: usize) -> f32 {
     }
 }
 
-/// Writes `v` rounded once (to nearest even) to `d` at `p`.
+/// Writes `v` rounded once (to nearest even) to `d` at `p` (UINT8: a code in 0..=255).
 #[inline(always)]
 unsafe fn store(d: DType, p: usize, v: f32) {
     // SAFETY: as `load`.
     unsafe {
         match d {
+            U8 => (p as *mut u8).write(v as u8),
             F16 => (p as *mut u16).write_unaligned(half::f16::from_f32(v).to_bits()),
             BF16 => (p as *mut u16).write_unaligned(half::bf16::from_f32(v).to_bits()),
             _ => (p as *mut f32).write_unaligned(v),
@@ -207,7 +209,7 @@ unsafe fn store(d: DType, p: usize, v: f32) {
 }
 
 /// Reads the one element of a scalar tensor as f64 (f32, f16, bf16, f64 or s64).
-fn read_scalar(b: &Bindings, binding: usize) -> Result<f64> {
+pub(super) fn read_scalar(b: &Bindings, binding: usize) -> Result<f64> {
     let v = b.view(binding)?;
     let p = b.addr(binding)? + v.offset * v.dtype.size();
     // SAFETY: phase 2 checked the view lies in its device memory.
@@ -1442,7 +1444,10 @@ pub fn apply_ftrl(
 
 /// In-place operators: the updated tensors are writable and apart, and no input shares
 /// memory with them.
-fn in_place_apart(ins: &[(&str, &TensorDesc)], outs: &[(&str, &TensorDesc)]) -> Result<()> {
+pub(super) fn in_place_apart(
+    ins: &[(&str, &TensorDesc)],
+    outs: &[(&str, &TensorDesc)],
+) -> Result<()> {
     check_outputs(&[], outs)?;
     for (name, t) in ins {
         for (oname, o) in outs {

@@ -258,7 +258,7 @@ fn f32_bits_close(a: f32, b: f32, ulps: u32) -> bool {
 }
 
 /// Element-wise comparison of our result with the reference (`ulps` for floats).
-fn compare(what: &str, got: &Array, want: &Array, ulps: u32) {
+pub(super) fn compare(what: &str, got: &Array, want: &Array, ulps: u32) {
     assert_eq!(got.numel(), want.numel(), "{what}: element count");
     let sz = got.dtype.size();
     for i in 0..got.numel() {

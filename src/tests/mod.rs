@@ -37,6 +37,7 @@ mod nz_weight_diff;
 mod ops_capi_diff;
 mod optim22_diff;
 mod optim_diff;
+mod optim_quant_diff;
 mod pool_diff;
 mod quant19_diff;
 mod quant2_diff;
