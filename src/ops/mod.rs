@@ -23,6 +23,7 @@ pub mod div;
 pub mod elementwise;
 pub mod extrema;
 pub mod extremum;
+pub mod fft;
 pub mod flip;
 pub mod foreach;
 pub mod gather;

@@ -12,6 +12,7 @@ mod conversion_diff;
 mod coverage;
 mod declared;
 mod engine_views;
+mod fft_diff;
 mod foreach_diff;
 mod forms_diff;
 mod gather_diff;
