@@ -8,10 +8,13 @@
 //! α_0(0) = lp_0(blank), α_0(1) = lp_0(l'_1), every other α_0 = −inf, and for t in [1, L)
 //! α_t(s) = lse(α_{t−1}(s), α_{t−1}(s−1), α_{t−1}(s−2) if l'_s ≠ l'_{s−2}) + lp_t(l'_s),
 //! with lse(a, b, c) = ln(e^(a−m) + e^(b−m) + e^(c−m)) + m, m the largest (0 when all are
-//! −inf). negLogLikelihood = −lse(α_{L−1}(2S), α_{L−1}(2S − 1)) (−α_{L−1}(0) when S = 0;
-//! 0 when L = 0 = S, +inf when L = 0 < S); with zeroInfinity an infinite loss is 0 — the
-//! device's kernel and CANN's documented formula do that in the forward, where torch's
-//! `_ctc_loss` leaves the +inf for its `ctc_loss` wrapper.
+//! −inf). negLogLikelihood = −lse(α_{L−1}(2S), α_{L−1}(2S − 1)) (−α_{L−1}(0) when S = 0);
+//! L = 0 (outside the documented [1, T]: the device's kernel writes no loss, torch 1.13 reads
+//! an unwritten row) gives 0 when S = 0 and +inf otherwise, the probability of aligning
+//! nothing. With zeroInfinity an infinite loss is 0: the device's kernel and CANN's
+//! documented formula do that in the forward, where torch's `_ctc_loss` leaves the +inf
+//! for its `ctc_loss` wrapper. A 2-D logProbs (T, C) is one batch (N = 1) whose
+//! negLogLikelihoodOut is 0-D.
 //!
 //! logAlphaOut is the device's (N, T, W) with W = (2·max(targetLengths) + 8)/8·8 (the
 //! Atlas A2 kernel aligns the last dim to 8; torch's is 2·max + 1): row t < L holds
