@@ -37,6 +37,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::loss::CATALOG,
         super::nll_loss::CATALOG,
         super::cross_entropy::CATALOG,
+        super::ctc_loss::CATALOG,
         super::margin::CATALOG,
         super::round::CATALOG,
         super::clamp::CATALOG,

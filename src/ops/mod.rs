@@ -17,6 +17,7 @@ pub mod conv;
 pub mod copy;
 pub mod create;
 pub mod cross_entropy;
+pub mod ctc_loss;
 pub mod dense;
 pub mod diag;
 pub mod div;

@@ -10,6 +10,7 @@ mod chunk17_diff;
 mod conv_diff;
 mod conversion_diff;
 mod coverage;
+mod ctc_diff;
 mod declared;
 mod engine_views;
 mod fft_diff;
