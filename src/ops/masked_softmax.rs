@@ -82,7 +82,7 @@ fn axes(binding: usize, t: &TensorDesc, map: &[usize], dims: &[usize; 5]) -> Axe
     let mut strides = [0isize; 5];
     for (k, &axis) in map.iter().enumerate() {
         if t.shape[k] == dims[axis] && dims[axis] != 1 {
-            strides[axis] = t.strides[k] as isize;
+            strides[axis] = t.strides[k];
         }
     }
     Axes {
@@ -533,7 +533,7 @@ pub fn masked_softmax_with_rel_pos_bias(
         );
         if x.rank() == 4 {
             crate::ensure!(
-                xs[0] % w == 0,
+                xs[0].is_multiple_of(w),
                 "x {xs:?} and attenMaskOptional {ms:?}: x's first dim (B*W) must be a multiple of the mask's W = {w}"
             );
             dims[0] = xs[0] / w;
@@ -571,17 +571,11 @@ pub fn masked_softmax_with_rel_pos_bias(
             axes(binding, t, &[0, 1, 2, 3, 4], &dims)
         } else {
             let st = &t.strides;
-            let s0 = st[0] as isize;
+            let s0 = st[0];
             Axes {
                 binding,
                 offset: t.offset as isize,
-                strides: [
-                    s0 * dims[1] as isize,
-                    s0,
-                    st[1] as isize,
-                    st[2] as isize,
-                    st[3] as isize,
-                ],
+                strides: [s0 * dims[1] as isize, s0, st[1], st[2], st[3]],
             }
         }
     };
