@@ -952,6 +952,17 @@ fn exp(x: f64) -> f64 {
     exp_with::<false>(x)
 }
 
+/// The stable softmax of one row in place, on the Softmax slice's kernel (each exponential
+/// once, divided by their f64 sum), shifted by the row's max even when it is infinite: a
+/// +inf makes the row NaN and an all −inf row is NaN, as torch and the device's SoftMax
+/// (the Softmax slice instead shifts an infinite max by 0). A NaN makes the row NaN. For
+/// operators that build their rows themselves (the masked softmax family) and round the
+/// result as they need.
+pub fn softmax_row(v: &mut [f64]) {
+    let max = lane_max(v);
+    slice_kernel(v, max, Slice::Softmax);
+}
+
 /// Softmax / LogSoftmax of one slice in place, given its max (`shift`): each exponential is
 /// computed once. Runs with AVX2+FMA where the CPU has them (4 lanes and fused steps).
 fn slice_kernel(v: &mut [f64], shift: f64, how: Slice) {

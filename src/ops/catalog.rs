@@ -45,6 +45,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::conv::CATALOG,
         super::prelu::CATALOG,
         super::reduce::CATALOG,
+        super::masked_softmax::CATALOG,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::nary::CATALOG,

@@ -39,6 +39,7 @@ pub mod logical;
 pub mod loss;
 pub mod margin;
 pub mod masked;
+pub mod masked_softmax;
 pub mod math;
 pub mod matmul;
 pub mod modulo;

@@ -23,6 +23,7 @@ mod hist21_diff;
 mod index_diff;
 mod llm_diff;
 mod loss18_diff;
+mod masked_softmax_diff;
 mod math21_diff;
 mod math2_diff;
 mod math_diff;
