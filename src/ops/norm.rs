@@ -1345,6 +1345,13 @@ pub fn inplace_renorm(
 /// Supported dtypes, for the operator table (docs/DTYPES.md).
 pub const CATALOG: &[Entry] = &[
     Entry {
+        ops: "InstanceNorm",
+        a: &[F32, F16],
+        b: &[F32, F16],
+        out: &[F32, F16],
+        rule: "refused (ACLNN_ERR_PARAM_INVALID): CANN runs it on the Atlas inference series (310P) only, not on Atlas A2",
+    },
+    Entry {
         ops: "LayerNorm, LayerNormWithImplMode, FastLayerNorm",
         a: FLOATS,
         b: FLOATS,
@@ -1401,3 +1408,24 @@ pub const CATALOG: &[Entry] = &[
         rule: "slices along dim with p-norm > maxNorm scaled by maxNorm / (norm + 1e-7)",
     },
 ];
+
+/// aclnnInstanceNorm (aclnn_instance_norm.h): CANN implements it for the Atlas inference
+/// series (Ascend 310P) only, and its op_api refuses every other platform right after its
+/// NULL checks — Atlas A2 (Ascend910B, the platform this library presents) included. So
+/// does this one: the header is whole, every call is ACLNN_ERR_PARAM_INVALID.
+#[allow(clippy::too_many_arguments)]
+pub fn instance_norm(
+    _x: &TensorDesc,
+    _gamma: &TensorDesc,
+    _beta: &TensorDesc,
+    _data_format: &str,
+    _eps: f64,
+    _y: &TensorDesc,
+    _mean: &TensorDesc,
+    _variance: &TensorDesc,
+) -> Result<Executor> {
+    crate::bail!(
+        "InstanceNorm is supported on the Atlas inference series (Ascend 310P) only; CANN \
+         refuses it on Atlas A2 (Ascend910B), the platform this library presents"
+    )
+}

@@ -99,8 +99,9 @@ fn implemented() -> BTreeSet<&'static str> {
 const NOT_YET: &[&str] = &[];
 
 /// Entries declared only to refuse every call (their doc comments say why):
-/// MaxPool2dWithMask's indices are the device's private bit mask.
-const REFUSED: &[&str] = &["aclnnMaxPool2dWithMask"];
+/// MaxPool2dWithMask's indices are the device's private bit mask; InstanceNorm is the
+/// Atlas inference series' only (CANN refuses it on Atlas A2).
+const REFUSED: &[&str] = &["aclnnMaxPool2dWithMask", "aclnnInstanceNorm"];
 
 /// A header we ship declares every entry point CANN's header of that name declares (but
 /// for NOT_YET).
