@@ -25,6 +25,17 @@ pub struct Bindings {
     pub outputs: Outputs,
 }
 
+/// Bindings `inputs` then `outputs` (an optional tensor passed as NULL is None), every
+/// output listed: the layout of most operators' executors.
+pub fn bindings(inputs: &[Option<&TensorDesc>], outputs: &[Option<&TensorDesc>]) -> Bindings {
+    let views: Vec<Option<TensorDesc>> = inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
+    Bindings {
+        tensors: std::sync::Arc::new(views),
+        n_inputs: inputs.len(),
+        outputs: (inputs.len()..inputs.len() + outputs.len()).collect(),
+    }
+}
+
 impl Bindings {
     pub fn view(&self, i: usize) -> Result<&TensorDesc> {
         self.tensors

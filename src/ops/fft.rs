@@ -26,7 +26,7 @@ use super::elementwise as ew;
 use crate::dtype::DType;
 use crate::engine::{convert, run_tasks};
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::executor::{bindings, Bindings, Executor, Nothing, Work, Workspace};
 use crate::tensor::TensorDesc;
 use num_complex::Complex64;
 use realfft::{RealFftPlanner, RealToComplex};
@@ -58,18 +58,6 @@ fn line_offset(shape: &[usize], strides: &[isize], axis: usize, mut l: usize) ->
         l /= shape[d];
     }
     off
-}
-
-/// Bindings `inputs` (an absent optional one as None) then `out`.
-fn bindings(inputs: &[Option<&TensorDesc>], out: &TensorDesc) -> Bindings {
-    let mut tensors: Vec<Option<TensorDesc>> = inputs.iter().map(|t| t.cloned()).collect();
-    let n_inputs = tensors.len();
-    tensors.push(Some(out.clone()));
-    Bindings {
-        tensors: Arc::new(tensors),
-        n_inputs,
-        outputs: smallvec::smallvec![n_inputs],
-    }
 }
 
 /// Writes `vals` to `n` positions `o, o + step, ...` of the view at `base` (element
@@ -125,7 +113,7 @@ pub fn rfft1d(
     out: &TensorDesc,
 ) -> Result<Executor> {
     const API: &str = "aclRfft1D";
-    let b = bindings(&[Some(self_)], out);
+    let b = bindings(&[Some(self_)], &[Some(out)]);
     if self_.is_empty() {
         // The op_api returns before any other check.
         return Ok(Executor::new(API, b, Nothing));
@@ -362,7 +350,7 @@ pub fn stft(
         out.dtype,
         self_.dtype
     );
-    let b = bindings(&[Some(self_), window], out);
+    let b = bindings(&[Some(self_), window], &[Some(out)]);
     if self_.is_empty() {
         return Ok(Executor::new(API, b, Nothing));
     }

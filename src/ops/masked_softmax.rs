@@ -43,7 +43,7 @@ use crate::dtype::DType;
 use crate::element::Element;
 use crate::engine::reduce::softmax_row;
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::executor::{bindings, Bindings, Executor, Nothing, Work, Workspace};
 use crate::tensor::TensorDesc;
 
 use DType::*;
@@ -321,14 +321,6 @@ fn check_apart(
     Ok(())
 }
 
-fn bindings(tensors: &[Option<&TensorDesc>]) -> Bindings {
-    Bindings {
-        tensors: std::sync::Arc::new(tensors.iter().map(|t| t.cloned()).collect()),
-        n_inputs: tensors.len() - 1,
-        outputs: smallvec::smallvec![tensors.len() - 1],
-    }
-}
-
 /// The mask's broadcast to x's [B, N, S1, S2], as the op_api checks it.
 fn check_mask_4d(api: &str, x_name: &str, x: &TensorDesc, mask: &TensorDesc) -> Result<()> {
     for (k, which) in [(0, "first (B)"), (1, "second (N)")] {
@@ -381,7 +373,7 @@ pub fn scaled_masked_softmax(
     );
     ew::check_result_shape("y", y, &x.shape)?;
     check_apart(API, &[("y", y)], &[("x", x), ("mask", mask)], &["x"])?;
-    let b = bindings(&[Some(x), Some(mask), Some(y)]);
+    let b = bindings(&[Some(x), Some(mask)], &[Some(y)]);
     if x.is_empty() {
         return Ok(Executor::new(API, b, Nothing));
     }
@@ -457,7 +449,7 @@ pub fn scaled_masked_softmax_backward(
         &[("gradOutput", grad_output), ("y", y), ("mask", mask)],
         &["gradOutput", "y"],
     )?;
-    let b = bindings(&[Some(grad_output), Some(y), Some(mask), Some(out)]);
+    let b = bindings(&[Some(grad_output), Some(y), Some(mask)], &[Some(out)]);
     if grad_output.is_empty() {
         return Ok(Executor::new(API, b, Nothing));
     }
@@ -564,7 +556,10 @@ pub fn masked_softmax_with_rel_pos_bias(
         ins.push(("attenMaskOptional", m));
     }
     check_apart(API, &[("out", out)], &ins, &["x"])?;
-    let b = bindings(&[Some(x), atten_mask, Some(relative_pos_bias), Some(out)]);
+    let b = bindings(
+        &[Some(x), atten_mask, Some(relative_pos_bias)],
+        &[Some(out)],
+    );
     // x and out: a 4-D x's first dim is (B, W) flattened, W innermost.
     let x_axes = |binding: usize, t: &TensorDesc| {
         if t.rank() == 5 {

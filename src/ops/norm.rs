@@ -20,7 +20,7 @@ use super::reduce::{axes, reduced_shape};
 use super::rows::{Emit, Operand, PerRow, Rows, Running, Stat};
 use crate::dtype::DType;
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing};
+use crate::executor::{bindings, Bindings, Executor, Nothing};
 use crate::scalar::Scalar;
 use crate::tensor::TensorDesc;
 
@@ -31,17 +31,6 @@ const FLOATS: &[DType] = &[F32, F16, BF16];
 const RSTD: &[DType] = &[F32];
 /// aclnnFastLayerNorm: the normalised size the kernel handles (R1·…·Rj).
 const FAST_MAX_ROW: usize = 583_705_600;
-
-/// Bindings: `inputs` then `outputs` (NULL optionals as None), every output listed.
-fn bindings(inputs: &[Option<&TensorDesc>], outputs: &[Option<&TensorDesc>]) -> Bindings {
-    let tensors: Vec<Option<TensorDesc>> =
-        inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
-    Bindings {
-        tensors: std::sync::Arc::new(tensors),
-        n_inputs: inputs.len(),
-        outputs: (inputs.len()..inputs.len() + outputs.len()).collect(),
-    }
-}
 
 /// `t`'s dtype must be `want`'s.
 fn same_dtype(name: &str, t: &TensorDesc, other: &str, want: DType) -> Result<()> {

@@ -19,7 +19,7 @@ use super::rows::{Emit, Operand, PerRow, Rows, Running, Stat};
 use crate::dtype::DType;
 use crate::engine::convert;
 use crate::error::Result;
-use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
+use crate::executor::{bindings, Bindings, Executor, Nothing, Work, Workspace};
 use crate::format::Format;
 use crate::tensor::TensorDesc;
 
@@ -32,17 +32,6 @@ const F32_F16: &[DType] = &[F32, F16];
 const COUNTS: &[DType] = &[F32, F16, S32];
 /// Stats' and Reduce's outputs.
 const ONLY_F32: &[DType] = &[F32];
-
-/// Bindings: `inputs` then `outputs` (NULL optionals as None), every output listed.
-fn bindings(inputs: &[Option<&TensorDesc>], outputs: &[Option<&TensorDesc>]) -> Bindings {
-    let tensors: Vec<Option<TensorDesc>> =
-        inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
-    Bindings {
-        tensors: std::sync::Arc::new(tensors),
-        n_inputs: inputs.len(),
-        outputs: (inputs.len()..inputs.len() + outputs.len()).collect(),
-    }
-}
 
 /// `t` must be a vector of `c` elements.
 fn check_channels(api: &str, name: &str, t: &TensorDesc, c: usize) -> Result<()> {

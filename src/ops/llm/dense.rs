@@ -10,6 +10,8 @@
 use crate::element::Element;
 use crate::engine::{broadcast_strides, convert};
 use crate::error::Result;
+/// The shared layout helper, re-exported for the LLM operators that import it from here.
+pub(crate) use crate::executor::bindings;
 use crate::executor::Bindings;
 use crate::tensor::TensorDesc;
 
@@ -144,18 +146,4 @@ pub(crate) fn store_view<T: Element>(
         }
     });
     Ok(())
-}
-
-/// Bindings of an operator: `inputs` (None: an optional tensor passed as NULL), then
-/// `outputs`.
-pub(crate) fn bindings(
-    inputs: &[Option<&TensorDesc>],
-    outputs: &[Option<&TensorDesc>],
-) -> Bindings {
-    let views: Vec<Option<TensorDesc>> = inputs.iter().chain(outputs).map(|t| t.cloned()).collect();
-    Bindings {
-        tensors: std::sync::Arc::new(views),
-        n_inputs: inputs.len(),
-        outputs: (inputs.len()..inputs.len() + outputs.len()).collect(),
-    }
 }
