@@ -46,6 +46,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::prelu::CATALOG,
         super::reduce::CATALOG,
         super::masked_softmax::CATALOG,
+        super::cdist::CATALOG,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::nary::CATALOG,

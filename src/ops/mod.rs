@@ -9,6 +9,7 @@ pub mod backward;
 pub mod binary;
 pub mod bitwise;
 pub mod catalog;
+pub mod cdist;
 pub mod clamp;
 pub mod classify;
 pub mod compare;

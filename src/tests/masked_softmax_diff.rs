@@ -29,7 +29,7 @@ fn value(rng: &mut Rng, specials: bool) -> f64 {
 }
 
 /// Distance in ulps of the dtype between two values exact in it (NaN = NaN: 0).
-fn ulps(d: DType, a: f64, b: f64) -> u64 {
+pub(super) fn ulps(d: DType, a: f64, b: f64) -> u64 {
     if a.is_nan() && b.is_nan() {
         return 0;
     }
@@ -349,7 +349,7 @@ fn masked_softmax_with_rel_pos_bias_matches_torch() {
 }
 
 /// The refusal's status and message, and that out was not touched.
-fn refused(r: crate::Result<crate::executor::Executor>, words: &[&str]) {
+pub(super) fn refused(r: crate::Result<crate::executor::Executor>, words: &[&str]) {
     match r {
         Ok(_) => panic!("accepted; expected a refusal naming {words:?}"),
         Err(e) => {
@@ -362,7 +362,7 @@ fn refused(r: crate::Result<crate::executor::Executor>, words: &[&str]) {
     }
 }
 
-fn buf(d: DType, s: &[usize]) -> Buf {
+pub(super) fn buf(d: DType, s: &[usize]) -> Buf {
     Buf::new(d, s, Layout::Contiguous, || 0.5)
 }
 

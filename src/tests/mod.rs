@@ -6,6 +6,7 @@ mod attn_diff;
 mod backward_diff;
 mod baddbmm_diff;
 mod cast_matrix;
+mod cdist_diff;
 mod chunk17_diff;
 mod conv_diff;
 mod conversion_diff;
