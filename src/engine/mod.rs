@@ -40,6 +40,7 @@ pub mod narrow;
 pub mod philox;
 pub mod reduce;
 pub mod remap;
+pub mod vmath;
 
 use crate::dtype::DType;
 use crate::error::{Error, Result};

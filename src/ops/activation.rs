@@ -171,16 +171,6 @@ fn relu6(v: f64) -> f64 {
     }
 }
 
-/// 1/(1+e^-x) without overflow on either side.
-fn sigmoid(x: f64) -> f64 {
-    if x >= 0.0 {
-        1.0 / (1.0 + (-x).exp())
-    } else {
-        let e = x.exp();
-        e / (1.0 + e)
-    }
-}
-
 /// ln(1 + e^z) without overflow.
 fn log1p_exp(z: f64) -> f64 {
     if z > 0.0 {
@@ -192,7 +182,8 @@ fn log1p_exp(z: f64) -> f64 {
 
 /// Formula `id` at x with attributes `a`, in f64.
 #[inline(always)]
-fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
+fn eval<T: Real>(id: u8, x: f64, a: &[f64; 3]) -> f64 {
+    let sigmoid = T::sigmoid;
     match id {
         f::ELU => {
             if x > 0.0 {
@@ -225,8 +216,8 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
         }
         f::HARDSIGMOID => relu6(x + 3.0) / 6.0,
         f::HARDSWISH => x * relu6(x + 3.0) / 6.0,
-        f::GELU_ERF => gelu(x, false),
-        f::GELU_TANH => gelu(x, true),
+        f::GELU_ERF => gelu::<T>(x, false),
+        f::GELU_TANH => gelu::<T>(x, true),
         f::CELU => {
             if x > 0.0 {
                 x
@@ -302,10 +293,10 @@ fn eval(id: u8, x: f64, a: &[f64; 3]) -> f64 {
 
 /// GELU, exact (`tanh == false`) or the tanh approximation.
 #[inline(always)]
-fn gelu(x: f64, tanh: bool) -> f64 {
+fn gelu<T: Real>(x: f64, tanh: bool) -> f64 {
     if tanh {
         let k = (2.0 / std::f64::consts::PI).sqrt();
-        x * sigmoid(2.0 * k * (x + 0.044715 * x * x * x))
+        x * T::sigmoid(2.0 * k * (x + 0.044715 * x * x * x))
     } else {
         0.5 * x * erfc64(-x / std::f64::consts::SQRT_2)
     }
@@ -315,8 +306,16 @@ fn gelu(x: f64, tanh: bool) -> f64 {
 pub(super) trait Real: crate::element::Element {
     fn widen(self) -> f64;
     fn narrow(v: f64) -> Self;
+    /// The sigmoid the formulas use for this compute type: f32 results take the
+    /// vectorised one (4 f64 ulps, invisible after rounding to f32), f64 results the
+    /// library's (their bound is that of the C library's exp).
+    fn sigmoid(x: f64) -> f64;
 }
 impl Real for f32 {
+    #[inline(always)]
+    fn sigmoid(x: f64) -> f64 {
+        crate::engine::vmath::sigmoid(x)
+    }
     #[inline(always)]
     fn widen(self) -> f64 {
         self as f64
@@ -327,6 +326,9 @@ impl Real for f32 {
     }
 }
 impl Real for f64 {
+    fn sigmoid(x: f64) -> f64 {
+        crate::engine::vmath::sigmoid_libm(x)
+    }
     #[inline(always)]
     fn widen(self) -> f64 {
         self
@@ -362,7 +364,7 @@ impl<T: Real, const F: u8> UnaryOp for Pointwise<T, F> {
     }
     #[inline(always)]
     fn apply(&self, x: T) -> T {
-        T::narrow(eval(F, x.widen(), &self.a))
+        T::narrow(eval::<T>(F, x.widen(), &self.a))
     }
 }
 
@@ -847,7 +849,7 @@ impl<T: Real, const G: u8> BinaryOp for Gated<T, G> {
     }
     #[inline(always)]
     fn apply(&self, a: T, b: T) -> T {
-        T::narrow(eval(G, a.widen(), &[0.0; 3]) * b.widen())
+        T::narrow(eval::<T>(G, a.widen(), &[0.0; 3]) * b.widen())
     }
 }
 

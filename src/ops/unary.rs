@@ -238,7 +238,7 @@ pub trait RealFloat: Element + PartialOrd + std::ops::Neg<Output = Self> {
 }
 
 macro_rules! real_float {
-    ($t:ty, $erf:ident, $erfc:ident, $acosh:ident, $asinh:ident, $atanh:ident) => {
+    ($t:ty, $erf:ident, $erfc:ident, $acosh:ident, $asinh:ident, $atanh:ident, $sigmoid:ident) => {
         impl RealFloat for $t {
             const ZERO: Self = 0.0;
             const ONE: Self = 1.0;
@@ -249,17 +249,11 @@ macro_rules! real_float {
             #[inline(always)]
             fn call(self, id: u8) -> Self {
                 let x = self;
-                // 1/(1+e^-x), as e^x/(1+e^x) for x < 0 so neither form overflows; in f64,
-                // so f32 results (the activations below too) round once and stay accurate
-                // down to subnormal results.
-                let sigmoid = |x: f64| {
-                    if x >= 0.0 {
-                        1.0 / (1.0 + (-x).exp())
-                    } else {
-                        let e = x.exp();
-                        e / (1.0 + e)
-                    }
-                };
+                // 1/(1+e^-x) in f64 without overflow on either side, so f32 results (the
+                // activations below too) round once and stay accurate down to subnormal
+                // results: the vectorised form for f32, the C library's exp for f64
+                // (see `vmath`).
+                let sigmoid = crate::engine::vmath::$sigmoid;
                 let w = x as f64;
                 match id {
                     f::EXP => x.exp(),
@@ -332,8 +326,8 @@ macro_rules! real_float {
         }
     };
 }
-real_float!(f32, erff, erfcf, acoshf, asinhf, atanhf);
-real_float!(f64, erf, erfc, acosh, asinh, atanh);
+real_float!(f32, erff, erfcf, acoshf, asinhf, atanhf, sigmoid);
+real_float!(f64, erf, erfc, acosh, asinh, atanh, sigmoid_libm);
 
 /// Complex functions (complex64, complex128).
 pub trait ComplexFn: Element {
