@@ -23,7 +23,7 @@ pub unsafe fn run(
 ) {
     if ss == 1 && ds == 1 && n > 0 {
         // SAFETY: contiguous runs of n elements, as the caller guarantees.
-        if unsafe { half_run(src, sd, dst, dd, n) } {
+        if unsafe { vector_run(src, sd, dst, dd, n) } {
             return;
         }
     }
@@ -149,9 +149,10 @@ pub fn store_fence() {
     };
 }
 
-/// Contiguous f16/bf16 <-> f32 runs through `half`'s slice conversions, which use the
-/// CPU's conversion instructions (F16C) where present. Returns false for other pairs.
-unsafe fn half_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize) -> bool {
+/// Contiguous runs between the float dtypes that have a vector loop: f16/bf16 <-> f32 with
+/// the CPU's conversion instructions (F16C) where present, f32 <-> f64, and f16/bf16 <-> f64
+/// through f32. Returns false for other pairs.
+unsafe fn vector_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize) -> bool {
     use half::f16;
     use half::slice::HalfFloatSliceExt;
     // SAFETY: the caller guarantees n readable source and n writable destination elements,
@@ -178,6 +179,52 @@ unsafe fn half_run(src: *const u8, sd: DType, dst: *mut u8, dd: DType, n: usize)
                 std::slice::from_raw_parts(src as *const f32, n),
                 std::slice::from_raw_parts_mut(dst as *mut u16, n),
             ),
+            (DType::F32, DType::F64) => f32_to_f64(
+                std::slice::from_raw_parts(src as *const f32, n),
+                std::slice::from_raw_parts_mut(dst as *mut f64, n),
+            ),
+            (DType::F64, DType::F32) => f64_to_f32(
+                std::slice::from_raw_parts(src as *const f64, n),
+                std::slice::from_raw_parts_mut(dst as *mut f32, n),
+            ),
+            // f16/bf16 <-> f64 (the f64 buffers of the row, softmax and loss engines) in
+            // blocks through f32: widening is exact at each step; narrowing rounds to f32
+            // with round-to-odd first, which makes the second rounding the correct one
+            // (the library's rule, `Element::from_wide`).
+            (DType::F16 | DType::BF16, DType::F64) => {
+                let mut block = [0f32; HALF_BLOCK];
+                for start in (0..n).step_by(HALF_BLOCK) {
+                    let m = (n - start).min(HALF_BLOCK);
+                    vector_run(
+                        src.add(2 * start),
+                        sd,
+                        block.as_mut_ptr() as *mut u8,
+                        DType::F32,
+                        m,
+                    );
+                    f32_to_f64(
+                        &block[..m],
+                        std::slice::from_raw_parts_mut((dst as *mut f64).add(start), m),
+                    );
+                }
+            }
+            (DType::F64, DType::F16 | DType::BF16) => {
+                let mut block = [0f32; HALF_BLOCK];
+                for start in (0..n).step_by(HALF_BLOCK) {
+                    let m = (n - start).min(HALF_BLOCK);
+                    f64_to_f32_odd(
+                        std::slice::from_raw_parts((src as *const f64).add(start), m),
+                        &mut block[..m],
+                    );
+                    vector_run(
+                        block.as_ptr() as *const u8,
+                        DType::F32,
+                        dst.add(2 * start),
+                        dd,
+                        m,
+                    );
+                }
+            }
             _ => return false,
         }
     }
@@ -276,6 +323,45 @@ with_avx2!(f32_to_bf16(src: &[f32], dst: &mut [u16]) -> () {
         *d = bf16_narrow(s);
     }
 });
+
+/// Elements per f32 block of the f16/bf16 <-> f64 conversions (on the stack).
+const HALF_BLOCK: usize = 256;
+
+with_avx2!(f32_to_f64(src: &[f32], dst: &mut [f64]) -> () {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = f64::from(s);
+    }
+});
+
+with_avx2!(f64_to_f32(src: &[f64], dst: &mut [f32]) -> () {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = s as f32;
+    }
+});
+
+with_avx2!(f64_to_f32_odd(src: &[f64], dst: &mut [f32]) -> () {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        *d = round_odd(s);
+    }
+});
+
+/// f64 -> f32 with round-to-odd, branch-free so that loops over it vectorise: an inexact
+/// result whose last bit is even moves to its other neighbour of x (one step up in
+/// magnitude when it is below |x|, down otherwise). Infinities and NaN are left as the
+/// plain conversion gives them, as `Element::from_wide`'s rounding does.
+#[inline(always)]
+fn round_odd(x: f64) -> f32 {
+    let r = x as f32;
+    let bits = r.to_bits();
+    let back = r as f64;
+    let move_it = back != x && bits & 1 == 0 && r.is_finite();
+    let step = if back.abs() < x.abs() { 1 } else { u32::MAX };
+    f32::from_bits(if move_it {
+        bits.wrapping_add(step)
+    } else {
+        bits
+    })
+}
 
 #[inline(always)]
 fn contiguous<S: Element, D: Element>(s: &[S], d: &mut [D]) {
@@ -391,6 +477,81 @@ mod tests {
                 f.to_bits()
             );
         }
+    }
+
+    /// f16/bf16 <-> f64 through f32 blocks agree bit for bit with the library's conversion
+    /// rule (`Element`): every f16 and bf16 pattern widened, and f64 values around every
+    /// f16/bf16 rounding boundary (ties, one f64 ulp either side, far below and above), NaN
+    /// payloads, infinities, subnormals and overflow narrowed; lengths across blocks.
+    #[test]
+    fn half_f64_conversions_match_the_conversion_rule_bit_for_bit() {
+        use crate::element::Element;
+        use half::f16;
+        fn check<H: Element + Copy + Default>(dt: DType, patterns: &[H], bits: impl Fn(H) -> u16) {
+            let mut wide = vec![0f64; patterns.len()];
+            // SAFETY: both runs hold patterns.len() elements.
+            unsafe {
+                run(
+                    patterns.as_ptr() as *const u8,
+                    dt,
+                    1,
+                    wide.as_mut_ptr() as *mut u8,
+                    DType::F64,
+                    1,
+                    wide.len(),
+                )
+            };
+            for (h, w) in patterns.iter().zip(&wide) {
+                let want: f64 = convert(*h);
+                assert_eq!(w.to_bits(), want.to_bits(), "{dt} {:#06x}", bits(*h));
+            }
+            let mut probes = vec![
+                f64::MAX,
+                -f64::MAX,
+                1e-300,
+                -1e-300,
+                7e4,
+                3.5e38,
+                3.41e38,
+                f64::from_bits(0x7FF0_0000_0000_0123),
+                f64::from_bits(0xFFF8_0000_0000_4567),
+            ];
+            for w in &wide {
+                let b = w.to_bits();
+                let next: f64 = f64::from_bits(b.wrapping_add(1 << 40));
+                let mid = (w + next) / 2.0; // ties and near-ties of the narrow format
+                for x in [
+                    *w,
+                    mid,
+                    f64::from_bits(mid.to_bits().wrapping_add(1)),
+                    f64::from_bits(mid.to_bits().wrapping_sub(1)),
+                    f64::from_bits(b ^ 0x1F_FFFF),
+                ] {
+                    probes.push(x);
+                }
+            }
+            let mut narrow = vec![H::default(); probes.len()];
+            // SAFETY: both runs hold probes.len() elements.
+            unsafe {
+                run(
+                    probes.as_ptr() as *const u8,
+                    DType::F64,
+                    1,
+                    narrow.as_mut_ptr() as *mut u8,
+                    dt,
+                    1,
+                    probes.len(),
+                )
+            };
+            for (x, h) in probes.iter().zip(&narrow) {
+                let want: H = convert(*x);
+                assert_eq!(bits(*h), bits(want), "{dt} from {:#018x}", x.to_bits());
+            }
+        }
+        let f16s: Vec<f16> = (0..=u16::MAX).map(f16::from_bits).collect();
+        check(DType::F16, &f16s, |h| h.to_bits());
+        let bf16s: Vec<bf16> = (0..=u16::MAX).map(bf16::from_bits).collect();
+        check(DType::BF16, &bf16s, |h| h.to_bits());
     }
 
     /// The register transpose moves every bit (NaN payloads included) to its place, for

@@ -862,13 +862,13 @@ const LANES: usize = 8;
 
 /// Sum of `v` in f64 over LANES interleaved partial sums.
 #[inline(always)]
-fn lane_sum(v: &[f64]) -> f64 {
+pub(crate) fn lane_sum(v: &[f64]) -> f64 {
     lane_sum_map(v, |x| x)
 }
 
 /// Sum of `f(x)` over `v`, in LANES interleaved partial sums.
 #[inline(always)]
-fn lane_sum_map(v: &[f64], f: impl Fn(f64) -> f64) -> f64 {
+pub(crate) fn lane_sum_map(v: &[f64], f: impl Fn(f64) -> f64) -> f64 {
     lanes::<_, _, LANES>(v, 0.0, |a, x| a + f(x)).iter().sum()
 }
 

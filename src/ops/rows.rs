@@ -31,6 +31,7 @@
 //! its outputs, so in-place forms (an output that is an input's own view) are exact.
 
 use crate::dtype::DType;
+use crate::engine::reduce::{lane_sum, lane_sum_map};
 use crate::engine::{align_up, convert, pool, run_tasks, ALIGN};
 use crate::error::Result;
 use crate::executor::{Bindings, Work, Workspace};
@@ -341,12 +342,12 @@ impl RowPlan {
         let (first, var, rstd) = match self.spec.stat {
             Stat::Center if v.is_empty() => (0.0, f64::NAN, f64::NAN),
             Stat::Center => {
-                let mean = v.iter().sum::<f64>() / n;
-                let var = v.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / n;
+                let mean = lane_sum(v) / n;
+                let var = lane_sum_map(v, |x| (x - mean) * (x - mean)) / n;
                 (mean, var, 1.0 / (var + eps).sqrt())
             }
             Stat::Rms => {
-                let ms = v.iter().map(|x| x * x).sum::<f64>() / n;
+                let ms = lane_sum_map(v, |x| x * x) / n;
                 (0.0, f64::NAN, 1.0 / (ms + eps).sqrt())
             }
             Stat::PNorm(p) => (p_norm(v, p), f64::NAN, f64::NAN),
@@ -359,7 +360,7 @@ impl RowPlan {
                 };
                 (norm, f64::NAN, factor)
             }
-            Stat::Sums => (v.iter().sum(), v.iter().map(|x| x * x).sum(), 1.0),
+            Stat::Sums => (lane_sum(v), lane_sum_map(v, |x| x * x), 1.0),
         };
         RowStats { first, var, rstd }
     }
@@ -505,23 +506,54 @@ impl RowPlan {
                 let shift = if s.stat == Stat::Center { first } else { 0.0 };
                 let v = std::slice::from_raw_parts(b.v, len);
                 let y = std::slice::from_raw_parts_mut(b.tmp, len);
-                for (j, (y, x)) in y.iter_mut().zip(v).enumerate() {
-                    let mut z = (x - shift) * rstd;
-                    if s.weight.is_some() {
-                        z *= *b.w.add(j) + s.weight_offset;
-                    }
-                    if s.bias.is_some() {
-                        z += *b.b.add(j);
-                    }
-                    if let Some(k) = s.silu {
-                        z /= 1.0 + (-k * z).exp();
-                    }
-                    *y = z;
+                // Unused buffers stand in for an absent weight or bias (never read).
+                let w = std::slice::from_raw_parts(if s.weight.is_some() { b.w } else { b.v }, len);
+                let bias =
+                    std::slice::from_raw_parts(if s.bias.is_some() { b.b } else { b.v }, len);
+                let a = Affine {
+                    shift,
+                    rstd,
+                    w0: s.weight_offset,
+                };
+                match (s.weight.is_some(), s.bias.is_some()) {
+                    (true, true) => a.apply::<true, true>(v, w, bias, y),
+                    (true, false) => a.apply::<true, false>(v, w, bias, y),
+                    (false, true) => a.apply::<false, true>(v, w, bias, y),
+                    (false, false) => a.apply::<false, false>(v, w, bias, y),
+                }
+                if let Some(k) = s.silu {
+                    y.iter_mut().for_each(|z| *z /= 1.0 + (-k * *z).exp());
                 }
                 self.scatter(tensors, y_out, r, b.tmp)?;
             }
         }
         Ok(())
+    }
+}
+
+/// y = ((v − shift)·rstd)·(w + w₀) + b, the weight and the bias each optional: one fused
+/// pass that vectorises, the steps in this order for every configuration.
+struct Affine {
+    shift: f64,
+    rstd: f64,
+    w0: f64,
+}
+
+impl Affine {
+    #[inline(always)]
+    fn apply<const W: bool, const B: bool>(&self, v: &[f64], w: &[f64], b: &[f64], y: &mut [f64]) {
+        let n = y.len();
+        let (v, w, b) = (&v[..n], &w[..n], &b[..n]);
+        for j in 0..n {
+            let mut z = (v[j] - self.shift) * self.rstd;
+            if W {
+                z *= w[j] + self.w0;
+            }
+            if B {
+                z += b[j];
+            }
+            y[j] = z;
+        }
     }
 }
 
