@@ -908,11 +908,23 @@ pub fn softmax_row(v: &mut [f64]) {
     slice_kernel(v, max, Slice::Softmax);
 }
 
+/// The log-softmax of one row in place (x − max − ln Σ e^(x − max), each exponential once,
+/// on the LogSoftmax slice's kernel), shifted by the row's max even when it is infinite, as
+/// `softmax_row`: a NaN, a +inf or an all −inf row gives NaN everywhere.
+pub fn log_softmax_row(v: &mut [f64]) {
+    let max = lane_max(v);
+    slice_kernel(v, max, Slice::LogSoftmax);
+}
+
 /// Softmax / LogSoftmax of one slice in place, given its max (`shift`): each exponential is
 /// computed once. Runs with AVX2+FMA where the CPU has them (4 lanes and fused steps).
 fn slice_kernel(v: &mut [f64], shift: f64, how: Slice) {
     #[cfg(target_arch = "x86_64")]
     {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return unsafe { slice_kernel_avx512(v, shift, how) };
+        }
         if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
         {
             // SAFETY: the CPU has the features the function is compiled for.
@@ -920,6 +932,13 @@ fn slice_kernel(v: &mut [f64], shift: f64, how: Slice) {
         }
     }
     slice_kernel_with::<false>(v, shift, how)
+}
+
+/// The same with AVX-512 (8 lanes: the exponentials' polynomial is the kernel's cost).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn slice_kernel_avx512(v: &mut [f64], shift: f64, how: Slice) {
+    slice_kernel_with::<true>(v, shift, how)
 }
 
 #[cfg(target_arch = "x86_64")]

@@ -32,6 +32,9 @@ use super::elementwise as ew;
 use super::pool::{load, overlap, store};
 use crate::dtype::DType;
 use crate::element::Element;
+use crate::engine::reduce::{lane_sum, log_softmax_row};
+use crate::engine::vmath::exp_in_place;
+use crate::engine::{align_up, convert, ALIGN};
 use crate::error::{Error, Result};
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
 use crate::tensor::TensorDesc;
@@ -130,17 +133,72 @@ impl Classes {
             .map(|&t| w[t as usize])
             .sum()
     }
-    /// Rows in contiguous blocks, one task per block.
-    fn rows(&self, f: impl Fn(usize) + Sync) {
+    /// (rows per task, tasks): the rows in contiguous blocks.
+    fn blocks(&self) -> (usize, usize) {
         let per = self
             .n
             .div_ceil(crate::engine::pool().current_num_threads().max(1) * 4)
             .max(1);
-        crate::engine::run_tasks(self.n.div_ceil(per), |k| {
+        (per, self.n.div_ceil(per))
+    }
+    /// Calls `f(row buffer, row)` for every row, one task per block of rows, each task with
+    /// its buffer of C f64 values in the workspace from `at`.
+    fn rows(&self, at: usize, f: impl Fn(&mut [f64], usize) + Sync) {
+        let (per, tasks) = self.blocks();
+        let at = align_up(at);
+        crate::engine::run_tasks(tasks, |k| {
+            // SAFETY: task k's buffer, inside the workspace `buffer_bytes` sized.
+            let buf = unsafe {
+                std::slice::from_raw_parts_mut((at + k * align_up(self.c * 8)) as *mut f64, self.c)
+            };
             for n in k * per..((k + 1) * per).min(self.n) {
-                f(n)
+                f(buf, n)
             }
         });
+    }
+    /// The workspace bytes of the row buffers (with room to align their start).
+    fn buffer_bytes(&self) -> usize {
+        self.blocks().1 * align_up(self.c * 8) + ALIGN
+    }
+}
+
+/// Reads row n of a 2-D view of dtype `T` into `buf` as f64 (exact).
+///
+/// # Safety
+/// The view lies inside its checked storage at `base`.
+unsafe fn read_row<T: Element>(base: usize, v: M2, n: usize, buf: &mut [f64]) {
+    let src = (base as isize + at2(v, n, 0) * T::DTYPE.size() as isize) as *const u8;
+    // SAFETY: as the caller guarantees; buf holds the row's C values.
+    unsafe {
+        convert::run(
+            src,
+            T::DTYPE,
+            v.2,
+            buf.as_mut_ptr() as *mut u8,
+            F64,
+            1,
+            buf.len(),
+        )
+    }
+}
+
+/// Writes `buf` into row n of a 2-D view of dtype `T`, each value rounded once.
+///
+/// # Safety
+/// The view lies inside its checked storage at `base`.
+unsafe fn write_row<T: Element>(base: usize, v: M2, n: usize, buf: &[f64]) {
+    let dst = (base as isize + at2(v, n, 0) * T::DTYPE.size() as isize) as *mut u8;
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        convert::run(
+            buf.as_ptr() as *const u8,
+            F64,
+            1,
+            dst,
+            T::DTYPE,
+            v.2,
+            buf.len(),
+        )
     }
 }
 
@@ -170,42 +228,31 @@ impl Forward {
                 (1.0 - eps) * (nll / div) + eps / c as f64 * (smooth / div)
             }
         };
-        // per-row (nll, smooth) pairs (f64) in the workspace, for the reductions
+        // per-row (nll, smooth) pairs (f64) in the workspace, for the reductions; the rows'
+        // buffers after them
         let lrow = ws.addr as *mut f64;
         let lrow_addr = lrow as usize;
-        cls.rows(|n| {
-            // SAFETY (every load/store): indexes inside views checked against their storage;
-            // the workspace holds N f64 pairs for mean and sum.
-            let x = |j| unsafe { load::<T>(xa, at2(self.x, n, j)) };
-            let m = (0..c).map(x).fold(
-                f64::NEG_INFINITY,
-                |m, v| {
-                    if v > m || v.is_nan() {
-                        v
-                    } else {
-                        m
-                    }
-                },
-            );
-            let lse = m + (0..c).map(|j| (x(j) - m).exp()).sum::<f64>().ln();
+        cls.rows(ws.addr + self.pairs_bytes(), |buf, n| {
+            // SAFETY (every read/write): rows of views checked against their storage; the
+            // workspace holds N f64 pairs for mean and sum. The whole row is read before
+            // logProb is written, so a logProbOut that is input's own view works.
+            unsafe { read_row::<T>(xa, self.x, n, buf) };
+            log_softmax_row(buf);
             let t = ts[n];
             let (nll, smooth) = if t == cls.ignore_index {
                 (0.0, 0.0)
             } else {
-                let nll = -w[t as usize] * (x(t as usize) - lse);
-                let smooth = if eps != 0.0 {
-                    -(0..c).map(|j| w[j] * (x(j) - lse)).sum::<f64>()
-                } else {
+                let nll = -w[t as usize] * buf[t as usize];
+                let smooth = if eps == 0.0 {
                     0.0
+                } else if cls.weight.is_none() {
+                    -lane_sum(buf)
+                } else {
+                    -buf.iter().zip(&w).map(|(p, w)| w * p).sum::<f64>()
                 };
                 (nll, smooth)
             };
-            // logProb last, element by element: a logProbOut that is input's own view reads
-            // each element before writing it.
-            for j in 0..c {
-                let v = x(j) - lse;
-                unsafe { store::<T>(pa, at2(self.logp, n, j), v) };
-            }
+            unsafe { write_row::<T>(pa, self.logp, n, buf) };
             if cls.reduction == Reduction::None {
                 let l = combine(nll, smooth, 1.0);
                 unsafe { store::<T>(la, at1(self.loss, n), l) };
@@ -234,13 +281,20 @@ impl Forward {
     }
 }
 
-impl Work for Forward {
-    fn workspace_size(&self) -> u64 {
+impl Forward {
+    /// The workspace bytes of the per-row (nll, smooth) pairs.
+    fn pairs_bytes(&self) -> usize {
         if self.cls.reduction == Reduction::None {
             0
         } else {
-            (self.cls.n.max(1) * 16) as u64
+            self.cls.n.max(1) * 16
         }
+    }
+}
+
+impl Work for Forward {
+    fn workspace_size(&self) -> u64 {
+        (self.pairs_bytes() + self.cls.buffer_bytes()) as u64
     }
     fn run(&self, b: &Bindings, ws: Workspace) -> Result<()> {
         match self.dtype {
@@ -447,7 +501,7 @@ struct Backward {
 }
 
 impl Backward {
-    fn run_typed<T: Element>(&self, b: &Bindings) -> Result<()> {
+    fn run_typed<T: Element>(&self, b: &Bindings, ws: Workspace) -> Result<()> {
         let cls = &self.cls;
         let ts = cls.targets(b)?;
         let w = cls.weights(b)?;
@@ -462,33 +516,36 @@ impl Backward {
         };
         // SAFETY: gradLoss's one element (mean, sum).
         let g1 = unsafe { load::<T>(ga, self.grad.0 as isize) };
-        cls.rows(|n| {
+        cls.rows(ws.addr, |buf, n| {
             let t = ts[n];
-            // SAFETY (every load/store): indexes inside views checked against their storage.
+            // SAFETY (every read/write): rows of views checked against their storage. The
+            // whole row is read before out is written, so an out that is logProb's own view
+            // works.
             let g = if cls.reduction == Reduction::None {
                 unsafe { load::<T>(ga, at1(self.grad, n)) }
             } else {
                 g1
             };
             if t == cls.ignore_index {
-                for j in 0..c {
-                    unsafe { store::<T>(oa, at2(self.out, n, j), 0.0) };
-                }
+                buf.fill(0.0);
+                unsafe { write_row::<T>(oa, self.out, n, buf) };
                 return;
             }
             let t = t as usize;
             let a = g * (1.0 - eps) * w[t] / div;
             let bs = g * eps / c as f64 / div;
-            // element by element: an out that is logProb's own view reads each element
-            // before writing it.
-            for j in 0..c {
-                let p = unsafe { load::<T>(pa, at2(self.logp, n, j)) }.exp();
-                let mut v = a * (p - if j == t { 1.0 } else { 0.0 });
-                if eps != 0.0 {
-                    v += bs * (p * sum_w - w[j]);
-                }
-                unsafe { store::<T>(oa, at2(self.out, n, j), v) };
+            unsafe { read_row::<T>(pa, self.logp, n, buf) };
+            exp_in_place(buf);
+            if eps == 0.0 {
+                buf.iter_mut().for_each(|p| *p *= a);
+            } else {
+                buf.iter_mut()
+                    .zip(&w)
+                    .for_each(|(p, w)| *p = a * *p + bs * (*p * sum_w - w));
             }
+            // the target's class: a·(p − 1)
+            buf[t] -= a;
+            unsafe { write_row::<T>(oa, self.out, n, buf) };
         });
         Ok(())
     }
@@ -496,13 +553,13 @@ impl Backward {
 
 impl Work for Backward {
     fn workspace_size(&self) -> u64 {
-        0
+        self.cls.buffer_bytes() as u64
     }
-    fn run(&self, b: &Bindings, _: Workspace) -> Result<()> {
+    fn run(&self, b: &Bindings, ws: Workspace) -> Result<()> {
         match self.dtype {
-            F16 => self.run_typed::<half::f16>(b),
-            BF16 => self.run_typed::<half::bf16>(b),
-            _ => self.run_typed::<f32>(b),
+            F16 => self.run_typed::<half::f16>(b, ws),
+            BF16 => self.run_typed::<half::bf16>(b, ws),
+            _ => self.run_typed::<f32>(b, ws),
         }
     }
 }
