@@ -30,6 +30,7 @@ use super::catalog::Entry;
 use super::elementwise as ew;
 use crate::dtype::DType;
 use crate::element::{Element, Wide};
+use crate::engine::{align_up, convert, pool, ALIGN};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Nothing, Work, Workspace};
 use crate::format::Format;
@@ -279,7 +280,142 @@ impl Plan {
         });
     }
 
+    /// Whether the separable path runs: no indices to find and self apart from out.
+    fn separable(&self) -> bool {
+        self.indices.is_none() && !self.staged
+    }
+
+    /// f64 values of a separable task's buffers: the plane, and the plane reduced along
+    /// axis 2, then 1, then 0.
+    fn separable_sizes(&self) -> [usize; 4] {
+        let [a0, a1, a2] = &self.axes;
+        let (n0, n1, n2) = (a0.input, a1.input, a2.input);
+        let (o0, o1, o2) = (a0.output(), a1.output(), a2.output());
+        [n0 * n1 * n2, n0 * n1 * o2, n0 * o1 * o2, o0 * o1 * o2]
+    }
+
+    /// (planes per task, tasks) of the separable path, whose tasks have their buffers.
+    fn separable_blocks(&self) -> (usize, usize) {
+        let per = self
+            .planes
+            .div_ceil(pool().current_num_threads().max(1) * 4)
+            .max(1);
+        (per, self.planes.div_ceil(per))
+    }
+
+    fn separable_task_bytes(&self) -> usize {
+        self.separable_sizes()
+            .iter()
+            .map(|&n| align_up(n.max(1) * 8))
+            .sum()
+    }
+
+    /// The window reduction as one pass per axis: a window is the product of its spans
+    /// along the three axes, so its max (NaN if any is NaN) or sum is the reduction along
+    /// axis 2 of each input row, then along axis 1, then axis 0. Each plane is read once
+    /// into f64 (one conversion per row), the passes along axes 1 and 0 combine whole
+    /// contiguous rows (they vectorise), and the results are written back one conversion
+    /// per row. The sums are added in that order instead of the window's row-major one
+    /// (the bound stays the f64 sum's).
+    fn run_separable<T: Element>(&self, src: usize, dst: usize, ws: usize) {
+        let [a0, a1, a2] = &self.axes;
+        let (n0, n1, n2) = (a0.input, a1.input, a2.input);
+        let (o1, o2) = (a1.output(), a2.output());
+        let sizes = self.separable_sizes();
+        let (per, tasks) = self.separable_blocks();
+        let base = ws.div_ceil(ALIGN) * ALIGN;
+        let task_bytes = self.separable_task_bytes();
+        let max = self.reduce == Reduce::Max;
+        let identity = if max { f64::NEG_INFINITY } else { 0.0 };
+        // axis 2's window sizes, once (a span's count divides)
+        let counts2: Vec<usize> = a2.spans.iter().map(|w| w.count()).collect();
+        let size = T::DTYPE.size() as isize;
+        crate::engine::run_tasks(tasks, |t| {
+            let mut at = base + t * task_bytes;
+            // SAFETY: task t's four buffers, inside the workspace sized for `tasks` of them.
+            let [a, b, c, d] = sizes.map(|n| {
+                let buf = unsafe { std::slice::from_raw_parts_mut(at as *mut f64, n) };
+                at += align_up(n.max(1) * 8);
+                buf
+            });
+            for p in t * per..((t + 1) * per).min(self.planes) {
+                let in_base = self.input.plane(p);
+                for r in 0..n0 * n1 {
+                    let (y0, y1) = if n0 == 1 { (0, r) } else { (r / n1, r % n1) };
+                    let i = self.input.at(in_base, [y0, y1, 0]);
+                    // SAFETY: the row lies inside self's view; `a` holds the plane.
+                    unsafe {
+                        convert::run(
+                            (src as isize + i * size) as *const u8,
+                            T::DTYPE,
+                            self.input.spatial[2],
+                            a[r * n2..].as_mut_ptr() as *mut u8,
+                            F64,
+                            1,
+                            n2,
+                        )
+                    };
+                }
+                for r in 0..n0 * n1 {
+                    let row = &a[r * n2..(r + 1) * n2];
+                    for (o, w) in a2.spans.iter().enumerate() {
+                        // (a plain loop: `step_by` divides to size itself, per window)
+                        let (mut m, mut y) = (identity, w.first);
+                        while y < w.end {
+                            m = combine(max, m, row[y]);
+                            y += w.step;
+                        }
+                        b[r * o2 + o] = m;
+                    }
+                }
+                along(max, identity, a1, n0, n1, o2, b, c);
+                along(max, identity, a0, 1, n0, o1 * o2, c, d);
+                let out_base = self.out.plane(p);
+                for (o0, w0) in a0.spans.iter().enumerate() {
+                    for (o1_, w1) in a1.spans.iter().enumerate() {
+                        let row = &mut d[(o0 * o1 + o1_) * o2..][..o2];
+                        if let Reduce::Avg {
+                            count_include_pad,
+                            divisor,
+                        } = self.reduce
+                        {
+                            let (c01, p01) = (w0.count() * w1.count(), w0.padded * w1.padded);
+                            for ((v, w2), c2) in row.iter_mut().zip(&a2.spans).zip(&counts2) {
+                                let count = c01 * c2;
+                                *v = if count == 0 {
+                                    0.0
+                                } else if divisor != 0 {
+                                    *v / divisor as f64
+                                } else if count_include_pad {
+                                    *v / (p01 * w2.padded) as f64
+                                } else {
+                                    *v / count as f64
+                                };
+                            }
+                        }
+                        let o = self.out.at(out_base, [o0, o1_, 0]);
+                        // SAFETY: the row lies inside out's view, which no other task writes.
+                        unsafe {
+                            convert::run(
+                                row.as_ptr() as *const u8,
+                                F64,
+                                1,
+                                (dst as isize + o * size) as *mut u8,
+                                T::DTYPE,
+                                self.out.spatial[2],
+                                o2,
+                            )
+                        };
+                    }
+                }
+            }
+        });
+    }
+
     fn run_typed<T: Element>(&self, src: usize, dst: usize, idx: usize, ws: usize) {
+        if self.separable() {
+            return self.run_separable::<T>(src, dst, ws);
+        }
         let [a0, a1, a2] = &self.axes;
         let (n1, n2) = (a1.input, a2.input);
         let vol = self.volume();
@@ -335,6 +471,55 @@ impl Plan {
                 }
             }
         });
+    }
+}
+
+/// Max (NaN if either is NaN) or sum of two values; branch-free, so row loops vectorise.
+#[inline(always)]
+fn combine(max: bool, m: f64, v: f64) -> f64 {
+    if max {
+        if v > m || v.is_nan() {
+            v
+        } else {
+            m
+        }
+    } else {
+        m + v
+    }
+}
+
+/// One separable pass along an axis of `axis.input` positions: `from` holds `outer` blocks
+/// of `axis.input` rows of `inner` values; `to` gets, per block and output position, the
+/// combination of the rows the position's span covers.
+#[allow(clippy::too_many_arguments)]
+fn along(
+    max: bool,
+    identity: f64,
+    axis: &Axis,
+    outer: usize,
+    input: usize,
+    inner: usize,
+    from: &[f64],
+    to: &mut [f64],
+) {
+    let outputs = axis.output();
+    for q in 0..outer {
+        for (o, w) in axis.spans.iter().enumerate() {
+            let acc = &mut to[(q * outputs + o) * inner..][..inner];
+            acc.fill(identity);
+            let mut y = w.first;
+            while y < w.end {
+                let row = &from[(q * input + y) * inner..][..inner];
+                if max {
+                    acc.iter_mut()
+                        .zip(row)
+                        .for_each(|(m, &v)| *m = combine(true, *m, v));
+                } else {
+                    acc.iter_mut().zip(row).for_each(|(m, &v)| *m += v);
+                }
+                y += w.step;
+            }
+        }
     }
 }
 
@@ -395,7 +580,9 @@ fn window(
 
 impl Work for Plan {
     fn workspace_size(&self) -> u64 {
-        if self.staged {
+        if self.separable() {
+            (self.separable_blocks().1 * self.separable_task_bytes() + ALIGN) as u64
+        } else if self.staged {
             (self.planes * self.volume() * 8) as u64
         } else {
             0
