@@ -58,9 +58,52 @@ macro_rules! kernel_entry {
     };
 }
 
+/// `kernel_entry!` with an AVX-512 build tried first (16 f32 / 8 f64 lanes), for the few
+/// kernels whose arithmetic, not their memory traffic, is the cost (the exponential-based
+/// activations): every kernel built this way is compiled three times, so the others are
+/// not. Results are the same on every path (no contractions there either).
+macro_rules! kernel_entry_wide {
+    ($(#[$doc:meta])* $name:ident, $body:ident, $bound:ident) => {
+        $(#[$doc])*
+        pub unsafe fn $name<Op: $bound>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+            #[cfg(target_arch = "x86_64")]
+            {
+                #[target_feature(enable = "avx512f,avx2")]
+                unsafe fn avx512<Op: $bound>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { $body::<Op>(n, ins, out, params) }
+                }
+                #[target_feature(enable = "avx2")]
+                unsafe fn avx2<Op: $bound>(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+                    // SAFETY: forwarded from the caller.
+                    unsafe { $body::<Op>(n, ins, out, params) }
+                }
+                if std::arch::is_x86_feature_detected!("avx512f") {
+                    // SAFETY: the CPU has AVX-512F; the rest is forwarded from the caller.
+                    return unsafe { avx512::<Op>(n, ins, out, params) };
+                }
+                if std::arch::is_x86_feature_detected!("avx2") {
+                    // SAFETY: the CPU has AVX2; the rest is forwarded from the caller.
+                    return unsafe { avx2::<Op>(n, ins, out, params) };
+                }
+            }
+            // SAFETY: forwarded from the caller.
+            unsafe { $body::<Op>(n, ins, out, params) }
+        }
+    };
+}
+
 kernel_entry!(
     /// The kernel for a `BinaryOp` (see `KernelFn` for the safety contract).
     binary, binary_body, BinaryOp
+);
+kernel_entry_wide!(
+    /// `binary` with an AVX-512 build (see `kernel_entry_wide!`).
+    binary_wide, binary_body, BinaryOp
+);
+kernel_entry_wide!(
+    /// `unary` with an AVX-512 build (see `kernel_entry_wide!`).
+    unary_wide, unary_body, UnaryOp
 );
 kernel_entry!(
     /// The kernel for a `UnaryOp` (see `KernelFn` for the safety contract).

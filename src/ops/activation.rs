@@ -20,7 +20,9 @@ use super::elementwise::{self as ew, Arg};
 use super::unary::{self, erfc64, OutRule, Rule};
 use crate::dtype::{can_cast, DType};
 use crate::element::Wide;
-use crate::engine::kernel::{binary, unary as unary_kernel, BinaryOp, UnaryOp};
+use crate::engine::kernel::{
+    binary, binary_wide, unary as unary_kernel, unary_wide, BinaryOp, UnaryOp,
+};
 use crate::engine::{KernelFn, Params, Via};
 use crate::error::Result;
 use crate::executor::{Bindings, Executor, Sequence};
@@ -372,7 +374,8 @@ impl<T: Real, const F: u8> UnaryOp for Pointwise<T, F> {
 fn pointwise_kernel<const F: u8>(d: DType) -> KernelFn {
     match d {
         F64 => unary_kernel::<Pointwise<f64, F>> as KernelFn,
-        _ => unary_kernel::<Pointwise<f32, F>>,
+        // f32: the exponentials are the cost, AVX-512 doubles the lanes where present
+        _ => unary_wide::<Pointwise<f32, F>>,
     }
 }
 
@@ -857,7 +860,7 @@ impl<T: Real, const G: u8> BinaryOp for Gated<T, G> {
 fn gated_kernels<const G: u8>(d: DType) -> (KernelFn, KernelFn) {
     let product = match d {
         F64 => binary::<Gated<f64, G>> as KernelFn,
-        _ => binary::<Gated<f32, G>>,
+        _ => binary_wide::<Gated<f32, G>>,
     };
     (product, pointwise_kernel::<G>(d))
 }

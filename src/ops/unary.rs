@@ -13,7 +13,7 @@ use super::binary::Compute;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::DType;
 use crate::element::{Bool8, Element, C128, C64};
-use crate::engine::kernel::{unary, UnaryOp};
+use crate::engine::kernel::{unary, unary_wide, UnaryOp};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
@@ -491,6 +491,12 @@ impl<T: IntFn, const F: u8> UnaryOp for Int<T, F> {
 /// The kernel of function `F` for compute dtype `c` (f16/bf16 compute in f32).
 pub fn kernel<const F: u8>(c: DType) -> Result<KernelFn> {
     Ok(match c.compute() {
+        // The exponential-based activations are arithmetic-bound: their f32 kernels also
+        // have an AVX-512 build (the others are not compiled a third time; the branch is
+        // resolved per F at compile time).
+        DType::F32 if const { matches!(F, f::SIGMOID | f::GELU | f::SILU) } => {
+            unary_wide::<Real<f32, F>> as KernelFn
+        }
         DType::F32 => unary::<Real<f32, F>> as KernelFn,
         DType::F64 => unary::<Real<f64, F>>,
         DType::C64 => unary::<Cplx<C64, F>>,
