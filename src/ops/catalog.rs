@@ -48,6 +48,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::masked_softmax::CATALOG,
         super::cdist::CATALOG,
         super::linalg::CATALOG,
+        super::linalg::DECOMPOSITIONS,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::nary::CATALOG,

@@ -1,5 +1,6 @@
 //! Linear algebra over the last dims: LinalgCross (torch.linalg.cross), the vector
-//! product of 3-vectors along a dim, with broadcasting.
+//! product of 3-vectors along a dim, with broadcasting; Inverse, Slogdet, Logdet and
+//! LinalgCholesky over batches of square matrices.
 //!
 //! - LinalgCross: `out[.., i, ..] = self[j]·other[k] − self[k]·other[j]` for the cyclic
 //!   (i, j, k) of (0, 1, 2) along `dim`. self, other and out share one dtype of the A2
@@ -20,6 +21,26 @@
 //! broadcast, to out's shape; dim in self's range; then an empty out returns (nothing
 //! written) before the check that dim's extent is 3. Beyond the op_api: out may not
 //! overlap self or other (its slices are written one after another).
+//!
+//! - Inverse (torch.linalg.inv), Slogdet (torch.linalg.slogdet), Logdet (torch.logdet),
+//!   LinalgCholesky (torch.linalg.cholesky, `upper`): self [.., n, n] is read through its
+//!   view as f64, each matrix factored by crate::engine::linalg (an LU with partial
+//!   pivoting; a Cholesky of the lower triangle, or with upper of the upper one) and the
+//!   results rounded once to the output dtype. Checks in each op_api's order
+//!   (aclnn_inverse.cpp: dtype, castable out, out of self's shape, at most 8 dims, then
+//!   for a non-empty self ≥ 2 dims and square; aclnn_slogdet.cpp / aclnn_logdet.cpp:
+//!   dtypes, complex self needs complex outputs, ≥ 2 dims, square, outputs of self's
+//!   batch shape; aclnn_linalg_cholesky.cpp: out of self's dtype, dtype, 2-8 dims, out
+//!   of self's shape, then for a non-empty self square and n ≤ 8192). The listed
+//!   complex dtypes are refused as not implemented here. An empty self returns (nothing
+//!   written) as the op_api does, also for 0 x 0 matrices (where torch gives det 1).
+//!   CANN's docs say nothing of singular (Inverse) or not positive-definite (Cholesky)
+//!   input; torch raises, so here the run fails and writes nothing (reported by the
+//!   stream's synchronize as a run-time refusal, 507015). Slogdet gives sign 0 and
+//!   log −inf for a singular matrix (an exact zero pivot), Logdet −inf, and NaN for a
+//!   negative determinant. Bound: f64 results within a few ulps times n times the
+//!   condition; f32/f16/bf16 the f64 result rounded once (within an ulp of torch's
+//!   float64 result for well-conditioned input).
 
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
@@ -193,3 +214,329 @@ pub const CATALOG: &[Entry] = &[Entry {
     rule:
         "out_i = self_j·other_k − self_k·other_j along dim (broadcast), in the dtype's arithmetic",
 }];
+
+// ---------------------------------------------------------------------------------------
+// Inverse, Slogdet, Logdet and LinalgCholesky: batches [.., n, n] of real matrices, read
+// through their views as f64, decomposed in f64 (crate::engine::linalg: an LU with
+// partial pivoting, a Cholesky) and rounded once to the output dtype.
+// ---------------------------------------------------------------------------------------
+
+/// aclnnInverse's self list (aclnnInverse.md; complex is listed but not computed here).
+const INVERSE: &[DType] = &[F32, F64, C64, C128, F16];
+/// aclnnInverse's out: a dtype self casts to (the header lists bf16 for out too).
+const INVERSE_OUT: &[DType] = &[F32, F64, C64, C128, F16, BF16];
+/// aclnnSlogdet's and aclnnLogdet's list (DTYPE_SUPPORT_LIST of their op_api).
+const LOGDET: &[DType] = &[F32, F64, C64, C128];
+/// aclnnLinalgCholesky's A2 list.
+const CHOLESKY: &[DType] = &[F32, BF16, F16];
+/// The real dtypes the decompositions here run for.
+const REAL: &[DType] = &[F32, F64, F16, BF16];
+/// The op_api's bound on the Cholesky's matrix order.
+const MAX_CHOLESKY_N: usize = 8192;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Decomposition {
+    Inverse,
+    /// signOut and logOut.
+    Slogdet,
+    /// log(det): log(sign) + log|det|.
+    Logdet,
+    Cholesky {
+        upper: bool,
+    },
+}
+
+/// A batch of n x n matrices (binding 0, of `shape`) into the outputs (bindings 1..).
+struct Batched {
+    api: &'static str,
+    kind: Decomposition,
+    shape: Vec<usize>,
+    n: usize,
+}
+
+impl crate::executor::Work for Batched {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: crate::executor::Workspace) -> Result<()> {
+        use crate::engine::linalg::{cholesky, lu};
+        use crate::ops::llm::dense::{load, store};
+        use rayon::prelude::*;
+        let n = self.n;
+        let a = load::<f64>(t, 0, &self.shape)?;
+        let count = a.len() / (n * n).max(1);
+        let matrix = |b: usize| a[b * n * n..(b + 1) * n * n].to_vec();
+        let pool = crate::engine::pool();
+        let api = self.api;
+        match self.kind {
+            Decomposition::Inverse => {
+                let inv: Vec<std::result::Result<Vec<f64>, usize>> = pool.install(|| {
+                    (0..count)
+                        .into_par_iter()
+                        .map(|b| lu(matrix(b), n).inverse())
+                        .collect()
+                });
+                let mut out = Vec::with_capacity(a.len());
+                for (b, r) in inv.into_iter().enumerate() {
+                    match r {
+                        Ok(x) => out.extend(x),
+                        Err(k) => crate::bail!(
+                            "{api}: matrix {b} of the batch is singular (U[{k}][{k}] of its LU is zero): it has no inverse; nothing was written"
+                        ),
+                    }
+                }
+                store(t, 1, &out)
+            }
+            Decomposition::Slogdet | Decomposition::Logdet => {
+                let dets: Vec<(f64, f64)> = pool.install(|| {
+                    (0..count)
+                        .into_par_iter()
+                        .map(|b| lu(matrix(b), n).slogdet())
+                        .collect()
+                });
+                if self.kind == Decomposition::Slogdet {
+                    let sign: Vec<f64> = dets.iter().map(|d| d.0).collect();
+                    let log: Vec<f64> = dets.iter().map(|d| d.1).collect();
+                    store(t, 1, &sign)?;
+                    store(t, 2, &log)
+                } else {
+                    let log: Vec<f64> = dets.iter().map(|&(s, l)| s.ln() + l).collect();
+                    store(t, 1, &log)
+                }
+            }
+            Decomposition::Cholesky { upper } => {
+                let factors: Vec<std::result::Result<Vec<f64>, usize>> = pool.install(|| {
+                    (0..count)
+                        .into_par_iter()
+                        .map(|b| {
+                            let mut m = matrix(b);
+                            if upper {
+                                transpose(&mut m, n);
+                            }
+                            let mut l = cholesky(&m, n)?;
+                            if upper {
+                                transpose(&mut l, n);
+                            }
+                            Ok(l)
+                        })
+                        .collect()
+                });
+                let mut out = Vec::with_capacity(a.len());
+                for (b, r) in factors.into_iter().enumerate() {
+                    match r {
+                        Ok(x) => out.extend(x),
+                        Err(k) => crate::bail!(
+                            "{api}: matrix {b} of the batch is not positive-definite (its leading minor of order {k} is not): nothing was written"
+                        ),
+                    }
+                }
+                store(t, 1, &out)
+            }
+        }
+    }
+}
+
+/// Transposes the n x n row-major `m` in place.
+fn transpose(m: &mut [f64], n: usize) {
+    for i in 0..n {
+        for j in i + 1..n {
+            m.swap(i * n + j, j * n + i);
+        }
+    }
+}
+
+/// Refuses the complex dtypes CANN lists but aclnn-cpu does not compute.
+fn check_real(api: &str, t: &TensorDesc) -> Result<()> {
+    crate::ensure!(
+        REAL.contains(&t.dtype),
+        "{api} of complex tensors ({}) is not implemented by aclnn-cpu",
+        t.dtype
+    );
+    Ok(())
+}
+
+/// self's last two dims are equal (self has ≥ 2 dims).
+fn check_square(api: &str, self_: &TensorDesc) -> Result<usize> {
+    let r = self_.rank();
+    crate::ensure!(
+        r >= 2,
+        "{api}: self has {r} dims ({:?}); it needs at least 2 (batches of square matrices)",
+        self_.shape
+    );
+    let (m, n) = (self_.shape[r - 2], self_.shape[r - 1]);
+    crate::ensure!(
+        m == n,
+        "{api}: self {:?} must be batches of square matrices, but they are {m} by {n} matrices",
+        self_.shape
+    );
+    Ok(n)
+}
+
+fn batched(
+    api: &'static str,
+    kind: Decomposition,
+    self_: &TensorDesc,
+    outs: &[(&str, &TensorDesc)],
+    n: usize,
+) -> Result<Executor> {
+    let views: Vec<Option<&TensorDesc>> = outs.iter().map(|o| Some(o.1)).collect();
+    let b = crate::executor::bindings(&[Some(self_)], &views);
+    if self_.is_empty() {
+        return Ok(Executor::new(api, b, Nothing));
+    }
+    for (name, o) in outs {
+        o.check_output(name)?;
+    }
+    Ok(Executor::new(
+        api,
+        b,
+        Batched {
+            api,
+            kind,
+            shape: self_.shape.to_vec(),
+            n,
+        },
+    ))
+}
+
+/// aclnnInverse: out = self⁻¹ per matrix.
+pub fn inverse(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnInverse";
+    ew::check_tensor("self", self_, INVERSE)?;
+    ew::check_tensor("out", out, INVERSE_OUT)?;
+    ew::check_out_cast(self_.dtype, "out", out)?;
+    crate::ensure!(
+        out.shape == self_.shape,
+        "{API}: out has shape {:?} but must have self's shape {:?}",
+        out.shape,
+        self_.shape
+    );
+    let n = if self_.is_empty() {
+        0
+    } else {
+        check_square(API, self_)?
+    };
+    check_real(API, self_)?;
+    batched(API, Decomposition::Inverse, self_, &[("out", out)], n)
+}
+
+/// The checks Slogdet and Logdet share: self's dtype, square, outputs of the batch shape.
+fn check_logdet(api: &str, self_: &TensorDesc, outs: &[(&str, &TensorDesc)]) -> Result<usize> {
+    ew::check_tensor("self", self_, LOGDET)?;
+    for (name, o) in outs {
+        ew::check_tensor(name, o, LOGDET)?;
+    }
+    for (name, o) in outs {
+        crate::ensure!(
+            !self_.dtype.is_complex() || o.dtype.is_complex(),
+            "{api}: self's dtype is {}, so {name} must be complex too, not {}",
+            self_.dtype,
+            o.dtype
+        );
+    }
+    let n = check_square(api, self_)?;
+    let batch = &self_.shape[..self_.rank() - 2];
+    for (name, o) in outs {
+        crate::ensure!(
+            o.shape[..] == batch[..],
+            "{api}: expected {name} of shape {batch:?} (self's batch dims), but got {:?}",
+            o.shape
+        );
+    }
+    check_real(api, self_)?;
+    Ok(n)
+}
+
+/// aclnnSlogdet: signOut = sign(det self), logOut = log|det self| (−inf when singular).
+pub fn slogdet(
+    self_: &TensorDesc,
+    sign_out: &TensorDesc,
+    log_out: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnSlogdet";
+    let n = check_logdet(API, self_, &[("signOut", sign_out), ("logOut", log_out)])?;
+    batched(
+        API,
+        Decomposition::Slogdet,
+        self_,
+        &[("signOut", sign_out), ("logOut", log_out)],
+        n,
+    )
+}
+
+/// aclnnLogdet: out = log(det self) (NaN for a negative determinant, −inf for zero).
+pub fn logdet(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnLogdet";
+    let n = check_logdet(API, self_, &[("out", out)])?;
+    batched(API, Decomposition::Logdet, self_, &[("out", out)], n)
+}
+
+/// aclnnLinalgCholesky: out = L (A = L·Lᵀ, from self's lower triangle) or, with upper,
+/// U (A = Uᵀ·U, from its upper triangle).
+pub fn linalg_cholesky(self_: &TensorDesc, upper: bool, out: &TensorDesc) -> Result<Executor> {
+    const API: &str = "aclnnLinalgCholesky";
+    ew::check_dtype_of("out", out, "self", self_)?;
+    ew::check_tensor("self", self_, CHOLESKY)?;
+    crate::ensure!(
+        self_.rank() <= 8,
+        "{API}: self has {} dims; at most 8 are supported",
+        self_.rank()
+    );
+    crate::ensure!(
+        self_.rank() >= 2,
+        "{API}: self has {} dims ({:?}); it needs at least 2 (batches of square matrices)",
+        self_.rank(),
+        self_.shape
+    );
+    crate::ensure!(
+        out.shape == self_.shape,
+        "{API}: out has shape {:?} but must have self's shape {:?}",
+        out.shape,
+        self_.shape
+    );
+    if self_.is_empty() {
+        return batched(
+            API,
+            Decomposition::Cholesky { upper },
+            self_,
+            &[("out", out)],
+            0,
+        );
+    }
+    let n = check_square(API, self_)?;
+    crate::ensure!(
+        n <= MAX_CHOLESKY_N,
+        "{API}: the last dim is {n}; it must be at most {MAX_CHOLESKY_N}"
+    );
+    batched(
+        API,
+        Decomposition::Cholesky { upper },
+        self_,
+        &[("out", out)],
+        n,
+    )
+}
+
+pub const DECOMPOSITIONS: &[Entry] = &[
+    Entry {
+        ops: "Inverse",
+        a: INVERSE,
+        b: &[],
+        out: INVERSE_OUT,
+        rule: "self⁻¹ per matrix by an LU with partial pivoting in f64, rounded once (complex refused); singular: the run fails, nothing written",
+    },
+    Entry {
+        ops: "Slogdet, Logdet",
+        a: LOGDET,
+        b: &[],
+        out: LOGDET,
+        rule: "sign and log|det| (Logdet: log(sign) + log|det|) from an f64 LU (complex refused)",
+    },
+    Entry {
+        ops: "LinalgCholesky",
+        a: CHOLESKY,
+        b: &[],
+        out: CHOLESKY,
+        rule: "L (or U with upper) of A = L·Lᵀ in f64, rounded once; not positive-definite: the run fails, nothing written",
+    },
+];

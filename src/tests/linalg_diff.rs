@@ -191,3 +191,325 @@ fn linalg_cross_empty_and_refusals() {
         &["overlaps self"],
     );
 }
+
+/// Batch dims: 0 to 3 of extent 1 to 3.
+fn batch_dims(rng: &mut Rng) -> Vec<usize> {
+    (0..rng.below(4))
+        .map(|_| 1 + rng.below(3) as usize)
+        .collect()
+}
+
+/// Fills a [batch.., n, n] buffer: grid values in [-2, 2) plus `diag` (of a random sign
+/// when `signed`) on the diagonal, which keeps the matrices well conditioned.
+fn square(rng: &mut Rng, d: DType, batch: &[usize], n: usize, diag: f64, signed: bool) -> Buf {
+    let mut s = batch.to_vec();
+    s.extend([n, n]);
+    let mut b = Buf::new(d, &s, layout(rng), || 0.0);
+    let count: usize = batch.iter().product();
+    let mut vals = vec![0.0; count * n * n];
+    for m in 0..count {
+        for i in 0..n {
+            let sign = if signed && rng.pct(50) { -1.0 } else { 1.0 };
+            for j in 0..n {
+                let v = super::llm_diff::grid(rng);
+                vals[(m * n + i) * n + j] = if i == j { v + sign * diag } else { v };
+            }
+        }
+    }
+    b.set_values(&vals);
+    b
+}
+
+/// `g` within one ulp of dtype `d` at |w| plus `rel`·`scale` (the f64 computation's error
+/// on a well-conditioned matrix) of torch's float64 `w`.
+fn close(what: &str, d: DType, g: &[f64], w: &[f64], rel: f64) {
+    assert_eq!(g.len(), w.len(), "{what}: element count");
+    let scale = w.iter().fold(1f64, |m, v| m.max(v.abs()));
+    for (k, (g, w)) in g.iter().zip(w).enumerate() {
+        if w.is_infinite() || w.is_nan() {
+            assert!(
+                g == w || (g.is_nan() && w.is_nan()),
+                "{what}: element {k}: got {g}, torch {w}"
+            );
+            continue;
+        }
+        let bound = ulp(d, *w) + rel * scale;
+        assert!(
+            (g - w).abs() <= bound,
+            "{what}: element {k}: got {g}, torch {w} (bound {bound})"
+        );
+    }
+}
+
+const INV: &str = "out = torch.linalg.inv(a[0].double())";
+const SLOGDET: &str = "out = tuple(torch.linalg.slogdet(a[0].double()))";
+const LOGDET: &str = "out = torch.logdet(a[0].double())";
+const CHOL: &str = "out = torch.linalg.cholesky(a[0].double(), upper=bool(a[1].item()))";
+
+#[test]
+fn inverse_matches_torch() {
+    let mut rng = Rng::new(0x1a7);
+    let mut batch = Batch::new();
+    let prog = batch.program(INV);
+    let mut pending = vec![];
+    for case in 0..200 {
+        let d = rng.pick(&[F32, F64, F16]);
+        let od = if rng.pct(20) {
+            rng.pick(&[F32, F64, F16, BF16])
+        } else {
+            d
+        };
+        let bd = batch_dims(&mut rng);
+        let n = if rng.pct(5) {
+            0
+        } else {
+            1 + rng.below(8) as usize
+        };
+        let x = square(&mut rng, d, &bd, n, 2.0 + n as f64, true);
+        let out = Buf::new(od, &x.shape, layout(&mut rng), || 7.0);
+        let before = out.outside();
+        let what = format!("case {case} {d} -> {od} {:?}", x.shape);
+        run(&linalg::inverse(&x.desc(), &out.desc()).unwrap_or_else(|e| panic!("{what}: {e}")))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        out_unwritten(&what, &before, &out);
+        if x.shape.contains(&0) {
+            continue;
+        }
+        let i = batch.case(prog, vec![Some(x.array())]);
+        pending.push((what, i, out));
+    }
+    let Some(results) = batch.run("Inverse") else {
+        return;
+    };
+    for (what, i, o) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        close(&what, o.d, &o.values(), &want[0].to_f64s(), 1e-13);
+    }
+}
+
+#[test]
+fn slogdet_and_logdet_match_torch() {
+    let mut rng = Rng::new(0x5109);
+    let mut batch = Batch::new();
+    let (ps, pl) = (batch.program(SLOGDET), batch.program(LOGDET));
+    let mut pending = vec![];
+    for case in 0..200 {
+        let d = rng.pick(&[F32, F64]);
+        let bd = batch_dims(&mut rng);
+        let n = if rng.pct(5) {
+            0
+        } else {
+            1 + rng.below(8) as usize
+        };
+        let mut x = square(&mut rng, d, &bd, n, 2.0 + n as f64, true);
+        // Some exactly singular matrices: a zero row (exactly 0 in every LU; two equal
+        // rows are not: LAPACK's blocked order leaves torch a tiny pivot).
+        if n >= 2 && rng.pct(20) {
+            let mut v = x.values();
+            let r = rng.below(n as u64) as usize;
+            for m in 0..v.len() / (n * n) {
+                for j in 0..n {
+                    v[(m * n + r) * n + j] = 0.0;
+                }
+            }
+            x.set_values(&v);
+        }
+        let (sd, ld) = (rng.pick(&[F32, F64]), rng.pick(&[F32, F64]));
+        let sign = Buf::new(sd, &bd, layout(&mut rng), || 7.0);
+        let log = Buf::new(ld, &bd, layout(&mut rng), || 7.0);
+        let what = format!("case {case} {d} {:?} -> {sd}, {ld}", x.shape);
+        let (bs, bl) = (sign.outside(), log.outside());
+        if rng.pct(50) {
+            run(&linalg::slogdet(&x.desc(), &sign.desc(), &log.desc())
+                .unwrap_or_else(|e| panic!("{what}: {e}")))
+            .unwrap();
+            out_unwritten(&what, &bs, &sign);
+            out_unwritten(&what, &bl, &log);
+            if n == 0 {
+                assert_eq!(sign.values(), vec![7.0; sign.values().len()], "{what}");
+                continue;
+            }
+            let i = batch.case(ps, vec![Some(x.array())]);
+            pending.push((what, i, vec![sign, log]));
+        } else {
+            run(&linalg::logdet(&x.desc(), &log.desc()).unwrap_or_else(|e| panic!("{what}: {e}")))
+                .unwrap();
+            out_unwritten(&what, &bl, &log);
+            if n == 0 {
+                continue;
+            }
+            let i = batch.case(pl, vec![Some(x.array())]);
+            pending.push((what, i, vec![log]));
+        }
+    }
+    let Some(results) = batch.run("Slogdet") else {
+        return;
+    };
+    for (what, i, outs) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        for (o, w) in outs.iter().zip(want) {
+            close(&what, o.d, &o.values(), &w.to_f64s(), 1e-13);
+        }
+    }
+}
+
+#[test]
+fn cholesky_matches_torch() {
+    let mut rng = Rng::new(0xc401);
+    let mut batch = Batch::new();
+    let prog = batch.program(CHOL);
+    let mut pending = vec![];
+    for case in 0..200 {
+        let d = rng.pick(&[F32, F16, BF16]);
+        let bd = batch_dims(&mut rng);
+        let n = if rng.pct(5) {
+            0
+        } else {
+            1 + rng.below(8) as usize
+        };
+        // A = B·Bᵀ + n·I: symmetric positive-definite.
+        let b = square(&mut rng, F64, &bd, n, 0.0, false);
+        let bv = b.values();
+        let mut av = vec![0.0; bv.len()];
+        for m in 0..bv.len() / (n * n).max(1) {
+            for i in 0..n {
+                for j in 0..n {
+                    let mut s = if i == j { n as f64 } else { 0.0 };
+                    for k in 0..n {
+                        s += bv[(m * n + i) * n + k] * bv[(m * n + j) * n + k];
+                    }
+                    av[(m * n + i) * n + j] = s;
+                }
+            }
+        }
+        let mut x = Buf::new(d, &b.shape, layout(&mut rng), || 0.0);
+        x.set_values(&av);
+        let upper = rng.pct(50);
+        let out = Buf::new(d, &x.shape, layout(&mut rng), || 7.0);
+        let before = out.outside();
+        let what = format!("case {case} {d} {:?} upper {upper}", x.shape);
+        run(&linalg::linalg_cholesky(&x.desc(), upper, &out.desc())
+            .unwrap_or_else(|e| panic!("{what}: {e}")))
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        out_unwritten(&what, &before, &out);
+        if n == 0 {
+            continue;
+        }
+        let i = batch.case(prog, vec![Some(x.array()), Some(Array::int(upper as i64))]);
+        pending.push((what, i, out));
+    }
+    let Some(results) = batch.run("LinalgCholesky") else {
+        return;
+    };
+    for (what, i, o) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        close(&what, o.d, &o.values(), &want[0].to_f64s(), 1e-13);
+    }
+}
+
+#[test]
+fn decompositions_fail_at_phase_2_on_singular_input() {
+    // A zero row: singular. Phase 2 fails and out keeps its bytes.
+    let mut x = buf(F32, &[2, 3, 3]);
+    let mut v = vec![0.0; 18];
+    for i in 0..3 {
+        v[i * 4] = 1.0;
+        v[9 + i * 4] = 2.0;
+    }
+    v[9 + 8] = 0.0;
+    x.set_values(&v);
+    let out = buf(F32, &[2, 3, 3]);
+    let before = out.array().bytes;
+    let e = run(&linalg::inverse(&x.desc(), &out.desc()).unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains("matrix 1") && e.to_string().contains("singular"),
+        "{e}"
+    );
+    assert_eq!(before, out.array().bytes);
+    // Not positive-definite (a negative diagonal).
+    let mut a = buf(F16, &[2, 2]);
+    a.set_values(&[1.0, 0.0, 0.0, -1.0]);
+    let o = buf(F16, &[2, 2]);
+    let before = o.array().bytes;
+    let e = run(&linalg::linalg_cholesky(&a.desc(), false, &o.desc()).unwrap()).unwrap_err();
+    assert!(
+        e.to_string().contains("order 2") && e.to_string().contains("positive-definite"),
+        "{e}"
+    );
+    assert_eq!(before, o.array().bytes);
+}
+
+#[test]
+fn decompositions_refusals() {
+    let x = buf(F32, &[2, 3, 3]);
+    let inv = |x: &Buf, o: &Buf| linalg::inverse(&x.desc(), &o.desc());
+    assert!(inv(&x, &buf(F64, &[2, 3, 3])).is_ok());
+    refused(
+        inv(&buf(BF16, &[3, 3]), &buf(BF16, &[3, 3])),
+        &["'self'", "dtype"],
+    );
+    refused(inv(&x, &buf(S32, &[2, 3, 3])), &["'out'", "dtype"]);
+    refused(inv(&x, &buf(F32, &[3, 3])), &["self's shape"]);
+    refused(inv(&buf(F32, &[3]), &buf(F32, &[3])), &["at least 2"]);
+    refused(
+        inv(&buf(F32, &[2, 3]), &buf(F32, &[2, 3])),
+        &["square", "2 by 3"],
+    );
+    refused(
+        inv(&buf(C64, &[3, 3]), &buf(C64, &[3, 3])),
+        &["not implemented"],
+    );
+    refused(
+        inv(&buf(F32, &[1; 9]), &buf(F32, &[1; 9])),
+        &["'self'", "at most 8"],
+    );
+    // An empty self: accepted, even of one dim (the op_api checks ranks of non-empty self only).
+    assert!(inv(&buf(F32, &[0]), &buf(F32, &[0])).is_ok());
+
+    let s = |x: &Buf, a: &Buf, b: &Buf| linalg::slogdet(&x.desc(), &a.desc(), &b.desc());
+    let (b1, b2) = (buf(F32, &[2]), buf(F64, &[2]));
+    assert!(s(&x, &b1, &b2).is_ok());
+    refused(s(&buf(F16, &[2, 3, 3]), &b1, &b2), &["'self'", "dtype"]);
+    refused(s(&x, &buf(F16, &[2]), &b2), &["'signOut'", "dtype"]);
+    refused(s(&x, &b1, &buf(S64, &[2])), &["'logOut'", "dtype"]);
+    refused(
+        s(&buf(C64, &[2, 3, 3]), &b1, &buf(C64, &[2])),
+        &["signOut must be complex"],
+    );
+    refused(s(&buf(F32, &[3]), &b1, &b2), &["at least 2"]);
+    refused(s(&buf(F32, &[2, 3, 2]), &b1, &b2), &["3 by 2"]);
+    refused(s(&x, &buf(F32, &[3]), &b2), &["signOut", "[2]"]);
+    refused(s(&x, &b1, &buf(F32, &[])), &["logOut", "[2]"]);
+    refused(
+        s(&buf(C128, &[2, 3, 3]), &buf(C128, &[2]), &buf(C128, &[2])),
+        &["not implemented"],
+    );
+    let l = |x: &Buf, o: &Buf| linalg::logdet(&x.desc(), &o.desc());
+    assert!(l(&x, &b2).is_ok());
+    refused(l(&x, &buf(BF16, &[2])), &["'out'", "dtype"]);
+    refused(l(&buf(C64, &[2, 3, 3]), &b1), &["out must be complex"]);
+    refused(l(&x, &buf(F32, &[2, 1])), &["out", "[2]"]);
+
+    let c = |x: &Buf, o: &Buf| linalg::linalg_cholesky(&x.desc(), true, &o.desc());
+    let h = buf(BF16, &[2, 3, 3]);
+    assert!(c(&h, &buf(BF16, &[2, 3, 3])).is_ok());
+    refused(c(&h, &buf(F32, &[2, 3, 3])), &["out", "self's dtype"]);
+    refused(
+        c(&buf(F64, &[3, 3]), &buf(F64, &[3, 3])),
+        &["'self'", "dtype"],
+    );
+    refused(c(&buf(F32, &[3]), &buf(F32, &[3])), &["at least 2"]);
+    refused(c(&h, &buf(BF16, &[3, 3])), &["self's shape"]);
+    refused(
+        c(&buf(F32, &[3, 2]), &buf(F32, &[3, 2])),
+        &["square", "3 by 2"],
+    );
+    // Empty: accepted before the square check.
+    assert!(c(&buf(F32, &[0, 2]), &buf(F32, &[0, 2])).is_ok());
+}

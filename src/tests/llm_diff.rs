@@ -122,6 +122,14 @@ impl Buf {
             .collect()
     }
 
+    /// Writes `values` (row-major, the view's logical elements) into the view.
+    pub fn set_values(&mut self, values: &[f64]) {
+        for (i, v) in indices(&self.shape).iter().zip(values) {
+            let k = self.index(i);
+            self.put(k, *v);
+        }
+    }
+
     /// The logical elements as a contiguous array for the torch reference.
     pub fn array(&self) -> Array {
         let z = self.d.size();
