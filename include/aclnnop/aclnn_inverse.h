@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /*
- * Phase 1 of `out = self⁻¹` per matrix: self [.., n, n] (2-8 dims; f32, f64, f16 computed, c64/c128 refused as not implemented), out of self's shape and a dtype self casts to (f32, f64, f16, bf16); by an LU with partial pivoting in f64, rounded once. CANN's doc is silent on singular matrices: as torch raises, the run fails (the stream's next synchronize reports ACL_ERROR_RT_AICORE_EXCEPTION, 507015) on a matrix with a zero pivot and writes nothing. An empty self writes nothing.
+ * Phase 1 of `out = self⁻¹` per matrix: self [.., n, n] (2-8 dims; f32, f64, f16, c64, c128), out of self's shape and a dtype self casts to (f32, f64, f16, bf16; c64, c128 for complex self); by an LU with partial pivoting in f64 (complex f64 for complex self), rounded once. CANN's doc is silent on singular matrices: as torch raises, the run fails (the stream's next synchronize reports ACL_ERROR_RT_AICORE_EXCEPTION, 507015) on a matrix with a zero pivot and writes nothing. An empty self writes nothing.
  */
 ACLNN_API aclnnStatus aclnnInverseGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 

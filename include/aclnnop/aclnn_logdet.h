@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /*
- * Phase 1 of `out = log(det self)` = log(sign) + log|det| per matrix: NaN for a negative determinant, −inf for zero; self [.., n, n] (f32, f64; c64/c128 refused as not implemented), out of self's batch shape [..] in f32, f64 (complex when self is); from an LU with partial pivoting in f64, rounded once. An empty self writes nothing.
+ * Phase 1 of `out = log(det self)` = log(sign) + log|det| per matrix: NaN for a negative determinant, −inf for zero; self [.., n, n] (f32, f64, c64, c128), out of self's batch shape [..] in f32, f64, c64, c128 (complex when self is: the principal log(det)); from an LU with partial pivoting in f64 (complex f64), rounded once. An empty self writes nothing.
  */
 ACLNN_API aclnnStatus aclnnLogdetGetWorkspaceSize(const aclTensor *self, aclTensor *out, uint64_t *workspaceSize, aclOpExecutor **executor);
 

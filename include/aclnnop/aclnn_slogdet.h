@@ -18,7 +18,7 @@ extern "C" {
 #endif
 
 /*
- * Phase 1 of `signOut = sign(det self)`, `logOut = log|det self|` (−inf, with sign 0, for a singular matrix): self [.., n, n] (f32, f64; c64/c128 refused as not implemented), signOut and logOut of self's batch shape [..] in f32, f64 (complex when self is); from an LU with partial pivoting in f64, rounded once. An empty self (n = 0 too) writes nothing, as CANN's op_api.
+ * Phase 1 of `signOut = sign(det self)`, `logOut = log|det self|` (−inf, with sign 0, for a singular matrix): self [.., n, n] (f32, f64, c64, c128), signOut and logOut of self's batch shape [..] in f32, f64, c64, c128 (complex when self is: sign = det/|det|, logOut = log|det| + 0i); from an LU with partial pivoting in f64 (complex f64), rounded once. An empty self (n = 0 too) writes nothing, as CANN's op_api.
  */
 ACLNN_API aclnnStatus aclnnSlogdetGetWorkspaceSize(const aclTensor *self, aclTensor *signOut, aclTensor *logOut, uint64_t *workspaceSize, aclOpExecutor **executor);
 

@@ -26,13 +26,13 @@
 //!   LinalgCholesky (torch.linalg.cholesky, `upper`): self [.., n, n] is read through its
 //!   view as f64, each matrix factored by crate::engine::linalg (an LU with partial
 //!   pivoting; a Cholesky of the lower triangle, or with upper of the upper one) and the
-//!   results rounded once to the output dtype. Checks in each op_api's order
+//!   results rounded once to the output dtype (complex self: complex f64, the pivot the
+//!   largest |re| + |im| as LAPACK's zgetf2; Slogdet's sign is det/|det|, its log real). Checks in each op_api's order
 //!   (aclnn_inverse.cpp: dtype, castable out, out of self's shape, at most 8 dims, then
 //!   for a non-empty self ≥ 2 dims and square; aclnn_slogdet.cpp / aclnn_logdet.cpp:
 //!   dtypes, complex self needs complex outputs, ≥ 2 dims, square, outputs of self's
 //!   batch shape; aclnn_linalg_cholesky.cpp: out of self's dtype, dtype, 2-8 dims, out
-//!   of self's shape, then for a non-empty self square and n ≤ 8192). The listed
-//!   complex dtypes are refused as not implemented here. An empty self returns (nothing
+//!   of self's shape, then for a non-empty self square and n ≤ 8192). An empty self returns (nothing
 //!   written) as the op_api does, also for 0 x 0 matrices (where torch gives det 1).
 //!   CANN's docs say nothing of singular (Inverse) or not positive-definite (Cholesky)
 //!   input; torch raises, so here the run fails and writes nothing (reported by the
@@ -45,6 +45,7 @@
 use super::catalog::Entry;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::DType;
+use crate::element::{Element, C128};
 use crate::engine::kernel::{binary, ternary, Arith, BinaryOp, TernaryOp};
 use crate::engine::{KernelFn, Params, Via};
 use crate::error::Result;
@@ -221,7 +222,7 @@ pub const CATALOG: &[Entry] = &[Entry {
 // partial pivoting, a Cholesky) and rounded once to the output dtype.
 // ---------------------------------------------------------------------------------------
 
-/// aclnnInverse's self list (aclnnInverse.md; complex is listed but not computed here).
+/// aclnnInverse's self list (aclnnInverse.md).
 const INVERSE: &[DType] = &[F32, F64, C64, C128, F16];
 /// aclnnInverse's out: a dtype self casts to (the header lists bf16 for out too).
 const INVERSE_OUT: &[DType] = &[F32, F64, C64, C128, F16, BF16];
@@ -229,8 +230,6 @@ const INVERSE_OUT: &[DType] = &[F32, F64, C64, C128, F16, BF16];
 const LOGDET: &[DType] = &[F32, F64, C64, C128];
 /// aclnnLinalgCholesky's A2 list.
 const CHOLESKY: &[DType] = &[F32, BF16, F16];
-/// The real dtypes the decompositions here run for.
-const REAL: &[DType] = &[F32, F64, F16, BF16];
 /// The op_api's bound on the Cholesky's matrix order.
 const MAX_CHOLESKY_N: usize = 8192;
 
@@ -250,6 +249,8 @@ enum Decomposition {
 struct Batched {
     api: &'static str,
     kind: Decomposition,
+    /// self is complex: the LU runs on complex f64.
+    complex: bool,
     shape: Vec<usize>,
     n: usize,
 }
@@ -259,51 +260,23 @@ impl crate::executor::Work for Batched {
         0
     }
     fn run(&self, t: &Bindings, _: crate::executor::Workspace) -> Result<()> {
-        use crate::engine::linalg::{cholesky, lu};
+        use crate::engine::linalg::cholesky;
         use crate::ops::llm::dense::{load, store};
         use rayon::prelude::*;
         let n = self.n;
+        if !matches!(self.kind, Decomposition::Cholesky { .. }) {
+            return if self.complex {
+                self.run_lu::<C128>(t)
+            } else {
+                self.run_lu::<f64>(t)
+            };
+        }
         let a = load::<f64>(t, 0, &self.shape)?;
         let count = a.len() / (n * n).max(1);
         let matrix = |b: usize| a[b * n * n..(b + 1) * n * n].to_vec();
         let pool = crate::engine::pool();
         let api = self.api;
         match self.kind {
-            Decomposition::Inverse => {
-                let inv: Vec<std::result::Result<Vec<f64>, usize>> = pool.install(|| {
-                    (0..count)
-                        .into_par_iter()
-                        .map(|b| lu(matrix(b), n).inverse())
-                        .collect()
-                });
-                let mut out = Vec::with_capacity(a.len());
-                for (b, r) in inv.into_iter().enumerate() {
-                    match r {
-                        Ok(x) => out.extend(x),
-                        Err(k) => crate::bail!(
-                            "{api}: matrix {b} of the batch is singular (U[{k}][{k}] of its LU is zero): it has no inverse; nothing was written"
-                        ),
-                    }
-                }
-                store(t, 1, &out)
-            }
-            Decomposition::Slogdet | Decomposition::Logdet => {
-                let dets: Vec<(f64, f64)> = pool.install(|| {
-                    (0..count)
-                        .into_par_iter()
-                        .map(|b| lu(matrix(b), n).slogdet())
-                        .collect()
-                });
-                if self.kind == Decomposition::Slogdet {
-                    let sign: Vec<f64> = dets.iter().map(|d| d.0).collect();
-                    let log: Vec<f64> = dets.iter().map(|d| d.1).collect();
-                    store(t, 1, &sign)?;
-                    store(t, 2, &log)
-                } else {
-                    let log: Vec<f64> = dets.iter().map(|&(s, l)| s.ln() + l).collect();
-                    store(t, 1, &log)
-                }
-            }
             Decomposition::Cholesky { upper } => {
                 let factors: Vec<std::result::Result<Vec<f64>, usize>> = pool.install(|| {
                     (0..count)
@@ -332,7 +305,75 @@ impl crate::executor::Work for Batched {
                 }
                 store(t, 1, &out)
             }
+            // Run by run_lu above.
+            _ => Ok(()),
         }
+    }
+}
+
+impl Batched {
+    /// Inverse, Slogdet and Logdet on entries of type T (f64, or complex f64).
+    fn run_lu<T: Det>(&self, t: &Bindings) -> Result<()> {
+        use crate::engine::linalg::lu;
+        use crate::ops::llm::dense::{load, store};
+        use rayon::prelude::*;
+        let n = self.n;
+        let a = load::<T>(t, 0, &self.shape)?;
+        let count = a.len() / (n * n).max(1);
+        let matrix = |b: usize| a[b * n * n..(b + 1) * n * n].to_vec();
+        let pool = crate::engine::pool();
+        let api = self.api;
+        if self.kind == Decomposition::Inverse {
+            let inv: Vec<std::result::Result<Vec<T>, usize>> = pool.install(|| {
+                (0..count)
+                    .into_par_iter()
+                    .map(|b| lu(matrix(b), n).inverse())
+                    .collect()
+            });
+            let mut out = Vec::with_capacity(a.len());
+            for (b, r) in inv.into_iter().enumerate() {
+                match r {
+                    Ok(x) => out.extend(x),
+                    Err(k) => crate::bail!(
+                        "{api}: matrix {b} of the batch is singular (U[{k}][{k}] of its LU is zero): it has no inverse; nothing was written"
+                    ),
+                }
+            }
+            return store(t, 1, &out);
+        }
+        let dets: Vec<(T, f64)> = pool.install(|| {
+            (0..count)
+                .into_par_iter()
+                .map(|b| lu(matrix(b), n).slogdet())
+                .collect()
+        });
+        if self.kind == Decomposition::Slogdet {
+            let sign: Vec<T> = dets.iter().map(|d| d.0).collect();
+            let log: Vec<f64> = dets.iter().map(|d| d.1).collect();
+            store(t, 1, &sign)?;
+            store(t, 2, &log)
+        } else {
+            let log: Vec<T> = dets.iter().map(|&(s, l)| s.log_plus(l)).collect();
+            store(t, 1, &log)
+        }
+    }
+}
+
+/// What Logdet needs of an LU's entries beyond `Field`.
+trait Det: crate::engine::linalg::Field + Element {
+    /// log(self) + `real`: log of a determinant from its sign and log|det|.
+    fn log_plus(self, real: f64) -> Self;
+}
+
+impl Det for f64 {
+    fn log_plus(self, real: f64) -> f64 {
+        self.ln() + real
+    }
+}
+
+impl Det for C128 {
+    fn log_plus(self, real: f64) -> C128 {
+        self.ln() + real
     }
 }
 
@@ -343,16 +384,6 @@ fn transpose(m: &mut [f64], n: usize) {
             m.swap(i * n + j, j * n + i);
         }
     }
-}
-
-/// Refuses the complex dtypes CANN lists but aclnn-cpu does not compute.
-fn check_real(api: &str, t: &TensorDesc) -> Result<()> {
-    crate::ensure!(
-        REAL.contains(&t.dtype),
-        "{api} of complex tensors ({}) is not implemented by aclnn-cpu",
-        t.dtype
-    );
-    Ok(())
 }
 
 /// self's last two dims are equal (self has ≥ 2 dims).
@@ -393,6 +424,7 @@ fn batched(
         Batched {
             api,
             kind,
+            complex: self_.dtype.is_complex(),
             shape: self_.shape.to_vec(),
             n,
         },
@@ -416,7 +448,6 @@ pub fn inverse(self_: &TensorDesc, out: &TensorDesc) -> Result<Executor> {
     } else {
         check_square(API, self_)?
     };
-    check_real(API, self_)?;
     batched(API, Decomposition::Inverse, self_, &[("out", out)], n)
 }
 
@@ -443,7 +474,6 @@ fn check_logdet(api: &str, self_: &TensorDesc, outs: &[(&str, &TensorDesc)]) -> 
             o.shape
         );
     }
-    check_real(api, self_)?;
     Ok(n)
 }
 
@@ -523,14 +553,14 @@ pub const DECOMPOSITIONS: &[Entry] = &[
         a: INVERSE,
         b: &[],
         out: INVERSE_OUT,
-        rule: "self⁻¹ per matrix by an LU with partial pivoting in f64, rounded once (complex refused); singular: the run fails, nothing written",
+        rule: "self⁻¹ per matrix by an LU with partial pivoting in f64, rounded once (complex in complex f64); singular: the run fails, nothing written",
     },
     Entry {
         ops: "Slogdet, Logdet",
         a: LOGDET,
         b: &[],
         out: LOGDET,
-        rule: "sign and log|det| (Logdet: log(sign) + log|det|) from an f64 LU (complex refused)",
+        rule: "sign and log|det| (Logdet: log(sign) + log|det|) from an f64 (or complex f64) LU",
     },
     Entry {
         ops: "LinalgCholesky",

@@ -461,9 +461,10 @@ fn decompositions_refusals() {
         inv(&buf(F32, &[2, 3]), &buf(F32, &[2, 3])),
         &["square", "2 by 3"],
     );
+    assert!(inv(&buf(C64, &[3, 3]), &buf(C128, &[3, 3])).is_ok());
     refused(
-        inv(&buf(C64, &[3, 3]), &buf(C64, &[3, 3])),
-        &["not implemented"],
+        inv(&buf(C64, &[3, 3]), &buf(F32, &[3, 3])),
+        &["cannot be cast"],
     );
     refused(
         inv(&buf(F32, &[1; 9]), &buf(F32, &[1; 9])),
@@ -486,10 +487,7 @@ fn decompositions_refusals() {
     refused(s(&buf(F32, &[2, 3, 2]), &b1, &b2), &["3 by 2"]);
     refused(s(&x, &buf(F32, &[3]), &b2), &["signOut", "[2]"]);
     refused(s(&x, &b1, &buf(F32, &[])), &["logOut", "[2]"]);
-    refused(
-        s(&buf(C128, &[2, 3, 3]), &buf(C128, &[2]), &buf(C128, &[2])),
-        &["not implemented"],
-    );
+    assert!(s(&buf(C128, &[2, 3, 3]), &buf(C128, &[2]), &buf(C64, &[2])).is_ok());
     let l = |x: &Buf, o: &Buf| linalg::logdet(&x.desc(), &o.desc());
     assert!(l(&x, &b2).is_ok());
     refused(l(&x, &buf(BF16, &[2])), &["'out'", "dtype"]);
@@ -512,4 +510,116 @@ fn decompositions_refusals() {
     );
     // Empty: accepted before the square check.
     assert!(c(&buf(F32, &[0, 2]), &buf(F32, &[0, 2])).is_ok());
+}
+
+/// The elements of a c64/c128 array as (re, im).
+fn complex_values(a: &Array) -> Vec<(f64, f64)> {
+    (0..a.numel())
+        .map(|i| {
+            let b = a.elem(i);
+            if a.dtype == C64 {
+                let f = |k: usize| f32::from_le_bytes(b[k..k + 4].try_into().unwrap()) as f64;
+                (f(0), f(4))
+            } else {
+                let f = |k: usize| f64::from_le_bytes(b[k..k + 8].try_into().unwrap());
+                (f(0), f(8))
+            }
+        })
+        .collect()
+}
+
+/// Complex `g` within one ulp of its part dtype (f32 for c64) at each part of `w`, plus
+/// `rel` of the largest |part| of `w`.
+fn close_complex(what: &str, d: DType, g: &[(f64, f64)], w: &[(f64, f64)], rel: f64) {
+    assert_eq!(g.len(), w.len(), "{what}: element count");
+    let part = if d == C64 { F32 } else { F64 };
+    let scale = w.iter().fold(1f64, |m, v| m.max(v.0.abs()).max(v.1.abs()));
+    for (k, (g, w)) in g.iter().zip(w).enumerate() {
+        for (a, b) in [(g.0, w.0), (g.1, w.1)] {
+            if b.is_infinite() {
+                assert_eq!(a, b, "{what}: element {k}: got {g:?}, torch {w:?}");
+                continue;
+            }
+            let bound = ulp(part, b) + rel * scale;
+            assert!(
+                (a - b).abs() <= bound,
+                "{what}: element {k}: got {g:?}, torch {w:?} (bound {bound})"
+            );
+        }
+    }
+}
+
+const CINV: &str = "out = torch.linalg.inv(a[0].cdouble())";
+const CSLOGDET: &str = "out = tuple(torch.linalg.slogdet(a[0].cdouble()))";
+const CLOGDET: &str = "out = torch.logdet(a[0].cdouble())";
+
+#[test]
+fn complex_inverse_slogdet_logdet_match_torch() {
+    let mut rng = Rng::new(0xc0de);
+    let mut batch = Batch::new();
+    let progs = [
+        batch.program(CINV),
+        batch.program(CSLOGDET),
+        batch.program(CLOGDET),
+    ];
+    let mut pending = vec![];
+    for case in 0..150 {
+        let d = rng.pick(&[C64, C128]);
+        let bd = batch_dims(&mut rng);
+        let n = 1 + rng.below(7) as usize;
+        let mut s = bd.clone();
+        s.extend([n, n]);
+        let count: usize = bd.iter().product();
+        let mut vals = vec![(0.0, 0.0); count * n * n];
+        for (k, v) in vals.iter_mut().enumerate() {
+            let diag = if (k % (n * n)) % (n + 1) == 0 {
+                2.0 + n as f64
+            } else {
+                0.0
+            };
+            let re = super::llm_diff::grid(&mut rng) + diag * if rng.pct(50) { -1.0 } else { 1.0 };
+            *v = (re, super::llm_diff::grid(&mut rng));
+        }
+        let mut x = Buf::new(d, &s, layout(&mut rng), || 0.0);
+        x.set_complex(&vals);
+        let op = rng.below(3) as usize;
+        let what = format!("case {case} op {op} {d} {s:?}");
+        let outs = match op {
+            0 => {
+                let o = Buf::new(d, &s, layout(&mut rng), || 7.0);
+                run(&linalg::inverse(&x.desc(), &o.desc()).unwrap()).unwrap();
+                vec![o]
+            }
+            1 => {
+                let sign = Buf::new(d, &bd, layout(&mut rng), || 7.0);
+                let log = Buf::new(rng.pick(&[C64, C128]), &bd, layout(&mut rng), || 7.0);
+                run(&linalg::slogdet(&x.desc(), &sign.desc(), &log.desc()).unwrap()).unwrap();
+                vec![sign, log]
+            }
+            _ => {
+                let o = Buf::new(d, &bd, layout(&mut rng), || 7.0);
+                run(&linalg::logdet(&x.desc(), &o.desc()).unwrap()).unwrap();
+                vec![o]
+            }
+        };
+        let i = batch.case(progs[op], vec![Some(x.array())]);
+        pending.push((what, i, outs));
+    }
+    let Some(results) = batch.run("complex Inverse/Slogdet/Logdet") else {
+        return;
+    };
+    for (what, i, outs) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        for (o, w) in outs.iter().zip(want) {
+            let g = complex_values(&o.array());
+            let w: Vec<(f64, f64)> = if w.dtype == F64 {
+                w.to_f64s().into_iter().map(|v| (v, 0.0)).collect()
+            } else {
+                complex_values(w)
+            };
+            close_complex(&what, o.d, &g, &w, 1e-13);
+        }
+    }
 }
