@@ -36,6 +36,7 @@ macro_rules! with_avx2 {
 
 pub mod convert;
 pub mod kernel;
+pub mod linalg;
 pub mod narrow;
 pub mod philox;
 pub mod reduce;

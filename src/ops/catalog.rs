@@ -47,6 +47,8 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::reduce::CATALOG,
         super::masked_softmax::CATALOG,
         super::cdist::CATALOG,
+        super::linalg::CATALOG,
+        super::linalg::DECOMPOSITIONS,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::nary::CATALOG,

@@ -35,6 +35,7 @@ pub mod index;
 pub mod integer;
 pub mod join;
 pub mod lerp;
+pub mod linalg;
 pub mod llm;
 pub mod logical;
 pub mod loss;

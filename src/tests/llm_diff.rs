@@ -122,6 +122,32 @@ impl Buf {
             .collect()
     }
 
+    /// Writes `values` (row-major, the view's logical elements) into the view.
+    pub fn set_values(&mut self, values: &[f64]) {
+        for (i, v) in indices(&self.shape).iter().zip(values) {
+            let k = self.index(i);
+            self.put(k, *v);
+        }
+    }
+
+    /// Writes complex `values` (row-major (re, im) pairs) into a c64/c128 view.
+    pub fn set_complex(&mut self, values: &[(f64, f64)]) {
+        let z = self.d.size();
+        for (i, &(re, im)) in indices(&self.shape).iter().zip(values) {
+            let k = self.index(i);
+            let bytes: Vec<u8> = if self.d == C64 {
+                [(re as f32).to_le_bytes(), (im as f32).to_le_bytes()].concat()
+            } else {
+                [re.to_le_bytes(), im.to_le_bytes()].concat()
+            };
+            // SAFETY: element k is inside the storage.
+            let m = unsafe {
+                std::slice::from_raw_parts_mut(self.mem.as_mut_ptr() as *mut u8, self.mem.len() * 8)
+            };
+            m[k * z..(k + 1) * z].copy_from_slice(&bytes);
+        }
+    }
+
     /// The logical elements as a contiguous array for the torch reference.
     pub fn array(&self) -> Array {
         let z = self.d.size();

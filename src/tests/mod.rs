@@ -22,6 +22,7 @@ mod gmm2_diff;
 mod gmm_diff;
 mod hist21_diff;
 mod index_diff;
+mod linalg_diff;
 mod llm_diff;
 mod loss18_diff;
 mod masked_softmax_diff;

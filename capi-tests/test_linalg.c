@@ -1,0 +1,175 @@
+/* The linear-algebra operators as a CANN user calls them: aclnnLinalgCross with a
+ * broadcast other, aclnnInverse on a batch of two 3x3 matrices (A·A⁻¹ = I), aclnnSlogdet
+ * and aclnnLogdet on known determinants, aclnnLinalgCholesky lower and upper; then the
+ * refusals (a dim whose extent is not 3, a non-square self: 161002; NULL: 161001) and the
+ * run-time failures on a singular and a non-positive-definite matrix (the stream's
+ * synchronize reports 507015, as the device's AI-core exception). */
+#include <math.h>
+#include <stdio.h>
+#include <stdint.h>
+#include "acl/acl.h"
+#include "aclnnop/aclnn_linalg_cross.h"
+#include "aclnnop/aclnn_inverse.h"
+#include "aclnnop/aclnn_slogdet.h"
+#include "aclnnop/aclnn_logdet.h"
+#include "aclnnop/aclnn_linalg_cholesky.h"
+
+static aclTensor *mk(const int64_t *shape, int64_t rank, const float *host, void **dev)
+{
+    int64_t n = 1, strides[4];
+    for (int64_t i = rank - 1; i >= 0; i--) { strides[i] = n; n *= shape[i]; }
+    aclrtMalloc(dev, (size_t)n * 4 + 4, ACL_MEM_MALLOC_HUGE_FIRST);
+    if (host) aclrtMemcpy(*dev, (size_t)n * 4, host, (size_t)n * 4, ACL_MEMCPY_HOST_TO_DEVICE);
+    return aclCreateTensor(shape, (uint64_t)rank, ACL_FLOAT, strides, 0, ACL_FORMAT_ND, shape, (uint64_t)rank, *dev);
+}
+
+static int fails = 0;
+static aclrtStream stream;
+
+/* Runs phase 2 of an executor (workspace allocated as asked); returns its status. */
+static aclnnStatus run(aclnnStatus st, const uint64_t *wszp, aclOpExecutor *const *exp,
+                       aclnnStatus (*phase2)(void *, uint64_t, aclOpExecutor *, aclrtStream), const char *what)
+{
+    /* Read after phase 1 (the call in the first argument) has set them. */
+    uint64_t wsz = *wszp;
+    aclOpExecutor *ex = *exp;
+    if (st != 0) { printf("FAIL %s phase 1: %d %s\n", what, st, aclGetRecentErrMsg()); fails++; return st; }
+    void *ws = NULL;
+    if (wsz > 0) aclrtMalloc(&ws, wsz, ACL_MEM_MALLOC_HUGE_FIRST);
+    st = phase2(ws, wsz, ex, stream);
+    /* Data refused at run time is reported by the synchronize (507015). */
+    aclError sync = aclrtSynchronizeStream(stream);
+    if (st == 0) st = sync;
+    if (ws) aclrtFree(ws);
+    return st;
+}
+
+static void expect(const char *what, const float *got, const double *want, int n, double tol)
+{
+    for (int i = 0; i < n; i++)
+        if (!(fabs(got[i] - want[i]) <= tol * (fabs(want[i]) + 1.0))) {
+            printf("FAIL %s[%d] = %.9g, want %.9g\n", what, i, got[i], want[i]);
+            fails++;
+        }
+}
+
+static aclnnStatus cholesky2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnLinalgCholesky(w, s, e, st); }
+
+int main(void)
+{
+    aclInit(NULL);
+    aclrtSetDevice(0);
+    aclrtCreateStream(&stream);
+    uint64_t wsz = 0;
+    aclOpExecutor *ex = NULL;
+    aclnnStatus st;
+
+    /* Cross: self (2, 3), other (3) broadcast, dim -1. */
+    {
+        int64_t s1[2] = {2, 3}, s2[1] = {3};
+        float x[6] = {1, 0, 0, 1, 2, 3}, y[3] = {0, 1, 0}, out[6];
+        void *dx, *dy, *dout;
+        aclTensor *tx = mk(s1, 2, x, &dx), *ty = mk(s2, 1, y, &dy), *to = mk(s1, 2, NULL, &dout);
+        st = run(aclnnLinalgCrossGetWorkspaceSize(tx, ty, -1, to, &wsz, &ex), &wsz, &ex, aclnnLinalgCross, "cross");
+        if (st != 0) { printf("FAIL cross phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(out, sizeof out, dout, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST);
+        const double want[6] = {0, 0, 1, -3, 0, 1};
+        expect("cross", out, want, 6, 0);
+        st = aclnnLinalgCrossGetWorkspaceSize(tx, ty, 0, to, &wsz, &ex);
+        if (st != 161002) { printf("FAIL cross dim 0 (extent 2) gave %d\n", st); fails++; }
+        st = aclnnLinalgCrossGetWorkspaceSize(tx, NULL, -1, to, &wsz, &ex);
+        if (st != 161001) { printf("FAIL cross NULL other gave %d\n", st); fails++; }
+        aclDestroyTensor(tx); aclDestroyTensor(ty); aclDestroyTensor(to);
+        aclrtFree(dx); aclrtFree(dy); aclrtFree(dout);
+    }
+
+    /* Inverse of two 3x3 matrices; then a singular one fails at phase 2. */
+    {
+        int64_t s[3] = {2, 3, 3};
+        float a[18] = {4, 1, 2, 0, 3, 1, 1, 0, 5, 0, 2, 1, 1, 1, 0, 3, 0, 4}, inv[18];
+        void *da, *dout;
+        aclTensor *ta = mk(s, 3, a, &da), *to = mk(s, 3, NULL, &dout);
+        st = run(aclnnInverseGetWorkspaceSize(ta, to, &wsz, &ex), &wsz, &ex, aclnnInverse, "inverse");
+        if (st != 0) { printf("FAIL inverse phase 2: %d %s\n", st, aclGetRecentErrMsg()); fails++; }
+        aclrtMemcpy(inv, sizeof inv, dout, sizeof inv, ACL_MEMCPY_DEVICE_TO_HOST);
+        for (int b = 0; b < 2; b++)
+            for (int i = 0; i < 3; i++)
+                for (int j = 0; j < 3; j++) {
+                    double s = 0;
+                    for (int k = 0; k < 3; k++) s += (double)a[b * 9 + i * 3 + k] * inv[b * 9 + k * 3 + j];
+                    if (fabs(s - (i == j)) > 1e-6) { printf("FAIL (A·A⁻¹)[%d][%d][%d] = %g\n", b, i, j, s); fails++; }
+                }
+        float sing[18] = {1, 2, 3, 2, 4, 6, 0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+        aclrtMemcpy(da, sizeof sing, sing, sizeof sing, ACL_MEMCPY_HOST_TO_DEVICE);
+        st = run(aclnnInverseGetWorkspaceSize(ta, to, &wsz, &ex), &wsz, &ex, aclnnInverse, "inverse (singular)");
+        if (st != 507015) { printf("FAIL a singular inverse gave %d\n", st); fails++; }
+        int64_t ns[2] = {2, 3};
+        void *dn;
+        aclTensor *tn = mk(ns, 2, NULL, &dn);
+        st = aclnnInverseGetWorkspaceSize(tn, tn, &wsz, &ex);
+        if (st != 161002) { printf("FAIL a 2x3 inverse gave %d\n", st); fails++; }
+        st = aclnnInverseGetWorkspaceSize(NULL, to, &wsz, &ex);
+        if (st != 161001) { printf("FAIL inverse NULL self gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(to); aclDestroyTensor(tn);
+        aclrtFree(da); aclrtFree(dout); aclrtFree(dn);
+    }
+
+    /* Slogdet of det −6 and of a singular matrix; Logdet of det 5 and of det −6 (NaN). */
+    {
+        int64_t s[3] = {2, 2, 2}, sb[1] = {2};
+        float a[8] = {0, 2, 3, 4, 1, 2, 2, 4}, sign[2], logv[2];
+        void *da, *ds, *dl;
+        aclTensor *ta = mk(s, 3, a, &da), *ts = mk(sb, 1, NULL, &ds), *tl = mk(sb, 1, NULL, &dl);
+        st = run(aclnnSlogdetGetWorkspaceSize(ta, ts, tl, &wsz, &ex), &wsz, &ex, aclnnSlogdet, "slogdet");
+        if (st != 0) { printf("FAIL slogdet phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(sign, sizeof sign, ds, sizeof sign, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(logv, sizeof logv, dl, sizeof logv, ACL_MEMCPY_DEVICE_TO_HOST);
+        const double wsign[2] = {-1, 0};
+        expect("slogdet sign", sign, wsign, 2, 0);
+        if (!(fabs(logv[0] - log(6.0)) < 1e-6 && isinf(logv[1]) && logv[1] < 0)) {
+            printf("FAIL slogdet log = %g, %g; want %g, -inf\n", logv[0], logv[1], log(6.0)); fails++;
+        }
+        float b[8] = {2, 1, 1, 3, 0, 2, 3, 4};
+        aclrtMemcpy(da, sizeof b, b, sizeof b, ACL_MEMCPY_HOST_TO_DEVICE);
+        st = run(aclnnLogdetGetWorkspaceSize(ta, tl, &wsz, &ex), &wsz, &ex, aclnnLogdet, "logdet");
+        if (st != 0) { printf("FAIL logdet phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(logv, sizeof logv, dl, sizeof logv, ACL_MEMCPY_DEVICE_TO_HOST);
+        if (!(fabs(logv[0] - log(5.0)) < 1e-6 && isnan(logv[1]))) {
+            printf("FAIL logdet = %g, %g; want %g, nan\n", logv[0], logv[1], log(5.0)); fails++;
+        }
+        st = aclnnSlogdetGetWorkspaceSize(ta, ts, ta, &wsz, &ex);
+        if (st != 161002) { printf("FAIL slogdet logOut of self's shape gave %d\n", st); fails++; }
+        st = aclnnLogdetGetWorkspaceSize(ta, NULL, &wsz, &ex);
+        if (st != 161001) { printf("FAIL logdet NULL out gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(ts); aclDestroyTensor(tl);
+        aclrtFree(da); aclrtFree(ds); aclrtFree(dl);
+    }
+
+    /* Cholesky of [[4, 2], [2, 5]]: L = [[2, 0], [1, 2]], U = Lᵀ; then [[1, 2], [2, 1]] fails. */
+    {
+        int64_t s[2] = {2, 2};
+        float a[4] = {4, 2, 2, 5}, out[4];
+        void *da, *dout;
+        aclTensor *ta = mk(s, 2, a, &da), *to = mk(s, 2, NULL, &dout);
+        for (int upper = 0; upper < 2; upper++) {
+            st = run(aclnnLinalgCholeskyGetWorkspaceSize(ta, upper, to, &wsz, &ex), &wsz, &ex, cholesky2, "cholesky");
+            if (st != 0) { printf("FAIL cholesky phase 2: %d\n", st); fails++; }
+            aclrtMemcpy(out, sizeof out, dout, sizeof out, ACL_MEMCPY_DEVICE_TO_HOST);
+            const double lower[4] = {2, 0, 1, 2}, up[4] = {2, 1, 0, 2};
+            expect(upper ? "cholesky upper" : "cholesky lower", out, upper ? up : lower, 4, 0);
+        }
+        float bad[4] = {1, 2, 2, 1};
+        aclrtMemcpy(da, sizeof bad, bad, sizeof bad, ACL_MEMCPY_HOST_TO_DEVICE);
+        st = run(aclnnLinalgCholeskyGetWorkspaceSize(ta, false, to, &wsz, &ex), &wsz, &ex, cholesky2, "cholesky (indefinite)");
+        if (st != 507015) { printf("FAIL an indefinite cholesky gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(to);
+        aclrtFree(da); aclrtFree(dout);
+    }
+
+    aclrtDestroyStream(stream);
+    aclrtResetDevice(0);
+    aclFinalize();
+    if (fails) { printf("%d failures\n", fails); return 1; }
+    printf("test_linalg: ok\n");
+    return 0;
+}

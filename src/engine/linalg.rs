@@ -1,0 +1,257 @@
+//! Dense decompositions of one small square matrix in f64, row-major: an LU with partial
+//! (row) pivoting (real or complex) and a Cholesky (real), for the linear-algebra operators (src/ops/linalg.rs).
+//!
+//! Written here rather than taken from faer: faer 0.22 and the crates it brings (a
+//! second gemm, nano-gemm, equator, qd, ...) took 1 min 26 s of a clean release build on
+//! the 2-core build machine, against the ~45 s budget for a dependency. The operators
+//! work on batches of small matrices, where these textbook loops (LAPACK's getf2 and
+//! potf2, unblocked) are what a library would run too.
+//!
+//! Both stop at the first exact zero (LU: no non-zero pivot in a column) or non-positive
+//! (Cholesky) pivot, as LAPACK's info > 0 that torch reports.
+
+use num_complex::Complex;
+
+/// The entries an LU runs on: f64 and complex f64.
+pub trait Field:
+    Copy
+    + Send
+    + Sync
+    + PartialEq
+    + std::ops::Sub<Output = Self>
+    + std::ops::Mul<Output = Self>
+    + std::ops::Div<Output = Self>
+    + std::ops::SubAssign
+    + std::ops::Neg<Output = Self>
+{
+    const ZERO: Self;
+    const ONE: Self;
+    /// The pivot's size: |x| for reals, |re| + |im| for complex (LAPACK's izamax).
+    fn size(self) -> f64;
+    /// |x|.
+    fn abs(self) -> f64;
+    /// x / |x| (the unit factor a pivot contributes to the determinant's sign).
+    fn unit(self) -> Self;
+    fn is_nan(self) -> bool;
+}
+
+impl Field for f64 {
+    const ZERO: f64 = 0.0;
+    const ONE: f64 = 1.0;
+    fn size(self) -> f64 {
+        self.abs()
+    }
+    fn abs(self) -> f64 {
+        f64::abs(self)
+    }
+    fn unit(self) -> f64 {
+        if self.is_nan() {
+            self
+        } else {
+            self.signum()
+        }
+    }
+    fn is_nan(self) -> bool {
+        f64::is_nan(self)
+    }
+}
+
+impl Field for Complex<f64> {
+    const ZERO: Self = Complex::new(0.0, 0.0);
+    const ONE: Self = Complex::new(1.0, 0.0);
+    fn size(self) -> f64 {
+        self.re.abs() + self.im.abs()
+    }
+    fn abs(self) -> f64 {
+        self.norm()
+    }
+    fn unit(self) -> Self {
+        self / self.norm()
+    }
+    fn is_nan(self) -> bool {
+        self.re.is_nan() || self.im.is_nan()
+    }
+}
+
+/// The LU factors of an n x n matrix with partial pivoting, P·A = L·U: `lu` holds U on
+/// and above the diagonal and L's multipliers below it (L's diagonal is 1); row i of
+/// P·A is row `perm[i]` of A.
+pub struct Lu<T> {
+    pub n: usize,
+    pub lu: Vec<T>,
+    pub perm: Vec<usize>,
+    /// The permutation's sign (−1 for an odd number of row swaps).
+    pub sign: f64,
+    /// The first column (0-based) without a non-zero pivot, when A is singular.
+    pub singular: Option<usize>,
+}
+
+/// Factors `a` (n x n, row-major). The largest |entry| on or below the diagonal is the
+/// pivot (the first of equals; NaN never wins, as in LAPACK's idamax). A zero pivot
+/// column is skipped (left as is) and recorded, and factoring goes on, as getrf does.
+pub fn lu<T: Field>(mut a: Vec<T>, n: usize) -> Lu<T> {
+    debug_assert_eq!(a.len(), n * n);
+    let mut perm: Vec<usize> = (0..n).collect();
+    let mut sign = 1.0;
+    let mut singular = None;
+    for k in 0..n {
+        let mut p = k;
+        let mut best = a[k * n + k].size();
+        for i in k + 1..n {
+            let v = a[i * n + k].size();
+            if v > best || (best.is_nan() && !v.is_nan()) {
+                best = v;
+                p = i;
+            }
+        }
+        if p != k {
+            for j in 0..n {
+                a.swap(k * n + j, p * n + j);
+            }
+            perm.swap(k, p);
+            sign = -sign;
+        }
+        let pivot = a[k * n + k];
+        if pivot == T::ZERO {
+            singular.get_or_insert(k);
+            continue;
+        }
+        for i in k + 1..n {
+            let m = a[i * n + k] / pivot;
+            a[i * n + k] = m;
+            if m != T::ZERO {
+                for j in k + 1..n {
+                    let u = a[k * n + j];
+                    a[i * n + j] -= m * u;
+                }
+            }
+        }
+    }
+    Lu {
+        n,
+        lu: a,
+        perm,
+        sign,
+        singular,
+    }
+}
+
+impl<T: Field> Lu<T> {
+    /// sign(det A) (det/|det|: ±1 for reals) and log|det A| (0 and −inf when singular), as
+    /// torch.linalg.slogdet: the product of the pivots' unit factors and the sum of the
+    /// logs of their sizes.
+    pub fn slogdet(&self) -> (T, f64) {
+        let n = self.n;
+        let mut sign = if self.sign < 0.0 { -T::ONE } else { T::ONE };
+        let mut log = 0.0;
+        for k in 0..n {
+            let u = self.lu[k * n + k];
+            if u == T::ZERO {
+                return (T::ZERO, f64::NEG_INFINITY);
+            }
+            sign = sign * u.unit();
+            log += u.abs().ln();
+        }
+        (sign, log)
+    }
+
+    /// A⁻¹ (row-major), or the first zero pivot's column when A is singular: solves
+    /// L·U·X = P column by column.
+    pub fn inverse(&self) -> Result<Vec<T>, usize> {
+        if let Some(k) = self.singular {
+            return Err(k);
+        }
+        let n = self.n;
+        let a = &self.lu;
+        let mut x = vec![T::ZERO; n * n];
+        let mut col = vec![T::ZERO; n];
+        for c in 0..n {
+            // Column c of P: 1 where perm[i] == c.
+            for (i, v) in col.iter_mut().enumerate() {
+                *v = if self.perm[i] == c { T::ONE } else { T::ZERO };
+            }
+            for i in 0..n {
+                let mut s = col[i];
+                for j in 0..i {
+                    let l = a[i * n + j];
+                    s -= l * col[j];
+                }
+                col[i] = s;
+            }
+            for i in (0..n).rev() {
+                let mut s = col[i];
+                for j in i + 1..n {
+                    let u = a[i * n + j];
+                    s -= u * col[j];
+                }
+                col[i] = s / a[i * n + i];
+            }
+            for i in 0..n {
+                x[i * n + c] = col[i];
+            }
+        }
+        Ok(x)
+    }
+}
+
+/// The lower Cholesky factor L of a (n x n, row-major, only its lower triangle read),
+/// A = L·Lᵀ, row-major with zeros above the diagonal; or the order k (1-based) of the
+/// first leading minor that is not positive-definite (a pivot ≤ 0 or NaN).
+pub fn cholesky(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
+    let mut l = vec![0.0; n * n];
+    for j in 0..n {
+        let mut d = a[j * n + j];
+        for k in 0..j {
+            d -= l[j * n + k] * l[j * n + k];
+        }
+        if !(d > 0.0) {
+            return Err(j + 1);
+        }
+        let d = d.sqrt();
+        l[j * n + j] = d;
+        for i in j + 1..n {
+            let mut s = a[i * n + j];
+            for k in 0..j {
+                s -= l[i * n + k] * l[j * n + k];
+            }
+            l[i * n + j] = s / d;
+        }
+    }
+    Ok(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn linalg_engine_small_cases() {
+        // [[0, 2], [3, 4]]: one swap, det = −6.
+        let f = lu(vec![0.0, 2.0, 3.0, 4.0], 2);
+        assert_eq!(f.slogdet(), (-1.0, 6f64.ln()));
+        let inv = f.inverse().unwrap();
+        let want = [-4.0 / 6.0, 2.0 / 6.0, 0.5, 0.0];
+        for (g, w) in inv.iter().zip(want) {
+            assert!((g - w).abs() < 1e-15, "{inv:?}");
+        }
+        let s = lu(vec![1.0, 2.0, 2.0, 4.0], 2);
+        assert_eq!(s.singular, Some(1));
+        assert_eq!(s.slogdet(), (0.0, f64::NEG_INFINITY));
+        assert_eq!(s.inverse(), Err(1));
+        assert_eq!(
+            cholesky(&[4.0, 0.0, 2.0, 5.0], 2),
+            Ok(vec![2.0, 0.0, 1.0, 2.0])
+        );
+        assert_eq!(cholesky(&[1.0, 0.0, 2.0, 1.0], 2), Err(2));
+        assert_eq!(lu::<f64>(vec![], 0).slogdet(), (1.0, 0.0));
+        // [[i, 0], [0, 2]]: det 2i, sign i, log 2.
+        let c = |re, im| Complex::new(re, im);
+        let z = lu(vec![c(0.0, 1.0), c(0.0, 0.0), c(0.0, 0.0), c(2.0, 0.0)], 2);
+        assert_eq!(z.slogdet(), (c(0.0, 1.0), 2f64.ln()));
+        let zi = z.inverse().unwrap();
+        assert_eq!(
+            zi,
+            vec![c(0.0, -1.0), c(0.0, 0.0), c(0.0, 0.0), c(0.5, 0.0)]
+        );
+    }
+}
