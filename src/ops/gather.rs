@@ -273,30 +273,53 @@ impl Index {
         let base = b.addr(walk.binding)?;
         let size = self.axis.size();
         let rank = view.rank();
-        let mut pos: Dims = smallvec::smallvec![0; rank];
+        let (lo, hi) = if self.wrap {
+            (-(size as i64), size as i64)
+        } else {
+            (0, size as i64)
+        };
+        // Row by row along the last dim: the values are only compared here; the position
+        // of the first one out of range is worked out for the message.
+        let (row, step) = match rank {
+            0 => (1, 0),
+            _ => (view.shape[rank - 1], view.strides[rank - 1]),
+        };
+        let outer = rank.saturating_sub(1);
+        let mut pos: Dims = smallvec::smallvec![0; outer];
         loop {
-            let off: isize = view.offset as isize
+            let first: isize = view.offset as isize
                 + pos
                     .iter()
                     .zip(&view.strides)
                     .map(|(&i, &s)| i as isize * s)
                     .sum::<isize>();
-            // SAFETY: an element of the index view, which lies in its storage (phase 2 checks).
-            let v = unsafe { read_index(base, *dtype, off) };
-            if self.resolve(v, size).is_none() {
+            // SAFETY: elements of the index view, which lies in its storage (phase 2 checks).
+            let bad = unsafe {
+                if *dtype == DType::S32 {
+                    first_outside::<i32>(base, first, step, row, lo, hi)
+                } else {
+                    first_outside::<i64>(base, first, step, row, lo, hi)
+                }
+            };
+            if let Some(j) = bad {
+                // SAFETY: as above.
+                let v = unsafe { read_index(base, *dtype, first + j as isize * step) };
                 let range = if self.wrap {
                     format!("[{}, {size})", -(size as i64))
                 } else {
                     format!("[0, {size})")
                 };
+                let mut at: Vec<usize> = pos.to_vec();
+                if rank > 0 {
+                    at.push(j);
+                }
                 return Err(Error::Invalid(format!(
-                    "{api}: {} value {v} at position {:?} is out of range {range} for {}: nothing was written",
+                    "{api}: {} value {v} at position {at:?} is out of range {range} for {}: nothing was written",
                     self.name,
-                    &pos[..],
                     self.target
                 )));
             }
-            let mut d = rank;
+            let mut d = outer;
             loop {
                 if d == 0 {
                     return Ok(());
@@ -310,6 +333,27 @@ impl Index {
             }
         }
     }
+}
+
+/// The first of `n` index values (type I, `step` apart from element `first`) outside
+/// [lo, hi), if any.
+///
+/// # Safety
+/// The n elements lie inside the index view's storage at `base`.
+unsafe fn first_outside<I: Copy + Into<i64>>(
+    base: usize,
+    first: isize,
+    step: isize,
+    n: usize,
+    lo: i64,
+    hi: i64,
+) -> Option<usize> {
+    let p = (base as *const I).wrapping_offset(first);
+    // SAFETY: the caller's contract.
+    (0..n).find(|&j| {
+        let v: i64 = unsafe { p.offset(j as isize * step).read_unaligned() }.into();
+        v < lo || v >= hi
+    })
 }
 
 impl Plan {

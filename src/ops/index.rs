@@ -501,6 +501,9 @@ pub fn take(self_: &TensorDesc, index: &TensorDesc, out: &TensorDesc) -> Result<
     Ok(Executor::new(API, b, GatherWork { api: API, plan }))
 }
 
+/// The most neighbouring elements of the last dim a scatter step moves (see scatter_plan).
+const SCATTER_BLOCK: usize = 256;
+
 /// The scatter `dst[.., index[i], ..] = values[.., i, ..]` along `ax` over an iteration
 /// space of `shape` (values' shape), with `ax` walked last (in order: the last of equal
 /// indices wins). `dst` is bound at `dst_binding`, values at `src_binding`.
@@ -519,9 +522,43 @@ pub(crate) fn scatter_plan(
 ) -> Plan {
     let d = as_1d(dst);
     let rank = shape.len();
-    // Iteration order: every dim but ax, then ax.
+    // Iteration order: every dim but ax, then ax. When ax is not the last dim, the last dim
+    // is cut into blocks of `block` and its block walked inside ax: [.., last / block, ax,
+    // block]. Each task then moves `block` neighbouring elements per step along ax instead
+    // of one element a row apart (a cache line and a page per element); every destination
+    // element still receives its values in ax's order (the sums, and which of equal
+    // indices wins, are unchanged).
     let order: Vec<usize> = (0..rank).filter(|&k| k != ax).chain([ax]).collect();
-    let permute = |s: &[isize]| -> Strides { order.iter().map(|&k| s[k]).collect() };
+    // The largest block (a divisor of the last dim) that leaves tasks enough to share.
+    let block = if rank >= 2 && ax != rank - 1 {
+        let last = shape[rank - 1];
+        let others: usize = order[..rank - 2].iter().map(|&k| shape[k]).product();
+        let want = (crate::engine::pool().current_num_threads() * 4).min(others * last);
+        (1..=SCATTER_BLOCK.min(last))
+            .rev()
+            .find(|b| last % b == 0 && others * (last / b) >= want)
+            .unwrap_or(1)
+    } else {
+        1
+    };
+    let permute = |s: &[isize]| -> Strides {
+        let p: Strides = order.iter().map(|&k| s[k]).collect();
+        if block == 1 {
+            return p;
+        }
+        // p ends [.., s_last, s_ax]
+        let (s_last, s_ax) = (p[rank - 2], p[rank - 1]);
+        let mut q: Strides = p[..rank - 2].iter().copied().collect();
+        q.extend([s_last * block as isize, s_ax, s_last]);
+        q
+    };
+    let iter_shape: Dims = if block == 1 {
+        order.iter().map(|&k| shape[k]).collect()
+    } else {
+        let mut q: Dims = order[..rank - 2].iter().map(|&k| shape[k]).collect();
+        q.extend([shape[rank - 1] / block, shape[ax], block]);
+        q
+    };
     let mut dst_strides = d.strides.clone();
     dst_strides[ax] = 0;
     let values = match values {
@@ -545,7 +582,8 @@ pub(crate) fn scatter_plan(
         },
     };
     Plan {
-        shape: order.iter().map(|&k| shape[k]).collect(),
+        shape: iter_shape,
+        // every dim before ax (with a block, the blocks of the last dim too)
         parallel: rank - 1,
         dst: Walk::new(dst_binding, &d, permute(&dst_strides)),
         values,
