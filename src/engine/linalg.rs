@@ -220,6 +220,89 @@ pub fn cholesky(a: &[f64], n: usize) -> Result<Vec<f64>, usize> {
     Ok(l)
 }
 
+/// The Householder QR of a (m x n, row-major) as LAPACK's geqr2 and org2r give it (the
+/// factors torch.linalg.qr returns): reflectors H_k = I − τ·v·vᵀ with v_k = 1, β =
+/// −sign(α)·‖x‖ (so R's diagonal may be negative), τ = 0 when the column below the
+/// diagonal is already zero. Returns Q (m x `q_cols`, the first q_cols columns of
+/// H_1·…·H_k; None when q_cols is None) and R (`r_rows` x n: the upper triangle of the
+/// reduced matrix, zeros below; r_rows is min(m, n) or m).
+pub fn qr(
+    a: &[f64],
+    m: usize,
+    n: usize,
+    q_cols: Option<usize>,
+    r_rows: usize,
+) -> (Option<Vec<f64>>, Vec<f64>) {
+    let mut a = a.to_vec();
+    let k = m.min(n);
+    let mut tau = vec![0.0; k];
+    for j in 0..k {
+        let alpha = a[j * n + j];
+        let mut xnorm = 0.0f64;
+        for i in j + 1..m {
+            xnorm = xnorm.hypot(a[i * n + j]);
+        }
+        if xnorm == 0.0 {
+            continue;
+        }
+        let beta = -alpha.hypot(xnorm).copysign(alpha);
+        tau[j] = (beta - alpha) / beta;
+        let scale = 1.0 / (alpha - beta);
+        for i in j + 1..m {
+            a[i * n + j] *= scale;
+        }
+        a[j * n + j] = beta;
+        // Apply H_j to the columns right of j.
+        for c in j + 1..n {
+            let mut w = a[j * n + c];
+            for i in j + 1..m {
+                w += a[i * n + j] * a[i * n + c];
+            }
+            if w == 0.0 {
+                continue;
+            }
+            let tw = tau[j] * w;
+            a[j * n + c] -= tw;
+            for i in j + 1..m {
+                a[i * n + c] -= tw * a[i * n + j];
+            }
+        }
+    }
+    let q = q_cols.map(|qc| {
+        let mut q = vec![0.0; m * qc];
+        for i in 0..m.min(qc) {
+            q[i * qc + i] = 1.0;
+        }
+        for j in (0..k).rev() {
+            if tau[j] == 0.0 {
+                continue;
+            }
+            for c in 0..qc {
+                let mut w = q[j * qc + c];
+                for i in j + 1..m {
+                    w += a[i * n + j] * q[i * qc + c];
+                }
+                if w == 0.0 {
+                    continue;
+                }
+                let tw = tau[j] * w;
+                q[j * qc + c] -= tw;
+                for i in j + 1..m {
+                    q[i * qc + c] -= tw * a[i * n + j];
+                }
+            }
+        }
+        q
+    });
+    let mut r = vec![0.0; r_rows * n];
+    for i in 0..r_rows.min(m) {
+        for c in i..n {
+            r[i * n + c] = a[i * n + c];
+        }
+    }
+    (q, r)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,6 +332,20 @@ mod tests {
         let z = lu(vec![c(0.0, 1.0), c(0.0, 0.0), c(0.0, 0.0), c(2.0, 0.0)], 2);
         assert_eq!(z.slogdet(), (c(0.0, 1.0), 2f64.ln()));
         let zi = z.inverse().unwrap();
+        // torch.linalg.qr([[1, 2], [3, 4]]): Q = [[-0.3162, -0.9487], [-0.9487, 0.3162]],
+        // R = [[-3.1623, -4.4272], [0, -0.6325]].
+        let (q, r) = qr(&[1.0, 2.0, 3.0, 4.0], 2, 2, Some(2), 2);
+        let q = q.unwrap();
+        let s10 = 10f64.sqrt();
+        for (g, w) in q
+            .iter()
+            .zip([-1.0 / s10, -3.0 / s10, -3.0 / s10, 1.0 / s10])
+        {
+            assert!((g - w).abs() < 1e-15, "{q:?}");
+        }
+        for (g, w) in r.iter().zip([-s10, -14.0 / s10, 0.0, -2.0 / s10]) {
+            assert!((g - w).abs() < 1e-14, "{r:?}");
+        }
         assert_eq!(
             zi,
             vec![c(0.0, -1.0), c(0.0, 0.0), c(0.0, 0.0), c(0.5, 0.0)]

@@ -49,6 +49,7 @@ pub fn catalog() -> Vec<&'static Entry> {
         super::cdist::CATALOG,
         super::linalg::CATALOG,
         super::linalg::DECOMPOSITIONS,
+        super::linalg::QR_CATALOG,
         super::reduce_stats::CATALOG,
         super::extrema::CATALOG,
         super::nary::CATALOG,

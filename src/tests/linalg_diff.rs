@@ -623,3 +623,188 @@ fn complex_inverse_slogdet_logdet_match_torch() {
         }
     }
 }
+
+const QR: &str = "\
+mode = ('reduced', 'complete', 'r')[a[1].item()]
+q, r = torch.linalg.qr(a[0].double(), mode=mode)
+out = (q, r)";
+
+/// A [batch.., m, n] buffer of grid values, with (sometimes) a zero column or a column
+/// already zero below the diagonal (reflectors with τ = 0).
+fn general(rng: &mut Rng, d: DType, batch: &[usize], m: usize, n: usize) -> Buf {
+    let mut s = batch.to_vec();
+    s.extend([m, n]);
+    let mut b = Buf::new(d, &s, layout(rng), || 0.0);
+    let count: usize = batch.iter().product();
+    let mut vals: Vec<f64> = (0..count * m * n)
+        .map(|_| super::llm_diff::grid(rng))
+        .collect();
+    if n > 0 && m > 0 && rng.pct(20) {
+        let c = rng.below(n as u64) as usize;
+        let from = if rng.pct(50) { 0 } else { c.min(m - 1) + 1 };
+        for mat in 0..count {
+            for i in from..m {
+                vals[(mat * m + i) * n + c] = 0.0;
+            }
+        }
+    }
+    b.set_values(&vals);
+    b
+}
+
+#[test]
+fn linalg_qr_and_qr_match_torch() {
+    let mut rng = Rng::new(0x9e);
+    let mut batch = Batch::new();
+    let prog = batch.program(QR);
+    let mut pending = vec![];
+    for case in 0..300 {
+        let d = rng.pick(&[F32, F64, F16]);
+        let bd = batch_dims(&mut rng);
+        let dim = |rng: &mut Rng| {
+            if rng.pct(5) {
+                0
+            } else {
+                1 + rng.below(7) as usize
+            }
+        };
+        let (m, n) = (dim(&mut rng), dim(&mut rng));
+        let k = m.min(n);
+        let x = general(&mut rng, d, &bd, m, n);
+        // 0 reduced, 1 complete, 2 r; aclnnQr for 0 and 1 half the time.
+        let mode = rng.below(3) as i64;
+        let legacy = mode < 2 && rng.pct(50);
+        let od = |rng: &mut Rng| {
+            if rng.pct(20) {
+                rng.pick(&[F32, F64, F16])
+            } else {
+                d
+            }
+        };
+        let (qd, rd) = (od(&mut rng), od(&mut rng));
+        let mut qs = bd.clone();
+        let mut rs = bd.clone();
+        match mode {
+            1 => {
+                qs.extend([m, m]);
+                rs.extend([m, n]);
+            }
+            0 => {
+                qs.extend([m, k]);
+                rs.extend([k, n]);
+            }
+            _ => {
+                qs = vec![0];
+                rs.extend([k, n]);
+            }
+        }
+        let q = Buf::new(qd, &qs, layout(&mut rng), || 7.0);
+        let r = Buf::new(rd, &rs, layout(&mut rng), || 7.0);
+        let (bq, br) = (q.outside(), r.outside());
+        let what = format!(
+            "case {case} {d} {:?} mode {mode} legacy {legacy} -> Q {qd} {qs:?}, R {rd}",
+            x.shape
+        );
+        let exec = if legacy {
+            linalg::qr(&x.desc(), mode == 0, &q.desc(), &r.desc())
+        } else {
+            linalg::linalg_qr(&x.desc(), mode, &q.desc(), &r.desc())
+        };
+        run(&exec.unwrap_or_else(|e| panic!("{what}: {e}")))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        out_unwritten(&what, &bq, &q);
+        out_unwritten(&what, &br, &r);
+        if bd.contains(&0) || (x.shape.contains(&0) && q.values().is_empty()) {
+            continue;
+        }
+        let i = batch.case(prog, vec![Some(x.array()), Some(Array::int(mode))]);
+        pending.push((what, i, mode, q, r));
+    }
+    let Some(results) = batch.run("LinalgQr") else {
+        return;
+    };
+    for (what, i, mode, q, r) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        if mode != 2 {
+            close(
+                &format!("{what} Q"),
+                q.d,
+                &q.values(),
+                &want[0].to_f64s(),
+                1e-12,
+            );
+        }
+        close(
+            &format!("{what} R"),
+            r.d,
+            &r.values(),
+            &want[1].to_f64s(),
+            1e-12,
+        );
+    }
+}
+
+#[test]
+fn linalg_qr_refusals_and_empty() {
+    let x = buf(F32, &[2, 4, 3]);
+    let lq =
+        |x: &Buf, mode, q: &Buf, r: &Buf| linalg::linalg_qr(&x.desc(), mode, &q.desc(), &r.desc());
+    let (q, r) = (buf(F32, &[2, 4, 3]), buf(F32, &[2, 3, 3]));
+    assert!(lq(&x, 0, &q, &r).is_ok());
+    // Any mode other than 1 and 2 is reduced, as the op_api.
+    assert!(lq(&x, 7, &q, &r).is_ok());
+    assert!(lq(&x, 1, &buf(F64, &[2, 4, 4]), &buf(F16, &[2, 4, 3])).is_ok());
+    assert!(lq(&x, 2, &buf(F32, &[0]), &r).is_ok());
+    refused(lq(&buf(BF16, &[4, 3]), 0, &q, &r), &["'self'", "dtype"]);
+    refused(lq(&x, 0, &buf(S32, &[2, 4, 3]), &r), &["'Q'", "dtype"]);
+    refused(lq(&x, 0, &q, &buf(BF16, &[2, 3, 3])), &["'R'", "dtype"]);
+    refused(lq(&buf(F32, &[3]), 0, &q, &r), &["at least 2"]);
+    refused(lq(&buf(F32, &[1; 9]), 0, &q, &r), &["at most 8"]);
+    refused(lq(&x, 1, &q, &r), &["Q should have shape", "[2, 4, 4]"]);
+    refused(
+        lq(&x, 0, &q, &buf(F32, &[2, 4, 3])),
+        &["R should have shape", "[2, 3, 3]"],
+    );
+    refused(lq(&x, 2, &q, &r), &["Q should have shape", "[0]"]);
+    refused(
+        lq(
+            &buf(C64, &[4, 3]),
+            0,
+            &buf(C64, &[4, 3]),
+            &buf(C64, &[3, 3]),
+        ),
+        &["complex QR is not implemented"],
+    );
+    refused(
+        lq(&x, 0, &buf(C64, &[2, 4, 3]), &r),
+        &["complex QR is not implemented"],
+    );
+    let q2 = |x: &Buf, some, q: &Buf, r: &Buf| linalg::qr(&x.desc(), some, &q.desc(), &r.desc());
+    assert!(q2(&x, true, &q, &r).is_ok());
+    refused(q2(&x, false, &q, &r), &["Q should have shape"]);
+    // Empty: nothing written (an empty self with an empty Q), or Q = I for [m, 0] complete.
+    assert!(lq(
+        &buf(F32, &[0, 3, 2]),
+        1,
+        &buf(F32, &[0, 3, 3]),
+        &buf(F32, &[0, 3, 2])
+    )
+    .is_ok());
+    let e = buf(F32, &[2, 3, 0]);
+    let qe = buf(F32, &[2, 3, 3]);
+    run(&q2(&e, false, &qe, &buf(F32, &[2, 3, 0])).unwrap()).unwrap();
+    let eye: Vec<f64> = (0..18)
+        .map(|i| if i % 9 % 4 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    assert_eq!(qe.values(), eye);
+    // Complex with an empty self and Q: accepted (the op_api returns before its kernel).
+    assert!(lq(
+        &buf(C64, &[0, 2]),
+        0,
+        &buf(C64, &[0, 0]),
+        &buf(C64, &[0, 2])
+    )
+    .is_ok());
+}
