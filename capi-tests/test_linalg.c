@@ -5,7 +5,8 @@
  * run-time failures on a singular and a non-positive-definite matrix (the stream's
  * synchronize reports 507015, as the device's AI-core exception); aclnnLinalgQr (reduced,
  * mode 2) and aclnnQr (complete) of a 3x2 matrix against torch's factors, and their
- * refusals (a Q of the wrong shape: 161002; NULL R: 161001). */
+ * refusals (a Q of the wrong shape: 161002; NULL R: 161001); aclnnSvd of [[3, 0], [4, 5]]
+ * (sigma 3√5, √5; u·diag(sigma)·vᵀ = input) and its refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include "aclnnop/aclnn_linalg_cholesky.h"
 #include "aclnnop/aclnn_linalg_qr.h"
 #include "aclnnop/aclnn_qr.h"
+#include "aclnnop/aclnn_svd.h"
 
 static aclTensor *mk(const int64_t *shape, int64_t rank, const float *host, void **dev)
 {
@@ -59,6 +61,7 @@ static void expect(const char *what, const float *got, const double *want, int n
 
 static aclnnStatus linalg_qr2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnLinalgQr(w, s, e, st); }
 static aclnnStatus qr2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnQr(w, s, e, st); }
+static aclnnStatus svd2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnSvd(w, s, e, st); }
 static aclnnStatus cholesky2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnLinalgCholesky(w, s, e, st); }
 
 int main(void)
@@ -211,6 +214,33 @@ int main(void)
         aclDestroyTensor(ta); aclDestroyTensor(tq); aclDestroyTensor(tr);
         aclDestroyTensor(tqc); aclDestroyTensor(trc); aclDestroyTensor(t0);
         aclrtFree(da); aclrtFree(dq); aclrtFree(dr); aclrtFree(dqc); aclrtFree(drc); aclrtFree(d0);
+    }
+
+    /* SVD of [[3, 0], [4, 5]]: sigma = (3√5, √5); v holds V (not Vᴴ): u·diag(sigma)·vᵀ = input. */
+    {
+        int64_t s2[2] = {2, 2}, s1[1] = {2};
+        float a[4] = {3, 0, 4, 5}, sg[2], u[4], v[4];
+        void *da, *ds, *du, *dv;
+        aclTensor *ta = mk(s2, 2, a, &da), *ts = mk(s1, 1, NULL, &ds), *tu = mk(s2, 2, NULL, &du), *tv = mk(s2, 2, NULL, &dv);
+        st = run(aclnnSvdGetWorkspaceSize(ta, true, true, ts, tu, tv, &wsz, &ex), &wsz, &ex, svd2, "svd");
+        if (st != 0) { printf("FAIL svd phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(sg, 8, ds, 8, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(u, 16, du, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(v, 16, dv, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        const double want_s[2] = {3 * sqrt(5.0), sqrt(5.0)};
+        expect("svd sigma", sg, want_s, 2, 1e-6);
+        float rec[4];
+        double want_a[4] = {3, 0, 4, 5};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                rec[i * 2 + j] = u[i * 2] * sg[0] * v[j * 2] + u[i * 2 + 1] * sg[1] * v[j * 2 + 1];
+        expect("svd u·diag(sigma)·vT", rec, want_a, 4, 1e-5);
+        st = aclnnSvdGetWorkspaceSize(ta, true, true, ts, tu, NULL, &wsz, &ex);
+        if (st != 161001) { printf("FAIL svd NULL v gave %d\n", st); fails++; }
+        st = aclnnSvdGetWorkspaceSize(ta, true, true, tu, tu, tv, &wsz, &ex);
+        if (st != 161002) { printf("FAIL svd sigma of the wrong shape gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(ts); aclDestroyTensor(tu); aclDestroyTensor(tv);
+        aclrtFree(da); aclrtFree(ds); aclrtFree(du); aclrtFree(dv);
     }
 
     aclrtDestroyStream(stream);

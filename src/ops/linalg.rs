@@ -1,6 +1,7 @@
 //! Linear algebra over the last dims: LinalgCross (torch.linalg.cross), the vector
 //! product of 3-vectors along a dim, with broadcasting; Inverse, Slogdet, Logdet and
-//! LinalgCholesky over batches of square matrices.
+//! LinalgCholesky over batches of square matrices; LinalgQr and Qr (Householder, LAPACK's
+//! signs) and Svd (one-sided Jacobi, v = V) over batches of m x n real matrices, in f64.
 //!
 //! - LinalgCross: `out[.., i, ..] = self[j]·other[k] − self[k]·other[j]` for the cyclic
 //!   (i, j, k) of (0, 1, 2) along `dim`. self, other and out share one dtype of the A2
@@ -743,4 +744,160 @@ pub const QR_CATALOG: &[Entry] = &[Entry {
     b: &[],
     out: QR_REAL,
     rule: "Householder QR in f64 (LAPACK geqrf/orgqr signs, as torch), rounded once; complex refused (not implemented)",
+}];
+
+// ---------------------------------------------------------------------------------------
+// Svd: batches [.., m, n] of real matrices, one-sided Jacobi in f64, rounded once.
+// ---------------------------------------------------------------------------------------
+
+/// aclnnSvd's list (DTYPE_SUPPORT_LIST of aclnn_svd.cpp).
+const SVD: &[DType] = &[F64, F32, C64, C128];
+/// The dtypes computed here (complex SVD is not implemented).
+const SVD_REAL: &[DType] = &[F64, F32];
+
+/// A batch of m x n matrices (binding 0) into sigma (1), u (2) and v (3, V not Vᴴ).
+struct SvdWork {
+    shape: Vec<usize>,
+    m: usize,
+    n: usize,
+    full: bool,
+    uv: bool,
+}
+
+impl crate::executor::Work for SvdWork {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: crate::executor::Workspace) -> Result<()> {
+        use crate::engine::linalg::svd;
+        use crate::ops::llm::dense::{load, store};
+        use rayon::prelude::*;
+        let (m, n) = (self.m, self.n);
+        let a = load::<f64>(t, 0, &self.shape)?;
+        let count: usize = self.shape[..self.shape.len() - 2].iter().product();
+        let pool = crate::engine::pool();
+        let full = self.full;
+        let parts: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = pool.install(|| {
+            (0..count)
+                .into_par_iter()
+                .map(|b| svd(&a[b * m * n..(b + 1) * m * n], m, n, full))
+                .collect()
+        });
+        let (mut s, mut u, mut v) = (vec![], vec![], vec![]);
+        for (ps, pu, pv) in parts {
+            s.extend(ps);
+            u.extend(pu);
+            v.extend(pv);
+        }
+        store(t, 1, &s)?;
+        if self.uv {
+            store(t, 2, &u)?;
+            store(t, 3, &v)?;
+        }
+        Ok(())
+    }
+}
+
+/// aclnnSvd: input = u·diag(sigma)·vᵀ per matrix; u [.., m, m] and v [.., n, n] with
+/// fullMatrices, else [.., m, k] and [.., n, k]; sigma [.., k]; u and v only with computeUV.
+pub fn svd(
+    input: &TensorDesc,
+    full_matrices: bool,
+    compute_uv: bool,
+    sigma: &TensorDesc,
+    u: &TensorDesc,
+    v: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnSvd";
+    ew::check_tensor("input", input, SVD)?;
+    for (name, o) in [("sigma", sigma), ("u", u), ("v", v)] {
+        ew::check_tensor(name, o, SVD)?;
+    }
+    for (name, o) in [("sigma", sigma), ("u", u), ("v", v)] {
+        ew::check_dtype_of(name, o, "input", input)?;
+    }
+    let rank = input.rank();
+    crate::ensure!(
+        rank >= 2,
+        "{API}: input has {rank} dims; it needs at least 2 (batches of matrices)"
+    );
+    crate::ensure!(
+        rank <= 8,
+        "{API}: input has {rank} dims; at most 8 are supported"
+    );
+    let (m, n) = (input.shape[rank - 2], input.shape[rank - 1]);
+    let k = m.min(n);
+    let batch = &input.shape[..rank - 2];
+    let with = |a: usize, b: Option<usize>| {
+        let mut s = batch.to_vec();
+        s.push(a);
+        s.extend(b);
+        s
+    };
+    let (us, vs) = if full_matrices {
+        (with(m, Some(m)), with(n, Some(n)))
+    } else {
+        (with(m, Some(k)), with(n, Some(k)))
+    };
+    let ss = with(k, None);
+    crate::ensure!(
+        sigma.shape[..] == ss[..],
+        "{API}: the shape of sigma is invalid: {:?}, expected {ss:?}",
+        sigma.shape
+    );
+    if compute_uv {
+        crate::ensure!(
+            u.shape[..] == us[..],
+            "{API}: the shape of u is invalid: {:?}, expected {us:?}",
+            u.shape
+        );
+        crate::ensure!(
+            v.shape[..] == vs[..],
+            "{API}: the shape of v is invalid: {:?}, expected {vs:?}",
+            v.shape
+        );
+    }
+    let b = crate::executor::bindings(&[Some(input)], &[Some(sigma), Some(u), Some(v)]);
+    if input.is_empty() {
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    crate::ensure!(
+        SVD_REAL.contains(&input.dtype),
+        "{API}: 'input' has dtype {}: complex SVD is not implemented here (f32, f64 are)",
+        input.dtype
+    );
+    sigma.check_output("sigma")?;
+    if compute_uv {
+        u.check_output("u")?;
+        v.check_output("v")?;
+        for (x, y, what) in [
+            (sigma, u, "sigma and u"),
+            (sigma, v, "sigma and v"),
+            (u, v, "u and v"),
+        ] {
+            crate::ensure!(
+                !super::pool::overlap(x, y),
+                "{API}: {what} overlap in memory"
+            );
+        }
+    }
+    Ok(Executor::new(
+        API,
+        b,
+        SvdWork {
+            shape: input.shape.to_vec(),
+            m,
+            n,
+            full: full_matrices,
+            uv: compute_uv,
+        },
+    ))
+}
+
+pub const SVD_CATALOG: &[Entry] = &[Entry {
+    ops: "Svd",
+    a: SVD_REAL,
+    b: &[],
+    out: SVD_REAL,
+    rule: "one-sided Jacobi SVD in f64, rounded once; sigma descending, v = V (not Vᴴ); complex refused (not implemented)",
 }];
