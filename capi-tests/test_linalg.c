@@ -3,7 +3,10 @@
  * and aclnnLogdet on known determinants, aclnnLinalgCholesky lower and upper; then the
  * refusals (a dim whose extent is not 3, a non-square self: 161002; NULL: 161001) and the
  * run-time failures on a singular and a non-positive-definite matrix (the stream's
- * synchronize reports 507015, as the device's AI-core exception). */
+ * synchronize reports 507015, as the device's AI-core exception); aclnnLinalgQr (reduced,
+ * mode 2) and aclnnQr (complete) of a 3x2 matrix against torch's factors, and their
+ * refusals (a Q of the wrong shape: 161002; NULL R: 161001); aclnnSvd of [[3, 0], [4, 5]]
+ * (sigma 3√5, √5; u·diag(sigma)·vᵀ = input) and its refusals. */
 #include <math.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -13,6 +16,9 @@
 #include "aclnnop/aclnn_slogdet.h"
 #include "aclnnop/aclnn_logdet.h"
 #include "aclnnop/aclnn_linalg_cholesky.h"
+#include "aclnnop/aclnn_linalg_qr.h"
+#include "aclnnop/aclnn_qr.h"
+#include "aclnnop/aclnn_svd.h"
 
 static aclTensor *mk(const int64_t *shape, int64_t rank, const float *host, void **dev)
 {
@@ -53,6 +59,9 @@ static void expect(const char *what, const float *got, const double *want, int n
         }
 }
 
+static aclnnStatus linalg_qr2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnLinalgQr(w, s, e, st); }
+static aclnnStatus qr2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnQr(w, s, e, st); }
+static aclnnStatus svd2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnSvd(w, s, e, st); }
 static aclnnStatus cholesky2(void *w, uint64_t s, aclOpExecutor *e, aclrtStream st) { return aclnnLinalgCholesky(w, s, e, st); }
 
 int main(void)
@@ -164,6 +173,74 @@ int main(void)
         if (st != 507015) { printf("FAIL an indefinite cholesky gave %d\n", st); fails++; }
         aclDestroyTensor(ta); aclDestroyTensor(to);
         aclrtFree(da); aclrtFree(dout);
+    }
+
+    /* QR of [[1, 2], [3, 4], [5, 6]]: torch.linalg.qr's factors (R's diagonal negative). */
+    {
+        const double qc[9] = {-0.16903085094570325, 0.8970852271450607, 0.4082482904638627,
+                              -0.50709255283711, 0.27602622373694136, -0.8164965809277263,
+                              -0.8451542547285166, -0.34503277967117696, 0.40824829046386313};
+        const double rc[6] = {-5.916079783099616, -7.437357441610946, 0.0, 0.828078671210825, 0.0, 0.0};
+        double qred[6], rred[4];
+        for (int i = 0; i < 3; i++) for (int j = 0; j < 2; j++) qred[i * 2 + j] = qc[i * 3 + j];
+        for (int i = 0; i < 4; i++) rred[i] = rc[i];
+        int64_t sa[2] = {3, 2}, sq[2] = {3, 2}, sr[2] = {2, 2}, sqc[2] = {3, 3}, s0[1] = {0};
+        float a[6] = {1, 2, 3, 4, 5, 6}, q[9], r[6];
+        void *da, *dq, *dr, *dqc, *drc, *d0;
+        aclTensor *ta = mk(sa, 2, a, &da), *tq = mk(sq, 2, NULL, &dq), *tr = mk(sr, 2, NULL, &dr);
+        aclTensor *tqc = mk(sqc, 2, NULL, &dqc), *trc = mk(sa, 2, NULL, &drc), *t0 = mk(s0, 1, NULL, &d0);
+        st = run(aclnnLinalgQrGetWorkspaceSize(ta, 0, tq, tr, &wsz, &ex), &wsz, &ex, linalg_qr2, "linalg_qr");
+        if (st != 0) { printf("FAIL linalg_qr phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(q, 24, dq, 24, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(r, 16, dr, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        expect("linalg_qr Q", q, qred, 6, 1e-6);
+        expect("linalg_qr R", r, rred, 4, 1e-6);
+        float zero[4] = {0, 0, 0, 0};
+        aclrtMemcpy(dr, 16, zero, 16, ACL_MEMCPY_HOST_TO_DEVICE);
+        st = run(aclnnLinalgQrGetWorkspaceSize(ta, 2, t0, tr, &wsz, &ex), &wsz, &ex, linalg_qr2, "linalg_qr r");
+        if (st != 0) { printf("FAIL linalg_qr mode 2 phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(r, 16, dr, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        expect("linalg_qr mode 2 R", r, rred, 4, 1e-6);
+        st = run(aclnnQrGetWorkspaceSize(ta, false, tqc, trc, &wsz, &ex), &wsz, &ex, qr2, "qr");
+        if (st != 0) { printf("FAIL qr phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(q, 36, dqc, 36, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(r, 24, drc, 24, ACL_MEMCPY_DEVICE_TO_HOST);
+        expect("qr Q", q, qc, 9, 1e-6);
+        expect("qr R", r, rc, 6, 1e-6);
+        st = aclnnLinalgQrGetWorkspaceSize(ta, 1, tq, tr, &wsz, &ex);
+        if (st != 161002) { printf("FAIL linalg_qr complete with a reduced Q gave %d\n", st); fails++; }
+        st = aclnnQrGetWorkspaceSize(ta, true, tq, NULL, &wsz, &ex);
+        if (st != 161001) { printf("FAIL qr NULL R gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(tq); aclDestroyTensor(tr);
+        aclDestroyTensor(tqc); aclDestroyTensor(trc); aclDestroyTensor(t0);
+        aclrtFree(da); aclrtFree(dq); aclrtFree(dr); aclrtFree(dqc); aclrtFree(drc); aclrtFree(d0);
+    }
+
+    /* SVD of [[3, 0], [4, 5]]: sigma = (3√5, √5); v holds V (not Vᴴ): u·diag(sigma)·vᵀ = input. */
+    {
+        int64_t s2[2] = {2, 2}, s1[1] = {2};
+        float a[4] = {3, 0, 4, 5}, sg[2], u[4], v[4];
+        void *da, *ds, *du, *dv;
+        aclTensor *ta = mk(s2, 2, a, &da), *ts = mk(s1, 1, NULL, &ds), *tu = mk(s2, 2, NULL, &du), *tv = mk(s2, 2, NULL, &dv);
+        st = run(aclnnSvdGetWorkspaceSize(ta, true, true, ts, tu, tv, &wsz, &ex), &wsz, &ex, svd2, "svd");
+        if (st != 0) { printf("FAIL svd phase 2: %d\n", st); fails++; }
+        aclrtMemcpy(sg, 8, ds, 8, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(u, 16, du, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        aclrtMemcpy(v, 16, dv, 16, ACL_MEMCPY_DEVICE_TO_HOST);
+        const double want_s[2] = {3 * sqrt(5.0), sqrt(5.0)};
+        expect("svd sigma", sg, want_s, 2, 1e-6);
+        float rec[4];
+        double want_a[4] = {3, 0, 4, 5};
+        for (int i = 0; i < 2; i++)
+            for (int j = 0; j < 2; j++)
+                rec[i * 2 + j] = u[i * 2] * sg[0] * v[j * 2] + u[i * 2 + 1] * sg[1] * v[j * 2 + 1];
+        expect("svd u·diag(sigma)·vT", rec, want_a, 4, 1e-5);
+        st = aclnnSvdGetWorkspaceSize(ta, true, true, ts, tu, NULL, &wsz, &ex);
+        if (st != 161001) { printf("FAIL svd NULL v gave %d\n", st); fails++; }
+        st = aclnnSvdGetWorkspaceSize(ta, true, true, tu, tu, tv, &wsz, &ex);
+        if (st != 161002) { printf("FAIL svd sigma of the wrong shape gave %d\n", st); fails++; }
+        aclDestroyTensor(ta); aclDestroyTensor(ts); aclDestroyTensor(tu); aclDestroyTensor(tv);
+        aclrtFree(da); aclrtFree(ds); aclrtFree(du); aclrtFree(dv);
     }
 
     aclrtDestroyStream(stream);

@@ -1,6 +1,7 @@
 //! Linear algebra over the last dims: LinalgCross (torch.linalg.cross), the vector
 //! product of 3-vectors along a dim, with broadcasting; Inverse, Slogdet, Logdet and
-//! LinalgCholesky over batches of square matrices.
+//! LinalgCholesky over batches of square matrices; LinalgQr and Qr (Householder, LAPACK's
+//! signs) and Svd (one-sided Jacobi, v = V) over batches of m x n real matrices, in f64.
 //!
 //! - LinalgCross: `out[.., i, ..] = self[j]·other[k] − self[k]·other[j]` for the cyclic
 //!   (i, j, k) of (0, 1, 2) along `dim`. self, other and out share one dtype of the A2
@@ -570,3 +571,333 @@ pub const DECOMPOSITIONS: &[Entry] = &[
         rule: "L (or U with upper) of A = L·Lᵀ in f64, rounded once; not positive-definite: the run fails, nothing written",
     },
 ];
+
+// ---------------------------------------------------------------------------------------
+// LinalgQr and Qr: batches [.., m, n] of real matrices, read as f64, Householder QR in
+// f64 (crate::engine::linalg::qr, LAPACK's geqr2/org2r signs as torch), rounded once.
+// ---------------------------------------------------------------------------------------
+
+/// aclnnLinalgQr's and aclnnQr's list (DTYPE_SUPPORT_LIST of their op_api).
+const QR: &[DType] = &[F32, F16, F64, C64, C128];
+/// The dtypes computed here (complex QR is not implemented).
+const QR_REAL: &[DType] = &[F32, F16, F64];
+
+/// A batch of m x n matrices (binding 0) into Q (binding 1, unless `q_cols` is None) and
+/// R (binding 2).
+struct QrWork {
+    api: &'static str,
+    shape: Vec<usize>,
+    m: usize,
+    n: usize,
+    q_cols: Option<usize>,
+    r_rows: usize,
+}
+
+impl crate::executor::Work for QrWork {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: crate::executor::Workspace) -> Result<()> {
+        use crate::engine::linalg::qr;
+        use crate::ops::llm::dense::{load, store};
+        use rayon::prelude::*;
+        let _ = self.api;
+        let (m, n) = (self.m, self.n);
+        let a = load::<f64>(t, 0, &self.shape)?;
+        let count: usize = self.shape[..self.shape.len() - 2].iter().product();
+        let pool = crate::engine::pool();
+        let parts: Vec<(Option<Vec<f64>>, Vec<f64>)> = pool.install(|| {
+            (0..count)
+                .into_par_iter()
+                .map(|b| {
+                    qr(
+                        &a[b * m * n..(b + 1) * m * n],
+                        m,
+                        n,
+                        self.q_cols,
+                        self.r_rows,
+                    )
+                })
+                .collect()
+        });
+        let mut qs = Vec::with_capacity(count * m * self.q_cols.unwrap_or(0));
+        let mut rs = Vec::with_capacity(count * self.r_rows * n);
+        for (q, r) in parts {
+            if let Some(q) = q {
+                qs.extend(q);
+            }
+            rs.extend(r);
+        }
+        if self.q_cols.is_some() && !qs.is_empty() {
+            store(t, 1, &qs)?;
+        }
+        if !rs.is_empty() {
+            store(t, 2, &rs)?;
+        }
+        Ok(())
+    }
+}
+
+/// The op_api's checks of LinalgQr and Qr (dtypes, 2-8 dims, Q's and R's shapes), then
+/// the executor. `complete`: Q [.., m, m] and R [.., m, n]; `r_only`: Q of shape [0].
+fn qr_op(
+    api: &'static str,
+    self_: &TensorDesc,
+    complete: bool,
+    r_only: bool,
+    q: &TensorDesc,
+    r: &TensorDesc,
+) -> Result<Executor> {
+    ew::check_tensor("self", self_, QR)?;
+    ew::check_tensor("Q", q, QR)?;
+    ew::check_tensor("R", r, QR)?;
+    let rank = self_.rank();
+    crate::ensure!(
+        rank >= 2,
+        "{api}: self has {rank} dims ({:?}); it needs at least 2 (batches of matrices)",
+        self_.shape
+    );
+    crate::ensure!(
+        rank <= 8,
+        "{api}: self has {rank} dims; at most 8 are supported"
+    );
+    let (m, n) = (self_.shape[rank - 2], self_.shape[rank - 1]);
+    let k = m.min(n);
+    let mut q_shape = self_.shape.to_vec();
+    let mut r_shape = self_.shape.to_vec();
+    if r_only {
+        q_shape = vec![0];
+        r_shape[rank - 2] = k;
+    } else if complete {
+        q_shape[rank - 1] = m;
+    } else {
+        q_shape[rank - 1] = k;
+        r_shape[rank - 2] = k;
+    }
+    crate::ensure!(
+        q.shape[..] == q_shape[..],
+        "{api}: the output Q should have shape {q_shape:?}, but got {:?}",
+        q.shape
+    );
+    crate::ensure!(
+        r.shape[..] == r_shape[..],
+        "{api}: the output R should have shape {r_shape:?}, but got {:?}",
+        r.shape
+    );
+    let b = crate::executor::bindings(&[Some(self_)], &[Some(q), Some(r)]);
+    if self_.is_empty() && q.is_empty() {
+        return Ok(Executor::new(api, b, Nothing));
+    }
+    for (name, o) in [("self", self_), ("Q", q), ("R", r)] {
+        crate::ensure!(
+            QR_REAL.contains(&o.dtype),
+            "{api}: '{name}' has dtype {}: complex QR is not implemented here (f32, f16, f64 are)",
+            o.dtype
+        );
+    }
+    let q_cols = if r_only {
+        None
+    } else {
+        Some(if complete { m } else { k })
+    };
+    if q_cols.is_some() {
+        q.check_output("Q")?;
+    }
+    r.check_output("R")?;
+    crate::ensure!(
+        q_cols.is_none() || !super::pool::overlap(q, r),
+        "{api}: Q and R overlap in memory"
+    );
+    Ok(Executor::new(
+        api,
+        b,
+        QrWork {
+            api,
+            shape: self_.shape.to_vec(),
+            m,
+            n,
+            q_cols,
+            r_rows: if complete { m } else { k },
+        },
+    ))
+}
+
+/// aclnnLinalgQr: self = Q·R; mode 0 reduced (Q [.., m, k], R [.., k, n]), 1 complete
+/// (Q [.., m, m], R [.., m, n]), 2 R only (Q [0]); other modes as 0, as the op_api.
+pub fn linalg_qr(
+    self_: &TensorDesc,
+    mode: i64,
+    q: &TensorDesc,
+    r: &TensorDesc,
+) -> Result<Executor> {
+    qr_op("aclnnLinalgQr", self_, mode == 1, mode == 2, q, r)
+}
+
+/// aclnnQr: self = Q·R, reduced with `some`, complete without.
+pub fn qr(self_: &TensorDesc, some: bool, q: &TensorDesc, r: &TensorDesc) -> Result<Executor> {
+    qr_op("aclnnQr", self_, !some, false, q, r)
+}
+
+pub const QR_CATALOG: &[Entry] = &[Entry {
+    ops: "LinalgQr, Qr",
+    a: QR_REAL,
+    b: &[],
+    out: QR_REAL,
+    rule: "Householder QR in f64 (LAPACK geqrf/orgqr signs, as torch), rounded once; complex refused (not implemented)",
+}];
+
+// ---------------------------------------------------------------------------------------
+// Svd: batches [.., m, n] of real matrices, one-sided Jacobi in f64, rounded once.
+// ---------------------------------------------------------------------------------------
+
+/// aclnnSvd's list (DTYPE_SUPPORT_LIST of aclnn_svd.cpp).
+const SVD: &[DType] = &[F64, F32, C64, C128];
+/// The dtypes computed here (complex SVD is not implemented).
+const SVD_REAL: &[DType] = &[F64, F32];
+
+/// A batch of m x n matrices (binding 0) into sigma (1), u (2) and v (3, V not Vᴴ).
+struct SvdWork {
+    shape: Vec<usize>,
+    m: usize,
+    n: usize,
+    full: bool,
+    uv: bool,
+}
+
+impl crate::executor::Work for SvdWork {
+    fn workspace_size(&self) -> u64 {
+        0
+    }
+    fn run(&self, t: &Bindings, _: crate::executor::Workspace) -> Result<()> {
+        use crate::engine::linalg::svd;
+        use crate::ops::llm::dense::{load, store};
+        use rayon::prelude::*;
+        let (m, n) = (self.m, self.n);
+        let a = load::<f64>(t, 0, &self.shape)?;
+        let count: usize = self.shape[..self.shape.len() - 2].iter().product();
+        let pool = crate::engine::pool();
+        let full = self.full;
+        let parts: Vec<(Vec<f64>, Vec<f64>, Vec<f64>)> = pool.install(|| {
+            (0..count)
+                .into_par_iter()
+                .map(|b| svd(&a[b * m * n..(b + 1) * m * n], m, n, full))
+                .collect()
+        });
+        let (mut s, mut u, mut v) = (vec![], vec![], vec![]);
+        for (ps, pu, pv) in parts {
+            s.extend(ps);
+            u.extend(pu);
+            v.extend(pv);
+        }
+        store(t, 1, &s)?;
+        if self.uv {
+            store(t, 2, &u)?;
+            store(t, 3, &v)?;
+        }
+        Ok(())
+    }
+}
+
+/// aclnnSvd: input = u·diag(sigma)·vᵀ per matrix; u [.., m, m] and v [.., n, n] with
+/// fullMatrices, else [.., m, k] and [.., n, k]; sigma [.., k]; u and v only with computeUV.
+pub fn svd(
+    input: &TensorDesc,
+    full_matrices: bool,
+    compute_uv: bool,
+    sigma: &TensorDesc,
+    u: &TensorDesc,
+    v: &TensorDesc,
+) -> Result<Executor> {
+    const API: &str = "aclnnSvd";
+    ew::check_tensor("input", input, SVD)?;
+    for (name, o) in [("sigma", sigma), ("u", u), ("v", v)] {
+        ew::check_tensor(name, o, SVD)?;
+    }
+    for (name, o) in [("sigma", sigma), ("u", u), ("v", v)] {
+        ew::check_dtype_of(name, o, "input", input)?;
+    }
+    let rank = input.rank();
+    crate::ensure!(
+        rank >= 2,
+        "{API}: input has {rank} dims; it needs at least 2 (batches of matrices)"
+    );
+    crate::ensure!(
+        rank <= 8,
+        "{API}: input has {rank} dims; at most 8 are supported"
+    );
+    let (m, n) = (input.shape[rank - 2], input.shape[rank - 1]);
+    let k = m.min(n);
+    let batch = &input.shape[..rank - 2];
+    let with = |a: usize, b: Option<usize>| {
+        let mut s = batch.to_vec();
+        s.push(a);
+        s.extend(b);
+        s
+    };
+    let (us, vs) = if full_matrices {
+        (with(m, Some(m)), with(n, Some(n)))
+    } else {
+        (with(m, Some(k)), with(n, Some(k)))
+    };
+    let ss = with(k, None);
+    crate::ensure!(
+        sigma.shape[..] == ss[..],
+        "{API}: the shape of sigma is invalid: {:?}, expected {ss:?}",
+        sigma.shape
+    );
+    if compute_uv {
+        crate::ensure!(
+            u.shape[..] == us[..],
+            "{API}: the shape of u is invalid: {:?}, expected {us:?}",
+            u.shape
+        );
+        crate::ensure!(
+            v.shape[..] == vs[..],
+            "{API}: the shape of v is invalid: {:?}, expected {vs:?}",
+            v.shape
+        );
+    }
+    let b = crate::executor::bindings(&[Some(input)], &[Some(sigma), Some(u), Some(v)]);
+    if input.is_empty() {
+        return Ok(Executor::new(API, b, Nothing));
+    }
+    crate::ensure!(
+        SVD_REAL.contains(&input.dtype),
+        "{API}: 'input' has dtype {}: complex SVD is not implemented here (f32, f64 are)",
+        input.dtype
+    );
+    sigma.check_output("sigma")?;
+    if compute_uv {
+        u.check_output("u")?;
+        v.check_output("v")?;
+        for (x, y, what) in [
+            (sigma, u, "sigma and u"),
+            (sigma, v, "sigma and v"),
+            (u, v, "u and v"),
+        ] {
+            crate::ensure!(
+                !super::pool::overlap(x, y),
+                "{API}: {what} overlap in memory"
+            );
+        }
+    }
+    Ok(Executor::new(
+        API,
+        b,
+        SvdWork {
+            shape: input.shape.to_vec(),
+            m,
+            n,
+            full: full_matrices,
+            uv: compute_uv,
+        },
+    ))
+}
+
+pub const SVD_CATALOG: &[Entry] = &[Entry {
+    ops: "Svd",
+    a: SVD_REAL,
+    b: &[],
+    out: SVD_REAL,
+    rule: "one-sided Jacobi SVD in f64, rounded once; sigma descending, v = V (not Vᴴ); complex refused (not implemented)",
+}];

@@ -623,3 +623,379 @@ fn complex_inverse_slogdet_logdet_match_torch() {
         }
     }
 }
+
+const QR: &str = "\
+mode = ('reduced', 'complete', 'r')[a[1].item()]
+q, r = torch.linalg.qr(a[0].double(), mode=mode)
+out = (q, r)";
+
+/// A [batch.., m, n] buffer of grid values, with (sometimes) a zero column or a column
+/// already zero below the diagonal (reflectors with τ = 0).
+fn general(rng: &mut Rng, d: DType, batch: &[usize], m: usize, n: usize) -> Buf {
+    let mut s = batch.to_vec();
+    s.extend([m, n]);
+    let mut b = Buf::new(d, &s, layout(rng), || 0.0);
+    let count: usize = batch.iter().product();
+    let mut vals: Vec<f64> = (0..count * m * n)
+        .map(|_| super::llm_diff::grid(rng))
+        .collect();
+    if n > 0 && m > 0 && rng.pct(20) {
+        let c = rng.below(n as u64) as usize;
+        let from = if rng.pct(50) { 0 } else { c.min(m - 1) + 1 };
+        for mat in 0..count {
+            for i in from..m {
+                vals[(mat * m + i) * n + c] = 0.0;
+            }
+        }
+    }
+    b.set_values(&vals);
+    b
+}
+
+#[test]
+fn linalg_qr_and_qr_match_torch() {
+    let mut rng = Rng::new(0x9e);
+    let mut batch = Batch::new();
+    let prog = batch.program(QR);
+    let mut pending = vec![];
+    for case in 0..300 {
+        let d = rng.pick(&[F32, F64, F16]);
+        let bd = batch_dims(&mut rng);
+        let dim = |rng: &mut Rng| {
+            if rng.pct(5) {
+                0
+            } else {
+                1 + rng.below(7) as usize
+            }
+        };
+        let (m, n) = (dim(&mut rng), dim(&mut rng));
+        let k = m.min(n);
+        let x = general(&mut rng, d, &bd, m, n);
+        // 0 reduced, 1 complete, 2 r; aclnnQr for 0 and 1 half the time.
+        let mode = rng.below(3) as i64;
+        let legacy = mode < 2 && rng.pct(50);
+        let od = |rng: &mut Rng| {
+            if rng.pct(20) {
+                rng.pick(&[F32, F64, F16])
+            } else {
+                d
+            }
+        };
+        let (qd, rd) = (od(&mut rng), od(&mut rng));
+        let mut qs = bd.clone();
+        let mut rs = bd.clone();
+        match mode {
+            1 => {
+                qs.extend([m, m]);
+                rs.extend([m, n]);
+            }
+            0 => {
+                qs.extend([m, k]);
+                rs.extend([k, n]);
+            }
+            _ => {
+                qs = vec![0];
+                rs.extend([k, n]);
+            }
+        }
+        let q = Buf::new(qd, &qs, layout(&mut rng), || 7.0);
+        let r = Buf::new(rd, &rs, layout(&mut rng), || 7.0);
+        let (bq, br) = (q.outside(), r.outside());
+        let what = format!(
+            "case {case} {d} {:?} mode {mode} legacy {legacy} -> Q {qd} {qs:?}, R {rd}",
+            x.shape
+        );
+        let exec = if legacy {
+            linalg::qr(&x.desc(), mode == 0, &q.desc(), &r.desc())
+        } else {
+            linalg::linalg_qr(&x.desc(), mode, &q.desc(), &r.desc())
+        };
+        run(&exec.unwrap_or_else(|e| panic!("{what}: {e}")))
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
+        out_unwritten(&what, &bq, &q);
+        out_unwritten(&what, &br, &r);
+        if bd.contains(&0) || (x.shape.contains(&0) && q.values().is_empty()) {
+            continue;
+        }
+        let i = batch.case(prog, vec![Some(x.array()), Some(Array::int(mode))]);
+        pending.push((what, i, mode, q, r));
+    }
+    let Some(results) = batch.run("LinalgQr") else {
+        return;
+    };
+    for (what, i, mode, q, r) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        if mode != 2 {
+            close(
+                &format!("{what} Q"),
+                q.d,
+                &q.values(),
+                &want[0].to_f64s(),
+                1e-12,
+            );
+        }
+        close(
+            &format!("{what} R"),
+            r.d,
+            &r.values(),
+            &want[1].to_f64s(),
+            1e-12,
+        );
+    }
+}
+
+#[test]
+fn linalg_qr_refusals_and_empty() {
+    let x = buf(F32, &[2, 4, 3]);
+    let lq =
+        |x: &Buf, mode, q: &Buf, r: &Buf| linalg::linalg_qr(&x.desc(), mode, &q.desc(), &r.desc());
+    let (q, r) = (buf(F32, &[2, 4, 3]), buf(F32, &[2, 3, 3]));
+    assert!(lq(&x, 0, &q, &r).is_ok());
+    // Any mode other than 1 and 2 is reduced, as the op_api.
+    assert!(lq(&x, 7, &q, &r).is_ok());
+    assert!(lq(&x, 1, &buf(F64, &[2, 4, 4]), &buf(F16, &[2, 4, 3])).is_ok());
+    assert!(lq(&x, 2, &buf(F32, &[0]), &r).is_ok());
+    refused(lq(&buf(BF16, &[4, 3]), 0, &q, &r), &["'self'", "dtype"]);
+    refused(lq(&x, 0, &buf(S32, &[2, 4, 3]), &r), &["'Q'", "dtype"]);
+    refused(lq(&x, 0, &q, &buf(BF16, &[2, 3, 3])), &["'R'", "dtype"]);
+    refused(lq(&buf(F32, &[3]), 0, &q, &r), &["at least 2"]);
+    refused(lq(&buf(F32, &[1; 9]), 0, &q, &r), &["at most 8"]);
+    refused(lq(&x, 1, &q, &r), &["Q should have shape", "[2, 4, 4]"]);
+    refused(
+        lq(&x, 0, &q, &buf(F32, &[2, 4, 3])),
+        &["R should have shape", "[2, 3, 3]"],
+    );
+    refused(lq(&x, 2, &q, &r), &["Q should have shape", "[0]"]);
+    refused(
+        lq(
+            &buf(C64, &[4, 3]),
+            0,
+            &buf(C64, &[4, 3]),
+            &buf(C64, &[3, 3]),
+        ),
+        &["complex QR is not implemented"],
+    );
+    refused(
+        lq(&x, 0, &buf(C64, &[2, 4, 3]), &r),
+        &["complex QR is not implemented"],
+    );
+    let q2 = |x: &Buf, some, q: &Buf, r: &Buf| linalg::qr(&x.desc(), some, &q.desc(), &r.desc());
+    assert!(q2(&x, true, &q, &r).is_ok());
+    refused(q2(&x, false, &q, &r), &["Q should have shape"]);
+    // Empty: nothing written (an empty self with an empty Q), or Q = I for [m, 0] complete.
+    assert!(lq(
+        &buf(F32, &[0, 3, 2]),
+        1,
+        &buf(F32, &[0, 3, 3]),
+        &buf(F32, &[0, 3, 2])
+    )
+    .is_ok());
+    let e = buf(F32, &[2, 3, 0]);
+    let qe = buf(F32, &[2, 3, 3]);
+    run(&q2(&e, false, &qe, &buf(F32, &[2, 3, 0])).unwrap()).unwrap();
+    let eye: Vec<f64> = (0..18)
+        .map(|i| if i % 9 % 4 == 0 { 1.0 } else { 0.0 })
+        .collect();
+    assert_eq!(qe.values(), eye);
+    // Complex with an empty self and Q: accepted (the op_api returns before its kernel).
+    assert!(lq(
+        &buf(C64, &[0, 2]),
+        0,
+        &buf(C64, &[0, 0]),
+        &buf(C64, &[0, 2])
+    )
+    .is_ok());
+}
+
+const SVDVALS: &str = "out = torch.linalg.svdvals(a[0].double())";
+
+/// Column-major-free helpers: `x` [count, r, c] row-major, entry (b, i, j).
+fn at(x: &[f64], r: usize, c: usize, b: usize, i: usize, j: usize) -> f64 {
+    x[(b * r + i) * c + j]
+}
+
+#[test]
+fn svd_matches_torch() {
+    let mut rng = Rng::new(0x5fd);
+    let mut batch = Batch::new();
+    let prog = batch.program(SVDVALS);
+    let mut pending = vec![];
+    for case in 0..250 {
+        let d = rng.pick(&[F32, F64]);
+        let bd = batch_dims(&mut rng);
+        let dim = |rng: &mut Rng| {
+            if rng.pct(5) {
+                0
+            } else {
+                1 + rng.below(7) as usize
+            }
+        };
+        let (m, n) = (dim(&mut rng), dim(&mut rng));
+        let k = m.min(n);
+        let mut x = general(&mut rng, d, &bd, m, n);
+        // Some rank-deficient matrices: a row repeated.
+        if m >= 2 && rng.pct(20) {
+            let mut v = x.values();
+            for b in 0..v.len() / (m * n).max(1) {
+                for j in 0..n {
+                    v[(b * m + 1) * n + j] = v[b * m * n + j];
+                }
+            }
+            x.set_values(&v);
+        }
+        let full = rng.pct(50);
+        let uv = rng.pct(80);
+        let with = |a: usize, b: Option<usize>| {
+            let mut s = bd.clone();
+            s.push(a);
+            s.extend(b);
+            s
+        };
+        let (us, vs) = if full {
+            (with(m, Some(m)), with(n, Some(n)))
+        } else {
+            (with(m, Some(k)), with(n, Some(k)))
+        };
+        let s = Buf::new(d, &with(k, None), layout(&mut rng), || 7.0);
+        let u = Buf::new(d, &us, layout(&mut rng), || 7.0);
+        let v = Buf::new(d, &vs, layout(&mut rng), || 7.0);
+        let (bs, bu, bv) = (s.outside(), u.outside(), v.outside());
+        let what = format!("case {case} {d} {:?} full {full} uv {uv}", x.shape);
+        run(
+            &linalg::svd(&x.desc(), full, uv, &s.desc(), &u.desc(), &v.desc())
+                .unwrap_or_else(|e| panic!("{what}: {e}")),
+        )
+        .unwrap_or_else(|e| panic!("{what}: {e}"));
+        out_unwritten(&what, &bs, &s);
+        out_unwritten(&what, &bu, &u);
+        out_unwritten(&what, &bv, &v);
+        if x.shape.contains(&0) {
+            continue;
+        }
+        let count: usize = bd.iter().product();
+        if uv {
+            // u·diag(s)·vᵀ = input, uᵀu = I, vᵀv = I.
+            let (a, sv, uu, vv) = (x.values(), s.values(), u.values(), v.values());
+            let (uc, vc) = if full { (m, n) } else { (k, k) };
+            let scale = a.iter().fold(1f64, |s, v| s.max(v.abs()));
+            let tol = if d == F32 { 2e-6 * (k as f64) } else { 1e-12 };
+            for b in 0..count {
+                for i in 0..m {
+                    for j in 0..n {
+                        let g: f64 = (0..k)
+                            .map(|l| {
+                                at(&uu, m, uc, b, i, l) * sv[b * k + l] * at(&vv, n, vc, b, j, l)
+                            })
+                            .sum();
+                        let w = at(&a, m, n, b, i, j);
+                        assert!(
+                            (g - w).abs() <= tol * scale * 4.0,
+                            "{what}: matrix {b} ({i}, {j}): u·s·vᵀ {g}, input {w}"
+                        );
+                    }
+                }
+                for (x, r, c, name) in [(&uu, m, uc, "u"), (&vv, n, vc, "v")] {
+                    for p in 0..c {
+                        for q in 0..c {
+                            let g: f64 = (0..r)
+                                .map(|i| at(x, r, c, b, i, p) * at(x, r, c, b, i, q))
+                                .sum();
+                            let w = if p == q { 1.0 } else { 0.0 };
+                            assert!(
+                                (g - w).abs() <= tol * 4.0,
+                                "{what}: matrix {b}: ({name}ᵀ{name})[{p}][{q}] = {g}"
+                            );
+                        }
+                    }
+                }
+            }
+        } else {
+            assert!(u.values().iter().all(|&x| x == 7.0), "{what}: u written");
+            assert!(v.values().iter().all(|&x| x == 7.0), "{what}: v written");
+        }
+        let i = batch.case(prog, vec![Some(x.array())]);
+        pending.push((what, i, s));
+    }
+    let Some(results) = batch.run("Svd") else {
+        return;
+    };
+    for (what, i, s) in pending {
+        let want = results[i]
+            .as_ref()
+            .unwrap_or_else(|e| panic!("{what}: torch: {e}"));
+        close(&what, s.d, &s.values(), &want[0].to_f64s(), 1e-12);
+    }
+}
+
+#[test]
+fn svd_refusals_and_empty() {
+    let sv = |x: &Buf, full, uv, s: &Buf, u: &Buf, v: &Buf| {
+        linalg::svd(&x.desc(), full, uv, &s.desc(), &u.desc(), &v.desc())
+    };
+    let x = buf(F32, &[2, 4, 3]);
+    let (s, u, v) = (
+        buf(F32, &[2, 3]),
+        buf(F32, &[2, 4, 3]),
+        buf(F32, &[2, 3, 3]),
+    );
+    assert!(sv(&x, false, true, &s, &u, &v).is_ok());
+    assert!(sv(&x, true, true, &s, &buf(F32, &[2, 4, 4]), &v).is_ok());
+    // Without computeUV, u and v's shapes are not checked.
+    assert!(sv(&x, true, false, &s, &buf(F32, &[1]), &buf(F32, &[1])).is_ok());
+    refused(
+        sv(&buf(F16, &[4, 3]), false, true, &s, &u, &v),
+        &["'input'", "dtype"],
+    );
+    refused(
+        sv(&x, false, true, &buf(S32, &[2, 3]), &u, &v),
+        &["'sigma'", "dtype"],
+    );
+    refused(
+        sv(&x, false, true, &s, &buf(F64, &[2, 4, 3]), &v),
+        &["u", "input"],
+    );
+    refused(
+        sv(&buf(F32, &[3]), false, true, &s, &u, &v),
+        &["at least 2"],
+    );
+    refused(
+        sv(&buf(F32, &[1; 9]), false, true, &s, &u, &v),
+        &["at most 8"],
+    );
+    refused(
+        sv(&x, false, true, &buf(F32, &[2, 4]), &u, &v),
+        &["sigma", "[2, 3]"],
+    );
+    refused(sv(&x, true, true, &s, &u, &v), &["shape of u", "[2, 4, 4]"]);
+    refused(
+        sv(&x, false, true, &s, &u, &buf(F32, &[2, 3, 4])),
+        &["shape of v"],
+    );
+    refused(
+        sv(
+            &buf(C64, &[3, 3]),
+            false,
+            true,
+            &buf(C64, &[3]),
+            &buf(C64, &[3, 3]),
+            &buf(C64, &[3, 3]),
+        ),
+        &["complex SVD is not implemented"],
+    );
+    // Empty input: nothing written.
+    let (s0, u0) = (buf(F32, &[2, 0]), buf(F32, &[2, 4, 4]));
+    let before = u0.array().bytes;
+    run(&sv(
+        &buf(F32, &[2, 4, 0]),
+        true,
+        true,
+        &s0,
+        &u0,
+        &buf(F32, &[2, 0, 0]),
+    )
+    .unwrap())
+    .unwrap();
+    assert_eq!(before, u0.array().bytes);
+}
