@@ -56,10 +56,14 @@ pub fn exp_with<const FMA: bool>(x: f64) -> f64 {
     let p = 1.0 + madd(h, r2, r);
     // k from the rounded value's low mantissa bits (no float->int conversion, which has no
     // packed form before AVX-512), biased positive so that halving is a logical shift.
-    let kb = (xc * INV_LN2 + ROUND).to_bits() as i64 - ROUND.to_bits() as i64 + 2048;
-    let k1 = (kb as u64 >> 1) as i64 - 1024;
-    let k2 = kb - 2048 - k1;
-    let scale = |e: i64| f64::from_bits(((e + 1023) as u64) << 52);
+    // Wrapping arithmetic: for a NaN x these bits are garbage (the result is x, selected
+    // below), and must not trip overflow checks.
+    let kb = ((xc * INV_LN2 + ROUND).to_bits() as i64)
+        .wrapping_sub(ROUND.to_bits() as i64)
+        .wrapping_add(2048);
+    let k1 = ((kb as u64 >> 1) as i64).wrapping_sub(1024);
+    let k2 = kb.wrapping_sub(2048).wrapping_sub(k1);
+    let scale = |e: i64| f64::from_bits((e.wrapping_add(1023) as u64) << 52);
     let y = p * scale(k1) * scale(k2);
     if x.is_nan() {
         x
