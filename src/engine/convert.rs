@@ -350,7 +350,7 @@ with_avx2!(f64_to_f32_odd(src: &[f64], dst: &mut [f32]) -> () {
 /// magnitude when it is below |x|, down otherwise). Infinities and NaN are left as the
 /// plain conversion gives them, as `Element::from_wide`'s rounding does.
 #[inline(always)]
-fn round_odd(x: f64) -> f32 {
+pub(crate) fn round_odd(x: f64) -> f32 {
     let r = x as f32;
     let bits = r.to_bits();
     let back = r as f64;

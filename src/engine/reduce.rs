@@ -845,8 +845,10 @@ with_avx2!(lane_sum_f32(v: &[f32]) -> f64 {
 });
 
 /// The largest value, or NaN if any is NaN, in lanes that vectorise.
-fn lane_max(v: &[f64]) -> f64 {
+#[inline(always)]
+fn lane_max<T: Copy + Into<f64>>(v: &[T]) -> f64 {
     let acc = lanes::<_, _, LANES>(v, (f64::NEG_INFINITY, false), |(m, nan), x| {
+        let x: f64 = x.into();
         (if x > m { x } else { m }, nan | x.is_nan())
     });
     if acc.iter().any(|a| a.1) {
@@ -860,16 +862,25 @@ fn lane_max(v: &[f64]) -> f64 {
 /// the result) is fixed for a given length.
 const LANES: usize = 8;
 
-/// Sum of `v` in f64 over LANES interleaved partial sums.
+/// Partial sums of `lane_sum_map`: four vectors of eight f64, so that four independent add
+/// chains hide the add latency (with one vector of eight the statistics passes of the norms
+/// ran at a quarter of the load throughput).
+const SUM_LANES: usize = 32;
+
+/// Sum of `v` in f64 over SUM_LANES interleaved partial sums.
 #[inline(always)]
 pub(crate) fn lane_sum(v: &[f64]) -> f64 {
     lane_sum_map(v, |x| x)
 }
 
-/// Sum of `f(x)` over `v`, in LANES interleaved partial sums.
+/// Sum of `f(x)` over `v`, in SUM_LANES interleaved partial sums. Generic over the element
+/// type so that f32 values widened inside `f` sum to the same bits as the same values
+/// converted to an f64 buffer first (the row engine's f32 path relies on it).
 #[inline(always)]
-pub(crate) fn lane_sum_map(v: &[f64], f: impl Fn(f64) -> f64) -> f64 {
-    lanes::<_, _, LANES>(v, 0.0, |a, x| a + f(x)).iter().sum()
+pub(crate) fn lane_sum_map<T: Copy>(v: &[T], f: impl Fn(T) -> f64) -> f64 {
+    lanes::<_, _, SUM_LANES>(v, 0.0, |a, x| a + f(x))
+        .iter()
+        .sum()
 }
 
 /// Wrapping i64 sum (integer sums wrap as the device's do), in lanes that vectorise.
@@ -914,6 +925,45 @@ pub fn softmax_row(v: &mut [f64]) {
 pub fn log_softmax_row(v: &mut [f64]) {
     let max = lane_max(v);
     slice_kernel(v, max, Slice::LogSoftmax);
+}
+
+/// The log-softmax of an f32 row read where it lies, as (shift, ln Σ e^(x − shift)): the
+/// value at x is then `(x as f64 − shift) − ln_sum`, the bits `log_softmax_row` gives for the
+/// row widened to f64 (the same max, the same exponentials summed in the same order), without
+/// the f64 copy of the row.
+pub fn log_softmax_terms(v: &[f32]) -> (f64, f64) {
+    let shift = lane_max(v);
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx512f") {
+            // SAFETY: the CPU has the features the function is compiled for.
+            return (shift, unsafe { exp_sum_avx512(v, shift) }.ln());
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: as above.
+            return (shift, unsafe { exp_sum_avx2(v, shift) }.ln());
+        }
+    }
+    (shift, exp_sum_with::<false>(v, shift).ln())
+}
+
+/// Σ e^(x − shift) as the LogSoftmax slice's kernel sums it.
+#[inline(always)]
+fn exp_sum_with<const FMA: bool>(v: &[f32], shift: f64) -> f64 {
+    lane_sum_map(v, |x| exp_with::<FMA>(f64::from(x) - shift))
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx2,fma")]
+unsafe fn exp_sum_avx512(v: &[f32], shift: f64) -> f64 {
+    exp_sum_with::<true>(v, shift)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn exp_sum_avx2(v: &[f32], shift: f64) -> f64 {
+    exp_sum_with::<true>(v, shift)
 }
 
 /// Softmax / LogSoftmax of one slice in place, given its max (`shift`): each exponential is

@@ -32,7 +32,7 @@ use super::elementwise as ew;
 use super::pool::{load, overlap, store};
 use crate::dtype::DType;
 use crate::element::Element;
-use crate::engine::reduce::{lane_sum, log_softmax_row};
+use crate::engine::reduce::{lane_sum_map, log_softmax_row, log_softmax_terms};
 use crate::engine::vmath::exp_in_place;
 use crate::engine::{align_up, convert, ALIGN};
 use crate::error::{Error, Result};
@@ -133,6 +133,31 @@ impl Classes {
             .map(|&t| w[t as usize])
             .sum()
     }
+    /// A row's (nll, smooth) from its log-probabilities `(x − shift) − log_sum` (the f64
+    /// row buffer holds them with shift and log_sum 0; an f32 row holds x).
+    fn terms<X: Copy + Into<f64>>(
+        &self,
+        x: &[X],
+        shift: f64,
+        log_sum: f64,
+        t: i64,
+        w: &[f64],
+    ) -> (f64, f64) {
+        if t == self.ignore_index {
+            return (0.0, 0.0);
+        }
+        let logp = |x: X| x.into() - shift - log_sum;
+        let nll = -w[t as usize] * logp(x[t as usize]);
+        let smooth = if self.smoothing == 0.0 {
+            0.0
+        } else if self.weight.is_none() {
+            -lane_sum_map(x, logp)
+        } else {
+            -x.iter().zip(w).map(|(&p, w)| w * logp(p)).sum::<f64>()
+        };
+        (nll, smooth)
+    }
+
     /// (rows per task, tasks): the rows in contiguous blocks.
     fn blocks(&self) -> (usize, usize) {
         let per = self
@@ -232,27 +257,22 @@ impl Forward {
         // buffers after them
         let lrow = ws.addr as *mut f64;
         let lrow_addr = lrow as usize;
+        // f32 rows of unit stride are read and written where they lie (see `f32_row`).
+        let in_place_f32 = T::DTYPE == F32 && self.x.2 == 1 && self.logp.2 == 1;
         cls.rows(ws.addr + self.pairs_bytes(), |buf, n| {
             // SAFETY (every read/write): rows of views checked against their storage; the
             // workspace holds N f64 pairs for mean and sum. The whole row is read before
             // logProb is written, so a logProbOut that is input's own view works.
-            unsafe { read_row::<T>(xa, self.x, n, buf) };
-            log_softmax_row(buf);
             let t = ts[n];
-            let (nll, smooth) = if t == cls.ignore_index {
-                (0.0, 0.0)
+            let (nll, smooth) = if in_place_f32 {
+                unsafe { self.f32_row(xa, pa, n, t, &w) }
             } else {
-                let nll = -w[t as usize] * buf[t as usize];
-                let smooth = if eps == 0.0 {
-                    0.0
-                } else if cls.weight.is_none() {
-                    -lane_sum(buf)
-                } else {
-                    -buf.iter().zip(&w).map(|(p, w)| w * p).sum::<f64>()
-                };
-                (nll, smooth)
+                unsafe { read_row::<T>(xa, self.x, n, buf) };
+                log_softmax_row(buf);
+                let terms = cls.terms(buf, 0.0, 0.0, t, &w);
+                unsafe { write_row::<T>(pa, self.logp, n, buf) };
+                terms
             };
-            unsafe { write_row::<T>(pa, self.logp, n, buf) };
             if cls.reduction == Reduction::None {
                 let l = combine(nll, smooth, 1.0);
                 unsafe { store::<T>(la, at1(self.loss, n), l) };
@@ -282,6 +302,30 @@ impl Forward {
 }
 
 impl Forward {
+    /// Row n of an f32 input and logProbOut of unit column stride, without the f64 row
+    /// buffer: the same log-softmax values (`log_softmax_terms`), terms and bits, from the
+    /// f32 values widened as they are read. Returns the row's (nll, smooth).
+    ///
+    /// # Safety
+    /// Both rows lie inside their checked views at `xa` and `pa`.
+    unsafe fn f32_row(&self, xa: usize, pa: usize, n: usize, t: i64, w: &[f64]) -> (f64, f64) {
+        let c = self.cls.c;
+        let x = (xa as isize + at2(self.x, n, 0) * 4) as *const f32;
+        let y = (pa as isize + at2(self.logp, n, 0) * 4) as *mut f32;
+        // SAFETY: as the caller guarantees; the slice is gone before logProb is written
+        // (which may be the input's own row).
+        let (shift, log_sum, terms) = unsafe {
+            let row = std::slice::from_raw_parts(x, c);
+            let (shift, log_sum) = log_softmax_terms(row);
+            (shift, log_sum, self.cls.terms(row, shift, log_sum, t, w))
+        };
+        for j in 0..c {
+            // SAFETY: element j of both rows.
+            unsafe { *y.add(j) = (f64::from(*x.add(j)) - shift - log_sum) as f32 };
+        }
+        terms
+    }
+
     /// The workspace bytes of the per-row (nll, smooth) pairs.
     fn pairs_bytes(&self) -> usize {
         if self.cls.reduction == Reduction::None {

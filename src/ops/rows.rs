@@ -30,8 +30,9 @@
 //! the workspace (five rows of f64). Each row reads all of its inputs before writing any of
 //! its outputs, so in-place forms (an output that is an input's own view) are exact.
 
+use super::activation::Real;
 use crate::dtype::DType;
-use crate::engine::reduce::{lane_sum, lane_sum_map};
+use crate::engine::reduce::lane_sum_map;
 use crate::engine::{align_up, convert, pool, run_tasks, ALIGN};
 use crate::error::Result;
 use crate::executor::{Bindings, Work, Workspace};
@@ -216,6 +217,56 @@ pub struct RowPlan {
     len: usize,
     tasks: usize,
     task_bytes: usize,
+    /// The f32 path, where the rule allows it.
+    fast: Option<Fast>,
+}
+
+/// The f32 path (`RowPlan::fast_rows`): for rows whose value is one input as it is (no sum
+/// of terms, no rounding, no xOut, no SiLU) and whose input, weight and bias are f32, f16 or
+/// bf16 — the norms models call. Their values are read as f32 (exact for these dtypes) and
+/// widened to f64 inside each pass, so the sums, statistics and y are the same f64 values in
+/// the same order as the f64-buffer path's (the same bits), with a quarter of its buffer
+/// traffic: an f32 row stays in L1 across the passes, and an f32 operand whose row is one
+/// unit-stride run is read or written where it lies.
+#[derive(Clone, Copy, Debug)]
+struct Fast {
+    /// The input is f32 and each of its rows one unit-stride run.
+    x_direct: bool,
+    /// y is f32 and each of its rows one unit-stride run.
+    y_direct: bool,
+}
+
+/// Whether a row of `elems` with these strides is one run of consecutive elements.
+fn unit_run(elems: &[usize], strides: &[isize]) -> bool {
+    let mut next = 1isize;
+    for (&n, &st) in elems.iter().zip(strides).rev() {
+        if n == 1 {
+            continue;
+        }
+        if st != next {
+            return false;
+        }
+        next *= n as isize;
+    }
+    true
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Plans made on this thread skip the f32 path (tests compare the two paths' bits).
+    pub(crate) static GENERAL_PATH_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn general_path_only() -> bool {
+    #[cfg(test)]
+    return GENERAL_PATH_ONLY.with(|g| g.get());
+    #[cfg(not(test))]
+    false
+}
+
+/// Dtypes the f32 path reads exactly.
+fn reads_as_f32(d: DType) -> bool {
+    matches!(d, DType::F32 | DType::F16 | DType::BF16)
 }
 
 impl Rows {
@@ -231,12 +282,34 @@ impl Rows {
                 .min((count * len.max(1)).div_ceil(TASK_ELEMS))
                 .max(1)
         };
+        let plain_input = self.terms.len() == 1
+            && self.terms[0].1 == 1.0
+            && self.round.is_none()
+            && self.sum_out.is_none()
+            && self.silu.is_none();
+        let fast = (plain_input
+            && !general_path_only()
+            && reads_as_f32(self.terms[0].0.dtype)
+            && self
+                .weight
+                .iter()
+                .chain(&self.bias)
+                .all(|o| reads_as_f32(o.dtype)))
+        .then(|| {
+            let direct =
+                |o: &Operand| o.dtype == DType::F32 && unit_run(&self.elems, &o.elem_strides);
+            Fast {
+                x_direct: direct(&self.terms[0].0),
+                y_direct: self.y_out.as_ref().is_some_and(direct),
+            }
+        });
         RowPlan {
             spec: self,
             count,
             len,
             tasks,
             task_bytes: BUFFERS * align_up(len.max(1) * 8),
+            fast,
         }
     }
 }
@@ -288,33 +361,34 @@ impl RowPlan {
         }
     }
 
-    /// Reads row `r` of `op` into `buf` as f64 (`read`), or writes `buf` into it, rounding
-    /// once to its dtype.
+    /// Reads row `r` of `op` into `buf` as `buf_dtype` (`read`), or writes `buf` into it,
+    /// rounding once to its dtype.
     unsafe fn transfer(
         &self,
         tensors: &Bindings,
         op: &Operand,
         r: usize,
-        buf: *mut f64,
+        (buf, buf_dtype): (*mut u8, DType),
         read: bool,
     ) -> Result<()> {
         let addr = tensors.addr(op.binding)?;
         let size = op.dtype.size() as isize;
         self.for_runs(op, self.row_base(op, r), |off, stride, at, n| {
             let elem = (addr as isize + off * size) as *mut u8;
-            let val = unsafe { buf.add(at) } as *mut u8;
+            let val = unsafe { buf.add(at * buf_dtype.size()) };
             // SAFETY: the run lies inside the operand's validated view; buf holds `len` values.
             unsafe {
                 if read {
-                    convert::run(elem, op.dtype, stride, val, DType::F64, 1, n)
+                    convert::run(elem, op.dtype, stride, val, buf_dtype, 1, n)
                 } else {
-                    convert::run(val, DType::F64, 1, elem, op.dtype, stride, n)
+                    convert::run(val, buf_dtype, 1, elem, op.dtype, stride, n)
                 }
             }
         });
         Ok(())
     }
 
+    /// Reads row `r` of `op` into `dst` as f64 (exact).
     unsafe fn gather(
         &self,
         tensors: &Bindings,
@@ -322,9 +396,21 @@ impl RowPlan {
         r: usize,
         dst: *mut f64,
     ) -> Result<()> {
-        unsafe { self.transfer(tensors, op, r, dst, true) }
+        unsafe { self.transfer(tensors, op, r, (dst as *mut u8, DType::F64), true) }
     }
 
+    /// Reads row `r` of `op` (f32, f16 or bf16) into `dst` as f32 (exact).
+    unsafe fn gather_f32(
+        &self,
+        tensors: &Bindings,
+        op: &Operand,
+        r: usize,
+        dst: *mut f32,
+    ) -> Result<()> {
+        unsafe { self.transfer(tensors, op, r, (dst as *mut u8, DType::F32), true) }
+    }
+
+    /// Writes `src` (f64) into row `r` of `op`, each value rounded once.
     unsafe fn scatter(
         &self,
         tensors: &Bindings,
@@ -332,22 +418,36 @@ impl RowPlan {
         r: usize,
         src: *mut f64,
     ) -> Result<()> {
-        unsafe { self.transfer(tensors, op, r, src, false) }
+        unsafe { self.transfer(tensors, op, r, (src as *mut u8, DType::F64), false) }
     }
 
-    /// The row's statistics.
-    fn stats(&self, v: &[f64]) -> RowStats {
+    /// The address of row `r` of an f32 operand whose rows are unit-stride runs.
+    fn f32_row(&self, tensors: &Bindings, op: &Operand, r: usize) -> Result<*mut f32> {
+        let addr = tensors.addr(op.binding)?;
+        Ok((addr as isize + self.row_base(op, r) * 4) as *mut f32)
+    }
+
+    /// The row's statistics, from f64 values or from f32 values widened as they are read
+    /// (the same sums in the same order: the same bits).
+    #[inline(always)]
+    fn stats<T: Copy + Into<f64>>(&self, v: &[T]) -> RowStats {
         let n = v.len() as f64;
         let eps = self.spec.eps;
         let (first, var, rstd) = match self.spec.stat {
             Stat::Center if v.is_empty() => (0.0, f64::NAN, f64::NAN),
             Stat::Center => {
-                let mean = lane_sum(v) / n;
-                let var = lane_sum_map(v, |x| (x - mean) * (x - mean)) / n;
+                let mean = lane_sum_map(v, |x| x.into()) / n;
+                let var = lane_sum_map(v, |x| {
+                    let d = x.into() - mean;
+                    d * d
+                }) / n;
                 (mean, var, 1.0 / (var + eps).sqrt())
             }
             Stat::Rms => {
-                let ms = lane_sum_map(v, |x| x * x) / n;
+                let ms = lane_sum_map(v, |x| {
+                    let x = x.into();
+                    x * x
+                }) / n;
                 (0.0, f64::NAN, 1.0 / (ms + eps).sqrt())
             }
             Stat::PNorm(p) => (p_norm(v, p), f64::NAN, f64::NAN),
@@ -360,7 +460,14 @@ impl RowPlan {
                 };
                 (norm, f64::NAN, factor)
             }
-            Stat::Sums => (lane_sum(v), lane_sum_map(v, |x| x * x), 1.0),
+            Stat::Sums => (
+                lane_sum_map(v, |x| x.into()),
+                lane_sum_map(v, |x| {
+                    let x = x.into();
+                    x * x
+                }),
+                1.0,
+            ),
         };
         RowStats { first, var, rstd }
     }
@@ -405,7 +512,13 @@ impl RowPlan {
     }
 
     /// The row's statistics, with BatchNorm's running statistics used or updated.
-    unsafe fn row_stats(&self, tensors: &Bindings, r: usize, v: &[f64]) -> Result<RowStats> {
+    #[inline(always)]
+    unsafe fn row_stats<T: Copy + Into<f64>>(
+        &self,
+        tensors: &Bindings,
+        r: usize,
+        v: &[T],
+    ) -> Result<RowStats> {
         let Some(run) = &self.spec.running else {
             return Ok(self.stats(v));
         };
@@ -489,7 +602,36 @@ impl RowPlan {
                     self.gather(tensors, bias, r, b.b)?;
                 }
             }
-            let st = self.row_stats(tensors, r, std::slice::from_raw_parts(b.v, len))?;
+            if let Some(x_out) = &s.sum_out {
+                self.scatter(tensors, x_out, r, b.v)?;
+            }
+            let v = std::slice::from_raw_parts(b.v, len);
+            // Unused buffers stand in for an absent weight or bias (never read).
+            let w = std::slice::from_raw_parts(if s.weight.is_some() { b.w } else { b.v }, len);
+            let bias = std::slice::from_raw_parts(if s.bias.is_some() { b.b } else { b.v }, len);
+            self.finish(tensors, r, (v, w, bias), b.tmp, None)
+        }
+    }
+
+    /// The rest of row `r` from its value `v`, weight `w` and bias (buffers or, on the f32
+    /// path, f32 rows): its statistics, the per-row outputs and y, computed into `y_buf`
+    /// and scattered, or stored where it lies at `y_direct` (f32, a unit-stride row that
+    /// overlaps none of the inputs).
+    #[inline(always)]
+    unsafe fn finish<X: Real + Into<f64>>(
+        &self,
+        tensors: &Bindings,
+        r: usize,
+        (v, w, bias): (&[X], &[X], &[X]),
+        y_buf: *mut f64,
+        y_direct: Option<*mut f32>,
+    ) -> Result<()> {
+        let s = &self.spec;
+        let len = self.len;
+        // SAFETY (whole body): y_buf holds `len` f64 values, y_direct `len` f32 values that
+        // no input slice covers; per-row outputs are validated views.
+        unsafe {
+            let st = self.row_stats(tensors, r, v)?;
             let (first, rstd) = (st.first, st.rstd);
             for (out, emit) in &s.stat_outs {
                 let value = match emit {
@@ -499,35 +641,194 @@ impl RowPlan {
                 };
                 self.write_row(tensors, out, r, value)?;
             }
-            if let Some(x_out) = &s.sum_out {
-                self.scatter(tensors, x_out, r, b.v)?;
+            let Some(y_out) = &s.y_out else {
+                return Ok(());
+            };
+            let a = Affine {
+                shift: if s.stat == Stat::Center { first } else { 0.0 },
+                rstd,
+                w0: s.weight_offset,
+            };
+            let (has_w, has_b) = (s.weight.is_some(), s.bias.is_some());
+            if let Some(y) = y_direct {
+                a.apply_any(
+                    has_w,
+                    has_b,
+                    v,
+                    w,
+                    bias,
+                    std::slice::from_raw_parts_mut(y, len),
+                );
+                return Ok(());
             }
-            if let Some(y_out) = &s.y_out {
-                let shift = if s.stat == Stat::Center { first } else { 0.0 };
-                let v = std::slice::from_raw_parts(b.v, len);
-                let y = std::slice::from_raw_parts_mut(b.tmp, len);
-                // Unused buffers stand in for an absent weight or bias (never read).
-                let w = std::slice::from_raw_parts(if s.weight.is_some() { b.w } else { b.v }, len);
-                let bias =
-                    std::slice::from_raw_parts(if s.bias.is_some() { b.b } else { b.v }, len);
-                let a = Affine {
-                    shift,
-                    rstd,
-                    w0: s.weight_offset,
-                };
-                match (s.weight.is_some(), s.bias.is_some()) {
-                    (true, true) => a.apply::<true, true>(v, w, bias, y),
-                    (true, false) => a.apply::<true, false>(v, w, bias, y),
-                    (false, true) => a.apply::<false, true>(v, w, bias, y),
-                    (false, false) => a.apply::<false, false>(v, w, bias, y),
-                }
-                if let Some(k) = s.silu {
-                    y.iter_mut().for_each(|z| *z /= 1.0 + (-k * *z).exp());
-                }
-                self.scatter(tensors, y_out, r, b.tmp)?;
+            // A 16-bit y on the f32 path: half the buffer traffic of f64, the same bits.
+            if self.fast.is_some() && matches!(y_out.dtype, DType::F16 | DType::BF16) {
+                let y = std::slice::from_raw_parts_mut(y_buf as *mut OddF32, len);
+                a.apply_any(has_w, has_b, v, w, bias, y);
+                return self.transfer(tensors, y_out, r, (y_buf as *mut u8, DType::F32), false);
+            }
+            let y = std::slice::from_raw_parts_mut(y_buf, len);
+            a.apply_any(has_w, has_b, v, w, bias, y);
+            if let Some(k) = s.silu {
+                y.iter_mut().for_each(|z| *z /= 1.0 + (-k * *z).exp());
+            }
+            self.scatter(tensors, y_out, r, y_buf)
+        }
+    }
+
+    /// Row `r` on the f32 path (see `Fast`); `b`'s value, weight and bias buffers hold f32
+    /// rows here.
+    #[inline(always)]
+    unsafe fn fast_row(
+        &self,
+        tensors: &Bindings,
+        r: usize,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+    ) -> Result<()> {
+        let s = &self.spec;
+        let len = self.len;
+        let x_op = &s.terms[0].0;
+        let (xb, wb, bb) = (b.v as *mut f32, b.w as *mut f32, b.b as *mut f32);
+        let y_at = match &s.y_out {
+            Some(y) if fast.y_direct => Some(self.f32_row(tensors, y, r)?),
+            _ => None,
+        };
+        let mut x_at = if fast.x_direct {
+            Some(self.f32_row(tensors, x_op, r)? as *const f32)
+        } else {
+            None
+        };
+        // y stored over the input it is computed from (an in-place call): read a copy.
+        if let (Some(x), Some(y)) = (x_at, y_at) {
+            let (x, y) = (x as usize, y as usize);
+            if x < y + len * 4 && y < x + len * 4 {
+                x_at = None;
             }
         }
+        // SAFETY (whole body): the buffers hold `len` f32 values each; the rows read in
+        // place are validated views, not written while read.
+        unsafe {
+            let x = match x_at {
+                Some(p) => p,
+                None => {
+                    self.gather_f32(tensors, x_op, r, xb)?;
+                    xb
+                }
+            };
+            if let (Some(w), false) = (&s.weight, invariant.0) {
+                self.gather_f32(tensors, w, r, wb)?;
+            }
+            if let (Some(bias), false) = (&s.bias, invariant.1) {
+                self.gather_f32(tensors, bias, r, bb)?;
+            }
+            let x = std::slice::from_raw_parts(x, len);
+            let w = if s.weight.is_some() {
+                std::slice::from_raw_parts(wb, len)
+            } else {
+                x
+            };
+            let bias = if s.bias.is_some() {
+                std::slice::from_raw_parts(bb, len)
+            } else {
+                x
+            };
+            self.finish(tensors, r, (x, w, bias), b.tmp, y_at)
+        }
+    }
+
+    /// Rows `first..last` on the f32 path, compiled for AVX-512 or AVX2 where the CPU has
+    /// them (eight f32 widened to eight f64 lanes per instruction in every pass).
+    unsafe fn fast_rows(
+        &self,
+        tensors: &Bindings,
+        rows: std::ops::Range<usize>,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+    ) -> Result<()> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx512f") {
+                // SAFETY: the CPU has the features the function is compiled for.
+                return unsafe { self.fast_rows_avx512(tensors, rows, b, fast, invariant) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: as above.
+                return unsafe { self.fast_rows_avx2(tensors, rows, b, fast, invariant) };
+            }
+        }
+        unsafe { self.fast_rows_with(tensors, rows, b, fast, invariant) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx512f,avx2")]
+    unsafe fn fast_rows_avx512(
+        &self,
+        tensors: &Bindings,
+        rows: std::ops::Range<usize>,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+    ) -> Result<()> {
+        unsafe { self.fast_rows_with(tensors, rows, b, fast, invariant) }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn fast_rows_avx2(
+        &self,
+        tensors: &Bindings,
+        rows: std::ops::Range<usize>,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+    ) -> Result<()> {
+        unsafe { self.fast_rows_with(tensors, rows, b, fast, invariant) }
+    }
+
+    #[inline(always)]
+    unsafe fn fast_rows_with(
+        &self,
+        tensors: &Bindings,
+        rows: std::ops::Range<usize>,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+    ) -> Result<()> {
+        for r in rows {
+            // SAFETY: as the caller guarantees.
+            unsafe { self.fast_row(tensors, r, b, fast, invariant)? };
+        }
         Ok(())
+    }
+}
+
+/// What y's f64 values are stored as before they reach y's view.
+trait Narrowed: Copy {
+    fn narrowed(v: f64) -> Self;
+}
+impl Narrowed for f64 {
+    #[inline(always)]
+    fn narrowed(v: f64) -> Self {
+        v
+    }
+}
+impl Narrowed for f32 {
+    #[inline(always)]
+    fn narrowed(v: f64) -> Self {
+        v as f32
+    }
+}
+/// f32 rounded to odd: converting it to f16/bf16 then rounds as once from the f64 value.
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct OddF32(f32);
+impl Narrowed for OddF32 {
+    #[inline(always)]
+    fn narrowed(v: f64) -> Self {
+        OddF32(convert::round_odd(v))
     }
 }
 
@@ -540,29 +841,55 @@ struct Affine {
 }
 
 impl Affine {
+    /// In f64 from values of `X` (f64 or f32, widened exactly), rounded once into `Y`.
     #[inline(always)]
-    fn apply<const W: bool, const B: bool>(&self, v: &[f64], w: &[f64], b: &[f64], y: &mut [f64]) {
+    fn apply<const W: bool, const B: bool, X: Real, Y: Narrowed>(
+        &self,
+        v: &[X],
+        w: &[X],
+        b: &[X],
+        y: &mut [Y],
+    ) {
         let n = y.len();
         let (v, w, b) = (&v[..n], &w[..n], &b[..n]);
         for j in 0..n {
-            let mut z = (v[j] - self.shift) * self.rstd;
+            let mut z = (v[j].widen() - self.shift) * self.rstd;
             if W {
-                z *= w[j] + self.w0;
+                z *= w[j].widen() + self.w0;
             }
             if B {
-                z += b[j];
+                z += b[j].widen();
             }
-            y[j] = z;
+            y[j] = Y::narrowed(z);
+        }
+    }
+
+    /// `apply` with the weight and the bias each present or not.
+    #[inline(always)]
+    fn apply_any<X: Real, Y: Narrowed>(
+        &self,
+        has_w: bool,
+        has_b: bool,
+        v: &[X],
+        w: &[X],
+        b: &[X],
+        y: &mut [Y],
+    ) {
+        match (has_w, has_b) {
+            (true, true) => self.apply::<true, true, X, Y>(v, w, b, y),
+            (true, false) => self.apply::<true, false, X, Y>(v, w, b, y),
+            (false, true) => self.apply::<false, true, X, Y>(v, w, b, y),
+            (false, false) => self.apply::<false, false, X, Y>(v, w, b, y),
         }
     }
 }
 
 /// torch.norm's p-norm of `v` in f64.
-fn p_norm(v: &[f64], p: f64) -> f64 {
+fn p_norm<T: Copy + Into<f64>>(v: &[T], p: f64) -> f64 {
     if v.is_empty() {
         return 0.0;
     }
-    let abs = v.iter().map(|x| x.abs());
+    let abs = v.iter().map(|&x| x.into().abs());
     if p == 0.0 {
         abs.filter(|&a| a != 0.0).count() as f64
     } else if p == f64::INFINITY {
@@ -626,6 +953,15 @@ impl Work for RowPlan {
                 let b_inv = s.bias.as_ref().is_some_and(|b| b.row_invariant());
                 // SAFETY: the task's buffers lie in the workspace sized in phase 1.
                 unsafe {
+                    if let Some(fast) = self.fast {
+                        if w_inv {
+                            self.gather_f32(tensors, s.weight.as_ref().unwrap(), 0, b.w as _)?;
+                        }
+                        if b_inv {
+                            self.gather_f32(tensors, s.bias.as_ref().unwrap(), 0, b.b as _)?;
+                        }
+                        return self.fast_rows(tensors, first..last, &b, fast, (w_inv, b_inv));
+                    }
                     if w_inv {
                         self.gather(tensors, s.weight.as_ref().unwrap(), 0, b.w)?;
                     }

@@ -176,6 +176,69 @@ fn loss18_cross_entropy_matches_torch() {
     }
 }
 
+/// The f32 rows read and written where they lie (unit column stride) give the bits of the
+/// f64-row-buffer path (the same values in a column-strided view): loss and logProb, with
+/// special values, weights, ignoreIndex, smoothing, every reduction and in-place logProb.
+#[test]
+fn loss18_cross_entropy_f32_rows_give_the_buffer_path_bits() {
+    let mut rng = Rng::new(0x6c31_3802);
+    for case in 0..120 {
+        let n = 1 + rng.below(6) as usize;
+        let c = 1 + rng.below(300) as usize;
+        let vals: Vec<f64> = (0..n * c)
+            .map(|_| super::nn_diff::rand_value(&mut rng, F32))
+            .collect();
+        let mut t = T::contiguous(S64, &[n]);
+        let ignore = rng.below(c as u64) as i64;
+        targets(&mut rng, &mut t, n, c, ignore);
+        let weight = rng.pct(50).then(|| {
+            let mut w = T::contiguous(F32, &[c]);
+            for i in 0..c {
+                w.set(i, rng.below(9) as f64 / 4.0);
+            }
+            w
+        });
+        let r = rng.below(3) as usize;
+        let eps = if rng.pct(50) { 0.0 } else { 0.25 };
+        let inplace = rng.pct(30);
+        let mut results = Vec::new();
+        for col_stride in [1usize, 2] {
+            let mut x = T::with_strides(F32, &[n, c], &[c * col_stride, col_stride], 1, 2);
+            for (i, &v) in vals.iter().enumerate() {
+                x.set(i, v);
+            }
+            let lshape = if r == 0 { [n] } else { [1] };
+            let loss = T::contiguous(F32, &lshape);
+            let lp = T::with_strides(F32, &[n, c], &[c * col_stride, col_stride], 3, 2);
+            let (z, lz) = (T::contiguous(F32, &[1]), T::contiguous(F32, &[n]));
+            let e = ce::cross_entropy_loss(
+                &x.desc,
+                &t.desc,
+                weight.as_ref().map(|w| &w.desc),
+                REDS[r],
+                ignore,
+                eps,
+                0.0,
+                false,
+                &loss.desc,
+                if inplace { &x.desc } else { &lp.desc },
+                &z.desc,
+                &lz.desc,
+            )
+            .unwrap();
+            run(e);
+            let bits = |v: Vec<f64>| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            let logp = if inplace { x.values() } else { lp.values() };
+            results.push((bits(loss.values()), bits(logp)));
+        }
+        assert!(
+            results[0] == results[1],
+            "case {case}: ({n}, {c}) {} eps {eps} in place {inplace}: the paths differ",
+            REDS[r]
+        );
+    }
+}
+
 /// CrossEntropyLossGrad against torch autograd of the same loss from the given logProb:
 /// random views, dtypes, weights, ignoreIndex hits, label smoothing, reductions, an
 /// in-place out (logProb's own view).

@@ -406,6 +406,118 @@ fn layer_norm_matches_the_f64_formula() {
     }
 }
 
+/// The row engine's f32 path (f32/f16/bf16 rows read as f32, widened inside each pass,
+/// f32 rows read and written in place) gives the f64-buffer path's bits: LayerNorm, RmsNorm
+/// and GroupNorm over random shapes, dtypes, views and in-place calls, each planned once per
+/// path and run on the same inputs.
+#[test]
+fn row_f32_path_gives_the_f64_buffer_path_bits() {
+    use crate::ops::rows::GENERAL_PATH_ONLY;
+    let mut rng = Rng::new(2026);
+    for case in 0..240 {
+        let kind = case % 3;
+        let rank = 2 + rng.below(3) as usize;
+        let mut shape = random_shape(&mut rng, rank, 3);
+        if kind == 2 {
+            shape[1] = 2 * (1 + rng.below(3) as usize);
+        }
+        let begin = if kind == 2 {
+            1
+        } else {
+            rank - 1 - rng.below(2) as usize
+        };
+        let dt = rng.pick(&FLOATS);
+        let layout = rng.pct(50);
+        let in_place = kind == 0 && rng.pct(30);
+        let n: usize = shape.iter().product();
+        let pshape: Vec<usize> = if kind == 2 {
+            vec![shape[1]]
+        } else {
+            shape[begin..].to_vec()
+        };
+        let plen: usize = pshape.iter().product();
+        let mut x = T::new(&mut rng, dt, &shape, layout);
+        let shift = if rng.pct(30) { 30.0 } else { 0.0 };
+        let xs = values(&mut rng, n, shift);
+        x.fill(&xs);
+        let mut w = T::new(&mut rng, dt, &pshape, layout);
+        w.fill(&values(&mut rng, plen, 1.0));
+        let mut b = T::new(&mut rng, dt, &pshape, layout);
+        b.fill(&values(&mut rng, plen, 0.0));
+        let out_dt = if kind != 0 || rng.pct(70) {
+            dt
+        } else {
+            rng.pick(&FLOATS)
+        };
+        let mut out = T::new(&mut rng, if in_place { dt } else { out_dt }, &shape, layout);
+        let stat_shape = if kind == 2 {
+            vec![shape[0], 2]
+        } else {
+            shape[..begin].to_vec()
+        };
+        let mut mean = T::new(&mut rng, dt, &stat_shape, layout);
+        let mut rstd = T::new(
+            &mut rng,
+            if kind == 1 { F32 } else { dt },
+            &stat_shape,
+            layout,
+        );
+        let (xd, wd, bd, md, rd) = (x.desc(), w.desc(), b.desc(), mean.desc(), rstd.desc());
+        let od = if in_place { xd.clone() } else { out.desc() };
+        let plan = || match kind {
+            0 => {
+                let normalized: Vec<i64> = shape[begin..].iter().map(|&s| s as i64).collect();
+                norm::layer_norm(
+                    norm::LayerNormForm::Plain,
+                    &xd,
+                    &normalized,
+                    Some(&wd),
+                    rng_free_bias(case, &bd),
+                    1e-5,
+                    &od,
+                    Some(&md),
+                    Some(&rd),
+                )
+            }
+            1 => norm::rms_norm(&xd, &wd, 1e-6, &od, &rd),
+            _ => norm::group_norm(
+                norm::GroupNormForm::Plain {
+                    n: shape[0] as i64,
+                    c: shape[1] as i64,
+                    hxw: shape[2..].iter().product::<usize>() as i64,
+                },
+                &xd,
+                Some(&wd),
+                Some(&bd),
+                2,
+                1e-5,
+                &od,
+                &md,
+                &rd,
+            ),
+        };
+        let what = format!("case {case}: kind {kind} {shape:?} {dt}->{out_dt} in place {in_place}");
+        let fast = plan().unwrap_or_else(|e| panic!("{what}: {e}"));
+        GENERAL_PATH_ONLY.with(|g| g.set(true));
+        let general = plan().unwrap_or_else(|e| panic!("{what}: {e}"));
+        GENERAL_PATH_ONLY.with(|g| g.set(false));
+        let mut results = Vec::new();
+        for e in [&fast, &general] {
+            x.fill(&xs);
+            run(e);
+            let y = if in_place { x.read() } else { out.read() };
+            let bits = |v: Vec<f64>| v.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+            results.push((bits(y), bits(mean.read()), bits(rstd.read())));
+        }
+        assert!(results[0] == results[1], "{what}: the two paths differ");
+    }
+}
+
+/// Half of the LayerNorm cases have no bias.
+fn rng_free_bias(case: usize, b: &TensorDesc) -> Option<&TensorDesc> {
+    (case % 2 == 0).then_some(b)
+}
+
 /// Mean 1e4, variance 1e-4 in f32: two-pass statistics lose nothing a one-pass formula would.
 #[test]
 fn layer_norm_is_stable_far_from_zero() {
