@@ -327,8 +327,9 @@ impl Plan {
         let task_bytes = self.separable_task_bytes();
         let max = self.reduce == Reduce::Max;
         let identity = if max { f64::NEG_INFINITY } else { 0.0 };
-        // axis 2's window sizes, once (a span's count divides)
+        // axis 2's window sizes, once (a span's count divides), and its windows in runs
         let counts2: Vec<usize> = a2.spans.iter().map(|w| w.count()).collect();
+        let runs2 = WindowRun::of(&a2.spans);
         let size = T::DTYPE.size() as isize;
         crate::engine::run_tasks(tasks, |t| {
             let mut at = base + t * task_bytes;
@@ -358,14 +359,9 @@ impl Plan {
                 }
                 for r in 0..n0 * n1 {
                     let row = &a[r * n2..(r + 1) * n2];
-                    for (o, w) in a2.spans.iter().enumerate() {
-                        // (a plain loop: `step_by` divides to size itself, per window)
-                        let (mut m, mut y) = (identity, w.first);
-                        while y < w.end {
-                            m = combine(max, m, row[y]);
-                            y += w.step;
-                        }
-                        b[r * o2 + o] = m;
+                    let out = &mut b[r * o2..(r + 1) * o2];
+                    for run in &runs2 {
+                        run.reduce(max, identity, row, out);
                     }
                 }
                 along(max, identity, a1, n0, n1, o2, b, c);
@@ -485,6 +481,74 @@ fn combine(max: bool, m: f64, v: f64) -> f64 {
         }
     } else {
         m + v
+    }
+}
+
+/// Consecutive windows of an axis with the same size and step whose starts advance by the
+/// same stride (the interior of a pooling axis is one run, each border window usually its
+/// own): reduced position by position across the run's windows, so the inner loop is a
+/// strided load and one combine per window instead of a loop per window, with each window's
+/// values combined in the same order (the same bits).
+#[derive(Clone, Copy, Debug)]
+struct WindowRun {
+    /// Output positions [out, out + len).
+    out: usize,
+    len: usize,
+    first: usize,
+    stride: usize,
+    count: usize,
+    step: usize,
+}
+
+impl WindowRun {
+    fn of(spans: &[Span]) -> Vec<WindowRun> {
+        let mut runs: Vec<WindowRun> = Vec::new();
+        for (o, w) in spans.iter().enumerate() {
+            let count = w.count();
+            if let Some(last) = runs.last_mut() {
+                let next = last.first + last.len * last.stride;
+                let fits = last.count == count && (count <= 1 || last.step == w.step);
+                if fits && (last.len == 1 && w.first > last.first || w.first == next) {
+                    if last.len == 1 {
+                        last.stride = w.first - last.first;
+                    }
+                    last.len += 1;
+                    continue;
+                }
+            }
+            runs.push(WindowRun {
+                out: o,
+                len: 1,
+                first: w.first,
+                stride: 0,
+                count,
+                step: w.step.max(1),
+            });
+        }
+        runs
+    }
+
+    /// out[o] = identity combined with each of window o's values in order.
+    #[inline(always)]
+    fn reduce(&self, max: bool, identity: f64, row: &[f64], out: &mut [f64]) {
+        let acc = &mut out[self.out..self.out + self.len];
+        acc.fill(identity);
+        for j in 0..self.count {
+            let start = self.first + j * self.step;
+            // Checked once here, so the strided loads below vectorise.
+            assert!(start + (self.len - 1) * self.stride < row.len());
+            // SAFETY: start + i·stride ≤ the position just checked, for every i < len.
+            let at = |i: usize| unsafe { *row.get_unchecked(start + i * self.stride) };
+            if max {
+                for (i, m) in acc.iter_mut().enumerate() {
+                    *m = combine(true, *m, at(i));
+                }
+            } else {
+                for (i, m) in acc.iter_mut().enumerate() {
+                    *m += at(i);
+                }
+            }
+        }
     }
 }
 
