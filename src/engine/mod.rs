@@ -297,7 +297,7 @@ pub struct Plan {
 /// gathered input, so memory keeps streaming while the current chunk is converted and computed.
 /// A prefetch never faults, so the range may run past the operand's memory.
 #[inline(always)]
-pub(crate) fn prefetch(addr: usize, bytes: usize) {
+fn prefetch(addr: usize, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
