@@ -163,9 +163,9 @@ pub enum Input<'a> {
 pub struct Kernels {
     pub main: KernelFn,
     pub narrow: Option<Narrow>,
-    /// `main` only moves its one input's bytes to the output (a copy: Permute, Slice,
-    /// InplaceCopy, Contiguous, ...). Where the input is stored in the output's dtype, the
-    /// engine then moves the values itself, straight from view to view (see `Plan::moves`).
+    /// `main` only moves its one input's bytes to the output (a copy or a conversion:
+    /// Permute, Slice, InplaceCopy, Cast, ...): the engine then moves (and converts) the
+    /// values itself, straight from view to view (see `Plan::moves`).
     pub moves: bool,
 }
 

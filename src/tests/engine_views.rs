@@ -1298,21 +1298,6 @@ fn storage_index(idx: &[usize], strides: &[usize], offset: usize) -> usize {
     offset + idx.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>()
 }
 
-/// Every logical index of `shape`, in row-major order.
-fn all_indices(shape: &[usize]) -> Vec<Vec<usize>> {
-    let n: usize = shape.iter().product();
-    (0..n)
-        .map(|mut k| {
-            let mut idx = vec![0; shape.len()];
-            for d in (0..shape.len()).rev() {
-                idx[d] = k % shape[d];
-                k /= shape[d];
-            }
-            idx
-        })
-        .collect()
-}
-
 /// InplaceCopy of one random view into another (same dtype, so the bytes must move
 /// unchanged), against a loop over the logical indices; bytes outside selfRef's view stay.
 /// `shared`: both views in one storage (src read whole before selfRef is written).
@@ -1356,7 +1341,7 @@ fn check_moved_copy(rng: &mut Rng, shape: &[usize], dtype: DType, shared: bool) 
     let exec = crate::ops::copy::inplace_copy(&dst, &src).unwrap();
     run_exec(&exec).unwrap();
     let mut want = before;
-    for idx in all_indices(shape) {
+    for idx in super::gather_diff::indices(shape) {
         let (d, s) = (
             storage_index(&idx, &dst_strides, dst_off) * es,
             storage_index(&idx, &src_strides, src_off) * es,
