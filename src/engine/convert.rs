@@ -406,6 +406,17 @@ unsafe fn typed<S: Element, D: Element>(
                 return contiguous_avx2(s, d);
             }
             contiguous(s, d);
+        } else if S::DTYPE == D::DTYPE && S::DTYPE != DType::Bool {
+            // Same dtype, strided: the bits move unchanged (through the wide type a
+            // signalling NaN would come out quiet).
+            moved(
+                src as *const u8,
+                ss,
+                dst as *mut u8,
+                ds,
+                n,
+                std::mem::size_of::<S>(),
+            );
         } else if ss == 0 {
             let v: D = convert(src.read_unaligned());
             for i in 0..n {
@@ -418,6 +429,60 @@ unsafe fn typed<S: Element, D: Element>(
             }
         }
     }
+}
+
+/// Copies `n` elements of `size` bytes (1, 2, 4, 8 or 16) from `src` (element stride `ss`)
+/// to `dst` (stride `ds`), as unsigned integers of that size.
+///
+/// # Safety
+/// As `run`'s.
+unsafe fn moved(src: *const u8, ss: isize, dst: *mut u8, ds: isize, n: usize, size: usize) {
+    // SAFETY: the caller's ranges, read as elements of their own size.
+    unsafe {
+        match size {
+            1 => moved_as::<u8>(src as _, ss, dst as _, ds, n),
+            2 => moved_as::<u16>(src as _, ss, dst as _, ds, n),
+            4 => moved_as::<u32>(src as _, ss, dst as _, ds, n),
+            8 => moved_as::<u64>(src as _, ss, dst as _, ds, n),
+            _ => moved_as::<u128>(src as _, ss, dst as _, ds, n),
+        }
+    }
+}
+
+unsafe fn moved_as<T: Copy>(src: *const T, ss: isize, dst: *mut T, ds: isize, n: usize) {
+    // SAFETY (whole function): the caller's ranges.
+    unsafe {
+        if ss == 2 && ds == 1 {
+            // Every other element (a step-2 slice): with the stride a constant the loop
+            // vectorizes (two loads, one shuffle per vector), where AVX2 has the shuffles.
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx2") {
+                return every_other_avx2(src, dst, n);
+            }
+            return every_other(src, dst, n);
+        }
+        for i in 0..n as isize {
+            dst.offset(i * ds)
+                .write_unaligned(src.offset(i * ss).read_unaligned());
+        }
+    }
+}
+
+#[inline(always)]
+unsafe fn every_other<T: Copy>(src: *const T, dst: *mut T, n: usize) {
+    // SAFETY: the caller's: 2n - 1 source and n destination elements.
+    unsafe {
+        for i in 0..n {
+            dst.add(i).write_unaligned(src.add(2 * i).read_unaligned());
+        }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn every_other_avx2<T: Copy>(src: *const T, dst: *mut T, n: usize) {
+    // SAFETY: forwarded from the caller.
+    unsafe { every_other(src, dst, n) }
 }
 
 #[cfg(test)]

@@ -75,6 +75,12 @@ const TILE_COLS: usize = 2048;
 const TILE_PITCH: usize = TILE_COLS + 64;
 /// How many columns ahead the tile gather prefetches.
 const TILE_PREFETCH: isize = 8;
+/// How many rows ahead a copy moved view to view prefetches its input's rows, when they are
+/// at most MOVE_PREFETCH_MAX bytes.
+const MOVE_PREFETCH: isize = 16;
+const MOVE_PREFETCH_MAX: usize = 1024;
+/// Bytes of rows a tile of a moved copy takes along each of its two axes (see `MoveTile`).
+const MOVE_TILE_BYTES: usize = 4096;
 /// Fewest elements worth a task of their own.
 const GRAIN: usize = 64 * 1024;
 /// Work of at most this many output elements runs on the calling thread when its stream is
@@ -157,17 +163,36 @@ pub enum Input<'a> {
 pub struct Kernels {
     pub main: KernelFn,
     pub narrow: Option<Narrow>,
+    /// `main` only moves its one input's bytes to the output (a copy or a conversion:
+    /// Permute, Slice, InplaceCopy, Cast, ...): the engine then moves (and converts) the
+    /// values itself, straight from view to view (see `Plan::moves`).
+    pub moves: bool,
+}
+
+impl Kernels {
+    /// A copy kernel (see `moves`).
+    pub fn moving(main: KernelFn) -> Kernels {
+        Kernels {
+            main,
+            narrow: None,
+            moves: true,
+        }
+    }
 }
 
 impl From<KernelFn> for Kernels {
     fn from(main: KernelFn) -> Kernels {
-        Kernels { main, narrow: None }
+        Kernels {
+            main,
+            narrow: None,
+            moves: false,
+        }
     }
 }
 
 impl PartialEq for Kernels {
     fn eq(&self, o: &Kernels) -> bool {
-        self.main as usize == o.main as usize && self.narrow == o.narrow
+        self.main as usize == o.main as usize && self.narrow == o.narrow && self.moves == o.moves
     }
 }
 
@@ -223,6 +248,20 @@ struct Copy {
     ws_offset: usize,
 }
 
+/// A moved copy whose rows are short and whose input steps least along an outer axis other
+/// than the rows' own (a permute of the outer axes: (0, 2, 1, 3)): rows are taken in tiles,
+/// `rows` consecutive rows (axis rank - 2, along the output) by `across` along `axis` (along
+/// the input), the input's rows innermost. Output order would read one short run per page
+/// (rows MOVE_TILE_BYTES and more apart), input order write one; a tile reads and writes
+/// runs of about MOVE_TILE_BYTES each. Tasks split the tiles, not the elements.
+#[derive(Clone, Copy, Debug)]
+struct MoveTile {
+    axis: usize,
+    rows: usize,
+    across: usize,
+    count: usize,
+}
+
 /// A planned element-wise computation.
 pub struct Plan {
     api: &'static str,
@@ -234,6 +273,9 @@ pub struct Plan {
     flat: bool,
     /// Rows are processed in tiles (see `run_range`).
     tiled: bool,
+    /// A copy moved from view to view without the kernel or buffers (see `plan`).
+    moves: bool,
+    move_tile: Option<MoveTile>,
     /// The output is written with non-temporal stores (see `STREAM_MIN_BYTES`).
     stream_out: bool,
     tasks: usize,
@@ -462,7 +504,7 @@ fn plan(spec: Spec) -> Result<Plan> {
             Input::Scalar(_) => 0,
         })
         .sum();
-    let mut ops = SmallVec::new();
+    let mut ops: SmallVec<[Operand; MAX_OPERANDS]> = SmallVec::new();
     for (k, (base, dtype, via, _)) in full.into_iter().enumerate() {
         let is_out = k == n_ops - 1;
         let kdtype = via.kernel;
@@ -522,6 +564,60 @@ fn plan(spec: Spec) -> Result<Plan> {
             }
         }
     }
+    // A copy whose input is read along rows (not tiled): each row segment is moved straight
+    // from the input view to the output view by one strided conversion (`convert::run`:
+    // a memcpy for unit strides, a vector gather for a small input stride), instead of a
+    // gather into a chunk buffer, the kernel's copy and a scatter (and, for rows shorter than
+    // SHORT_ROW, a buffered chunk per few rows). A broadcast fill (a uniform input) and a
+    // non-temporal output keep the kernel's path.
+    let moves = spec.kernel.moves
+        && narrow_kernel.is_none()
+        && n_ops == 2
+        && !tiled
+        && !stream_out
+        && ops
+            .iter()
+            .all(|op| op.via.is_none() && !matches!(op.base, Base::Const(_)))
+        && !ops[0].uniform
+        && ops[0].kdtype == ops[1].kdtype
+        && ops[1].kdtype == ops[1].dtype;
+    if moves {
+        // Nothing goes through a task's buffers.
+        task_bytes = 0;
+    }
+    let move_tile = if moves && rank >= 3 {
+        let st = &ops[0].strides;
+        let row_bytes = shape_arr[rank - 1] * ops[0].dtype.size();
+        (0..rank - 2)
+            .filter(|&a| st[a] != 0)
+            .min_by_key(|&a| st[a].unsigned_abs())
+            .filter(|&a| {
+                row_bytes <= MOVE_TILE_BYTES / 2
+                    && st[a].unsigned_abs() < st[rank - 2].unsigned_abs()
+            })
+            .map(|axis| {
+                let rows = (MOVE_TILE_BYTES / row_bytes).min(shape_arr[rank - 2]);
+                let across = (MOVE_TILE_BYTES / row_bytes).min(shape_arr[axis]);
+                let outer: usize = (0..rank - 2)
+                    .filter(|&a| a != axis)
+                    .map(|a| shape_arr[a])
+                    .product();
+                MoveTile {
+                    axis,
+                    rows,
+                    across,
+                    count: outer
+                        * shape_arr[rank - 2].div_ceil(rows)
+                        * shape_arr[axis].div_ceil(across),
+                }
+            })
+    } else {
+        None
+    };
+    let tasks = match move_tile {
+        Some(t) => tasks.min(t.count),
+        None => tasks,
+    };
     let needed = copies_bytes + tasks * task_bytes;
     let workspace = if needed == 0 {
         0
@@ -529,6 +625,7 @@ fn plan(spec: Spec) -> Result<Plan> {
         (needed + ALIGN) as u64
     };
     let single_run = tasks == 1
+        && !moves
         && copies.is_empty()
         && rank == 1
         && !flat
@@ -546,6 +643,8 @@ fn plan(spec: Spec) -> Result<Plan> {
         copies,
         flat,
         tiled,
+        moves,
+        move_tile,
         stream_out,
         tasks,
         task_bytes,
@@ -832,7 +931,89 @@ impl Ctx<'_> {
         }
     }
 
-    /// Runs linear indices [s, e) using task region `region`.
+    /// Moves the `len` elements of the row segment at `offs` from the input to the output.
+    ///
+    /// # Safety
+    /// The segment lies within both views, which do not overlap unless identical (an
+    /// overlapping input was copied to the workspace first).
+    #[inline(always)]
+    unsafe fn move_segment(&self, offs: [isize; 2], len: usize) {
+        let (src, dst) = (&self.plan.ops[0], &self.plan.ops[1]);
+        let inner = self.plan.rank - 1;
+        let (from, to) = (self.elem_ptr(0, offs[0]), self.elem_ptr(1, offs[1]));
+        let (ss, ds) = (src.strides[inner], dst.strides[inner]);
+        // SAFETY: the caller's.
+        unsafe {
+            if ss == 1 && ds == 1 && src.dtype == dst.dtype {
+                // A short run is a call of its own per segment: skip the dtype dispatch.
+                std::ptr::copy(from, to, len * src.dtype.size());
+            } else {
+                convert::run(from, src.dtype, ss, to, dst.dtype, ds, len);
+            }
+        }
+    }
+
+    /// The moved copy of linear indices [s, e) (or of tiles [s, e) when `move_tile`).
+    ///
+    /// # Safety
+    /// As `run_range`.
+    unsafe fn move_range(&self, s: usize, e: usize) {
+        let plan = self.plan;
+        let (src, dst) = (&plan.ops[0], &plan.ops[1]);
+        let rank = plan.rank;
+        if let Some(t) = &plan.move_tile {
+            let (rows, inner) = (rank - 2, rank - 1);
+            let (n_rows, n_across) = (plan.shape[rows], plan.shape[t.axis]);
+            let blocks = (n_rows.div_ceil(t.rows), n_across.div_ceil(t.across));
+            for tile in s..e {
+                let mut rem = tile;
+                let jb = rem % blocks.1;
+                rem /= blocks.1;
+                let bb = rem % blocks.0;
+                rem /= blocks.0;
+                let mut base = [0isize; 2];
+                for a in (0..rows).rev().filter(|&a| a != t.axis) {
+                    let i = (rem % plan.shape[a]) as isize;
+                    rem /= plan.shape[a];
+                    base[0] += i * src.strides[a];
+                    base[1] += i * dst.strides[a];
+                }
+                for b in bb * t.rows..((bb + 1) * t.rows).min(n_rows) {
+                    let b = b as isize;
+                    for c in jb * t.across..((jb + 1) * t.across).min(n_across) {
+                        let c = c as isize;
+                        let offs = [
+                            base[0] + b * src.strides[rows] + c * src.strides[t.axis],
+                            base[1] + b * dst.strides[rows] + c * dst.strides[t.axis],
+                        ];
+                        // SAFETY: the segment is one of the output's rows.
+                        unsafe { self.move_segment(offs, plan.shape[inner]) };
+                    }
+                }
+            }
+            return;
+        }
+        let ahead = if rank >= 2 {
+            MOVE_PREFETCH * src.strides[rank - 2]
+        } else {
+            0
+        };
+        let seg_bytes = plan.shape[rank - 1] * src.dtype.size();
+        let prefetching = rank >= 2 && seg_bytes <= MOVE_PREFETCH_MAX && src.strides[rank - 1] == 1;
+        plan.for_segments(s, e, |_, offs, len| {
+            // Short rows spread over the input each start where no hardware prefetcher
+            // looks: ask for the one MOVE_PREFETCH rows ahead (where the next rows start
+            // unless an outer index carries).
+            if prefetching {
+                prefetch(self.elem_ptr(0, offs[0] + ahead) as usize, seg_bytes);
+            }
+            // SAFETY: the segment lies within both views.
+            unsafe { self.move_segment([offs[0], offs[1]], len) };
+        });
+    }
+
+    /// Runs linear indices [s, e) (tiles [s, e) of a moved copy with `move_tile`) using task
+    /// region `region`.
     unsafe fn run_range(&self, s: usize, e: usize, region: usize) {
         let plan = self.plan;
         let n_in = plan.ops.len() - 1;
@@ -850,9 +1031,14 @@ impl Ctx<'_> {
                 srcs[k] = Src::Scalar((region + op.buf) as *const u8);
             }
         }
+        let inner = plan.rank - 1;
+        if plan.moves {
+            // SAFETY: forwarded from the caller.
+            unsafe { self.move_range(s, e) };
+            return;
+        }
         let kernel = plan.kernel;
         let params = self.params;
-        let inner = plan.rank - 1;
         let streamed = |op: &Operand| !op.uniform && !is_const(op);
         if plan.flat {
             // Short rows: chunks span rows; every streamed operand goes through its buffer.
@@ -1069,7 +1255,7 @@ impl Work for Plan {
 
     fn describe(&self) -> String {
         format!(
-            "elementwise: merged shape {:?}, {} operands, {}{}{}{} task(s), {} staging copies",
+            "elementwise: merged shape {:?}, {} operands, {}{}{}{}{} task(s), {} staging copies",
             &self.shape[..self.rank],
             self.ops.len(),
             if self.flat {
@@ -1078,6 +1264,11 @@ impl Work for Plan {
                 ""
             },
             if self.tiled { "tiled rows, " } else { "" },
+            match (self.moves, self.move_tile) {
+                (true, Some(_)) => "moved view to view in tiles, ",
+                (true, None) => "moved view to view, ",
+                _ => "",
+            },
             if self.stream_out {
                 "non-temporal output, "
             } else {
@@ -1172,15 +1363,12 @@ impl Plan {
             ws: ws_base + self.copies_bytes,
             params,
         };
-        let range = |i: usize| {
-            (
-                self.total * i / self.tasks,
-                self.total * (i + 1) / self.tasks,
-            )
-        };
+        // What the tasks split: the output's elements, or a moved copy's tiles.
+        let units = self.move_tile.map_or(self.total, |t| t.count);
+        let range = |i: usize| (units * i / self.tasks, units * (i + 1) / self.tasks);
         if self.tasks == 1 {
             // SAFETY: operands validated in phase 1, addresses in phase 2; region 0 is ours.
-            unsafe { ctx.run_range(0, self.total, ctx.ws) };
+            unsafe { ctx.run_range(0, units, ctx.ws) };
             if self.stream_out {
                 convert::store_fence();
             }
@@ -1277,7 +1465,11 @@ mod tests {
                 out_binding: 2,
                 out: &vo,
                 kernel_out: via,
-                kernel: Kernels { main, narrow },
+                kernel: Kernels {
+                    main,
+                    narrow,
+                    moves: false,
+                },
                 params: Params::default(),
             };
             narrowed(&spec).map(|(v, k)| (v, k as usize))

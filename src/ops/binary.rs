@@ -179,6 +179,7 @@ pub fn build(
         Kernels {
             main: c.kernel,
             narrow: c.narrow,
+            moves: false,
         },
         c.params,
         inplace,

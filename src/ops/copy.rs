@@ -15,7 +15,7 @@ use crate::broadcast::broadcasts_to;
 use crate::dtype::DType;
 use crate::element::{Bool8, Element};
 use crate::engine::kernel::{unary, UnaryOp};
-use crate::engine::{KernelFn, Params, Src, Via};
+use crate::engine::{KernelFn, Kernels, Params, Src, Via};
 use crate::error::{Error, Result};
 use crate::executor::Executor;
 use crate::scalar::Scalar;
@@ -50,19 +50,19 @@ unsafe fn copy<const SIZE: usize>(n: usize, ins: &[Src], out: *mut u8, _: &Param
     }
 }
 
-pub fn copy_kernel(d: DType) -> KernelFn {
+pub fn copy_kernel(d: DType) -> Kernels {
     if d == Bool {
         // Bools are re-encoded as 0/1 (the engine converts any other byte on the way in,
-        // but a bool read directly keeps its byte).
-        return unary::<Canonical>;
+        // but a bool read directly keeps its byte): not a plain move.
+        return Kernels::from(unary::<Canonical> as KernelFn);
     }
-    match d.size() {
+    Kernels::moving(match d.size() {
         1 => copy::<1>,
         2 => copy::<2>,
         4 => copy::<4>,
         8 => copy::<8>,
         _ => copy::<16>,
-    }
+    })
 }
 
 /// A bool written as 0 or 1.

@@ -772,6 +772,7 @@ pub fn binary(
     let kernels = Kernels {
         main: c.kernel,
         narrow: c.narrow,
+        moves: false,
     };
     let scalar_view = match &other {
         Other::Tensor(t) => Some(element(t, 0)),

@@ -1252,3 +1252,177 @@ fn transposed_inputs_take_the_tiled_traversal_exactly() {
         check(&case, 999);
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// Copies moved view to view (the engine's `moves` path: Permute, Slice, InplaceCopy, ...)
+// ---------------------------------------------------------------------------------------
+
+/// A random strided layout of `shape`: dims laid out in a random order, each stride padded
+/// by 0-2 extra elements now and then, an odd offset: (strides, offset, elements spanned).
+fn random_layout(rng: &mut Rng, shape: &[usize]) -> (Vec<usize>, usize, usize) {
+    let rank = shape.len();
+    let mut order: Vec<usize> = (0..rank).collect();
+    for i in (1..rank).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    // Mostly keep the last dim innermost (the inner contiguous run the path moves whole).
+    if rng.pct(70) {
+        if let Some(p) = order.iter().position(|&d| d == rank - 1) {
+            order.remove(p);
+            order.push(rank - 1);
+        }
+    }
+    let mut strides = vec![0; rank];
+    let mut acc = if rng.pct(20) { 2 } else { 1 };
+    for &j in order.iter().rev() {
+        strides[j] = acc;
+        acc = acc * shape[j].max(1)
+            + if rng.pct(25) {
+                rng.below(3) as usize
+            } else {
+                0
+            };
+    }
+    let offset = rng.below(5) as usize;
+    let span = offset
+        + shape
+            .iter()
+            .zip(&strides)
+            .map(|(&d, &s)| d.saturating_sub(1) * s)
+            .sum::<usize>()
+        + 1;
+    (strides, offset, span)
+}
+
+fn storage_index(idx: &[usize], strides: &[usize], offset: usize) -> usize {
+    offset + idx.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>()
+}
+
+/// InplaceCopy of one random view into another (same dtype, so the bytes must move
+/// unchanged), against a loop over the logical indices; bytes outside selfRef's view stay.
+/// `shared`: both views in one storage (src read whole before selfRef is written).
+fn check_moved_copy(rng: &mut Rng, shape: &[usize], dtype: DType, shared: bool) {
+    let es = dtype_size(dtype);
+    let (dst_strides, dst_off, dst_span) = random_layout(rng, shape);
+    let (src_strides, mut src_off, src_span) = random_layout(rng, shape);
+    let n: usize = shape.iter().product();
+    let mut dst_buf = Buf::new((dst_span + src_span + 8) * es);
+    for (k, b) in dst_buf.bytes_mut().iter_mut().enumerate() {
+        *b = (k * 7 + 3) as u8;
+    }
+    let mut src_buf = Buf::new((src_span + 8) * es);
+    for b in src_buf.bytes_mut().iter_mut() {
+        *b = rng.next() as u8;
+    }
+    if shared {
+        // src shifted by a few elements inside selfRef's storage: the views overlap.
+        src_off += rng.below(dst_span as u64 / 2 + 1) as usize;
+        let (s, d) = (src_buf.bytes().to_vec(), dst_buf.bytes_mut());
+        for (k, b) in s.iter().enumerate().take(d.len()) {
+            d[k] ^= *b;
+        }
+    }
+    let before = dst_buf.bytes().to_vec();
+    let src_bytes: Vec<u8> = if shared {
+        before.clone()
+    } else {
+        src_buf.bytes().to_vec()
+    };
+    let view = |strides: &[usize], off: usize| View {
+        shape: shape.to_vec(),
+        strides: strides.to_vec(),
+        offset: off,
+        dtype,
+        storage: 0,
+    };
+    let dst = desc(&view(&dst_strides, dst_off), &dst_buf).unwrap();
+    let src_store = if shared { &dst_buf } else { &src_buf };
+    let src = desc(&view(&src_strides, src_off), src_store).unwrap();
+    let exec = crate::ops::copy::inplace_copy(&dst, &src).unwrap();
+    run_exec(&exec).unwrap();
+    let mut want = before;
+    for idx in super::gather_diff::indices(shape) {
+        let (d, s) = (
+            storage_index(&idx, &dst_strides, dst_off) * es,
+            storage_index(&idx, &src_strides, src_off) * es,
+        );
+        want[d..d + es].copy_from_slice(&src_bytes[s..s + es]);
+    }
+    assert!(
+        dst_buf.bytes() == &want[..],
+        "{dtype:?} {shape:?} ({n} elements): selfRef strides {dst_strides:?} + {dst_off}, src strides {src_strides:?} + {src_off}, shared {shared}, plan {}",
+        exec.work.describe()
+    );
+}
+
+#[test]
+fn moved_copies_match_a_loop() {
+    let mut rng = Rng::new(17);
+    let dtypes = [DType::S8, DType::F16, DType::F32, DType::F64, DType::C128];
+    for i in 0..300 {
+        let rank = 1 + rng.below(5) as usize;
+        let shape: Vec<usize> = (0..rank)
+            .map(|_| {
+                if rng.pct(5) {
+                    0
+                } else {
+                    1 + rng.below(9) as usize
+                }
+            })
+            .collect();
+        check_moved_copy(&mut rng, &shape, dtypes[i % dtypes.len()], i % 4 == 3);
+    }
+    // Large enough for several tasks, with short inner runs moved in tiles (Permute
+    // (0, 2, 1, 3)'s shape of views), partial tiles at every edge.
+    for (i, shape) in [
+        vec![3, 70, 37, 20],
+        vec![2, 9, 300, 33],
+        vec![5, 130, 3, 7, 40],
+        vec![600, 1200],
+    ]
+    .iter()
+    .enumerate()
+    {
+        for dtype in [DType::S8, DType::F16, DType::F32, DType::F64] {
+            check_moved_copy(&mut rng, shape, dtype, i == 1);
+        }
+    }
+}
+
+/// Permute (0, 2, 1, 3) and a step-2 slice are moved view to view, the permute in tiles,
+/// with no workspace; a bool copy (re-encoded as 0/1) is not moved.
+#[test]
+fn copies_are_moved_without_buffers() {
+    let describe = |src: &TensorDesc, dst: &TensorDesc| {
+        let exec = crate::ops::copy::inplace_copy(dst, src).unwrap();
+        (exec.work.describe(), exec.workspace_size())
+    };
+    let (_b, dst) = contig(&[4, 64, 128, 32], DType::F32);
+    let (_b2, whole) = contig(&[4, 128, 64, 32], DType::F32);
+    let permuted = whole.permuted(&[0, 2, 1, 3], whole.format);
+    let (d, ws) = describe(&permuted, &dst);
+    assert!(
+        d.contains("moved view to view in tiles") && ws == 0,
+        "{d}, workspace {ws}"
+    );
+    let (_b3, out) = contig(&[512, 512], DType::F16);
+    let (b4, _) = contig(&[512, 1024], DType::F16);
+    let step2 = tdesc(
+        &[512, 512],
+        DType::F16,
+        Some(&[1024, 2]),
+        0,
+        &[512 * 1024],
+        &b4,
+    );
+    let (d, ws) = describe(&step2, &out);
+    assert!(
+        d.contains("moved view to view") && ws == 0,
+        "{d}, workspace {ws}"
+    );
+    let (_b5, bo) = contig(&[64, 64], DType::Bool);
+    let (b6, _) = contig(&[64, 128], DType::Bool);
+    let bsrc = tdesc(&[64, 64], DType::Bool, Some(&[128, 2]), 0, &[64 * 128], &b6);
+    let (d, _) = describe(&bsrc, &bo);
+    assert!(!d.contains("moved view to view"), "{d}");
+}
