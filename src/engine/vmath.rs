@@ -134,6 +134,125 @@ pub fn sigmoid_libm(x: f64) -> f64 {
     }
 }
 
+/// The lanes the f32 block functions below work on at once.
+pub const F32_BLOCK: usize = 64;
+
+/// GELU's tanh form x·σ(t), t = 2·sqrt(2/π)·(x + 0.044715·x³) (= 0.5x(1 + tanh(t/2))),
+/// for a block of values in its domain x ≥ −9 (others give unspecified values: callers send
+/// them, NaN included, to the f64 form), with fused multiply-adds and mostly f32 lanes.
+///
+/// y = x/(1 + e^−t). For x < 0 its relative error is e^−t's, so t's absolute error, and t
+/// reaches −66: t and its reduction r = −t − n·ln2 are therefore computed in f64 (x² is
+/// exact there, the other steps round at 2^−53), r is rounded to f32, and e^r (|r| ≤ 0.35)
+/// is f32's Taylor series to degree 7 (truncation 5e−9, 0.1 ulp), scaled by 2^n (n ≤ 96)
+/// in its exponent field. For x > 9, t is taken at 9: e^−t < 2^−95, so y = x, as the f64
+/// form gives. Within 3 ulp of the correctly rounded value (2.28 over every f32 of the
+/// domain, by the ignored test below); ±0 keep their sign, +inf gives +inf, a subnormal x
+/// gives x/2 correctly rounded.
+///
+/// The function goes stage by stage over the whole block, so each stage is a run of
+/// independent vector instructions: evaluated element by element, one long dependency
+/// chain per vector left the core waiting on latencies (1.4 against 0.8 ns an element).
+/// Only for code compiled for FMA: elsewhere `mul_add` is a library call.
+#[inline(always)]
+pub fn gelu_tanh_f32_fma(x: &[f32; F32_BLOCK], y: &mut [f32; F32_BLOCK]) {
+    const L: usize = F32_BLOCK;
+    const A: f64 = 1.595_769_121_605_730_7; // 2·sqrt(2/π)
+    const B: f64 = A * 0.044_715;
+    const ROUND: f64 = 6_755_399_441_055_744.0; // 1.5 * 2^52: adding it rounds to an integer
+                                                // Index loops over fixed-size arrays, one per stage: each compiles to straight vector
+                                                // code (iterator chains of zips here vectorised worse: 1.4 against 0.8 ns).
+    let mut minus_t = [0f64; L];
+    for i in 0..L {
+        let w = x[i].min(9.0) as f64;
+        minus_t[i] = w * (-B).mul_add(w * w, -A);
+    }
+    // −t = n·ln2 + r; kr = 1.5·2^52 + n, so n is in kr's low mantissa bits.
+    let mut kr = [0f64; L];
+    for i in 0..L {
+        kr[i] = minus_t[i].mul_add(std::f64::consts::LOG2_E, ROUND);
+    }
+    let mut r = [0f32; L];
+    for i in 0..L {
+        r[i] = (kr[i] - ROUND).mul_add(-std::f64::consts::LN_2, minus_t[i]) as f32;
+    }
+    // 2^n as an addend to an f32 exponent field (wrapping: garbage outside the domain).
+    let mut exponent = [0u32; L];
+    for i in 0..L {
+        exponent[i] = (kr[i].to_bits() as u32) << 23;
+    }
+    const C: [f32; 8] = [
+        1.0,
+        1.0,
+        0.5,
+        1.0 / 6.0,
+        1.0 / 24.0,
+        1.0 / 120.0,
+        1.0 / 720.0,
+        1.0 / 5_040.0,
+    ];
+    for i in 0..L {
+        let mut er = C[7];
+        for c in C[..7].iter().rev() {
+            er = er.mul_add(r[i], *c);
+        }
+        let e = f32::from_bits(er.to_bits().wrapping_add(exponent[i]));
+        y[i] = x[i] / (1.0 + e);
+    }
+}
+
+/// `y = f(x)` by `fast`, a block function (see `F32_BLOCK`) exact on values where
+/// `in_domain` holds, and `slow` on the others: blocks with such values are computed by
+/// `fast` and then patched, so every result depends on its own value only (not on its
+/// neighbours or position). The domain check is a fold that vectorises.
+#[inline(always)]
+pub fn map_f32_blocks(
+    x: &[f32],
+    y: &mut [f32],
+    in_domain: impl Fn(f32) -> bool,
+    fast: impl Fn(&[f32; F32_BLOCK], &mut [f32; F32_BLOCK]),
+    slow: impl Fn(f32) -> f32,
+) {
+    // Not a closure: this must inline into the caller's FMA build, like `fast` itself.
+    #[inline(always)]
+    fn block(
+        xs: &[f32; F32_BLOCK],
+        ys: &mut [f32; F32_BLOCK],
+        in_domain: &impl Fn(f32) -> bool,
+        fast: &impl Fn(&[f32; F32_BLOCK], &mut [f32; F32_BLOCK]),
+        slow: &impl Fn(f32) -> f32,
+    ) {
+        fast(xs, ys);
+        if !xs.iter().fold(true, |ok, &v| ok & in_domain(v)) {
+            for (o, &v) in ys.iter_mut().zip(xs) {
+                if !in_domain(v) {
+                    *o = slow(v);
+                }
+            }
+        }
+    }
+    let mut xs = x.chunks_exact(F32_BLOCK);
+    let mut ys = y.chunks_exact_mut(F32_BLOCK);
+    for (xb, yb) in (&mut xs).zip(&mut ys) {
+        // The chunks are exactly F32_BLOCK long.
+        block(
+            xb.try_into().unwrap(),
+            yb.try_into().unwrap(),
+            &in_domain,
+            &fast,
+            &slow,
+        );
+    }
+    let (xt, yt) = (xs.remainder(), ys.into_remainder());
+    if !xt.is_empty() {
+        let mut xb = [0f32; F32_BLOCK];
+        let mut yb = [0f32; F32_BLOCK];
+        xb[..xt.len()].copy_from_slice(xt);
+        block(&xb, &mut yb, &in_domain, &fast, &slow);
+        yt.copy_from_slice(&yb[..xt.len()]);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,6 +284,108 @@ mod tests {
         assert_eq!(exp(f64::INFINITY), f64::INFINITY);
         assert_eq!(exp(0.0), 1.0);
         assert_eq!(exp(-0.0), 1.0);
+    }
+
+    /// The error of an f32 result in units of the f32 ulp at the exact value `want`.
+    fn f32_ulps(got: f32, want: f64) -> f64 {
+        let w = want as f32;
+        let ulp = if w.abs() < f32::MIN_POSITIVE {
+            f32::from_bits(1) as f64
+        } else {
+            (f32::from_bits(w.abs().to_bits() & 0x7f80_0000) as f64) * f32::EPSILON as f64
+        };
+        (got as f64 - want).abs() / ulp
+    }
+
+    /// GELU's tanh form in f64 with the library exp, each side in its accurate form.
+    fn gelu_tanh_f64(x: f64) -> f64 {
+        let t = 2.0 * (2.0 / std::f64::consts::PI).sqrt() * (x + 0.044715 * x * x * x);
+        if t >= 0.0 {
+            x / (1.0 + (-t).exp())
+        } else {
+            x * t.exp() / (1.0 + t.exp())
+        }
+    }
+
+    /// Worst error of `gelu_tanh_f32_fma` over every `step`-th f32 in [−9, 9].
+    fn gelu_tanh_f32_worst_ulps(step: usize) -> f64 {
+        let mut worst = 0.0f64;
+        let mut x = [0f32; F32_BLOCK];
+        let mut y = [0f32; F32_BLOCK];
+        let mut check = |n: usize, x: &[f32; F32_BLOCK], y: &mut [f32; F32_BLOCK]| {
+            gelu_tanh_f32_fma(x, y);
+            for (&v, &got) in x.iter().zip(y.iter()).take(n) {
+                let e = f32_ulps(got, gelu_tanh_f64(v as f64));
+                assert!(
+                    e <= 3.0,
+                    "gelu_tanh_f32_fma({v:e}) = {got:e} is {e} ulp off"
+                );
+                worst = worst.max(e);
+            }
+        };
+        let mut n = 0;
+        for bits in (0..=9.0f32.to_bits()).step_by(step) {
+            x[n] = f32::from_bits(bits);
+            x[n + 1] = -x[n];
+            n += 2;
+            if n == F32_BLOCK {
+                check(n, &x, &mut y);
+                n = 0;
+            }
+        }
+        check(n, &x, &mut y);
+        worst
+    }
+
+    #[test]
+    fn gelu_tanh_f32_is_within_3_ulp_on_its_domain() {
+        let step = if cfg!(debug_assertions) {
+            100_003
+        } else {
+            1_009
+        };
+        let worst = gelu_tanh_f32_worst_ulps(step);
+        assert!(worst > 0.5, "the sweep measured nothing ({worst})");
+        let mut x = [0f32; F32_BLOCK];
+        let special = [0.0f32, -0.0, 1e-40, -1e-40, f32::MIN_POSITIVE, 9.0, -9.0];
+        x[..special.len()].copy_from_slice(&special);
+        let big = [9.5f32, 1e30, f32::MAX, f32::INFINITY];
+        x[special.len()..][..big.len()].copy_from_slice(&big);
+        let mut y = [0f32; F32_BLOCK];
+        gelu_tanh_f32_fma(&x, &mut y);
+        for (&v, &got) in x.iter().zip(&y).take(special.len()) {
+            let e = f32_ulps(got, gelu_tanh_f64(v as f64));
+            assert!(e <= 3.0, "gelu_tanh_f32_fma({v:e}) is {e} ulp off");
+        }
+        assert!(y[1].is_sign_negative() && y[1] == 0.0);
+        assert_eq!(&y[special.len()..][..big.len()], &big);
+    }
+
+    /// Every f32 in [−9, 9]: a few minutes in release (`cargo test --release -- --ignored`).
+    #[test]
+    #[ignore]
+    fn gelu_tanh_f32_is_within_3_ulp_on_every_value_of_its_domain() {
+        eprintln!("worst: {} ulp", gelu_tanh_f32_worst_ulps(1));
+    }
+
+    #[test]
+    fn map_f32_blocks_patches_the_values_outside_the_domain_only() {
+        for n in [0, 1, 63, 64, 65, 300] {
+            let x: Vec<f32> = (0..n).map(|i| i as f32).collect();
+            let mut y = vec![0.0f32; n];
+            let fast = |x: &[f32; F32_BLOCK], y: &mut [f32; F32_BLOCK]| {
+                y.iter_mut().zip(x).for_each(|(o, &v)| *o = v + 0.5)
+            };
+            map_f32_blocks(&x, &mut y, |v| v != 150.0 && v != 299.0, fast, |v| -v);
+            for (i, &v) in y.iter().enumerate() {
+                let want = if i == 150 || i == 299 {
+                    -(i as f32)
+                } else {
+                    i as f32 + 0.5
+                };
+                assert_eq!(v, want, "element {i} of {n}");
+            }
+        }
     }
 
     #[test]

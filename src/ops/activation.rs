@@ -374,6 +374,8 @@ impl<T: Real, const F: u8> UnaryOp for Pointwise<T, F> {
 fn pointwise_kernel<const F: u8>(d: DType) -> KernelFn {
     match d {
         F64 => unary_kernel::<Pointwise<f64, F>> as KernelFn,
+        // The same function as aclnnGelu's, with its fast f32 kernel.
+        _ if F == f::GELU_TANH => super::unary::gelu_f32,
         // f32: the exponentials are the cost, AVX-512 doubles the lanes where present
         _ => unary_wide::<Pointwise<f32, F>>,
     }

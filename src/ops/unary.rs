@@ -13,7 +13,7 @@ use super::binary::Compute;
 use super::elementwise::{self as ew, Arg};
 use crate::dtype::DType;
 use crate::element::{Bool8, Element, C128, C64};
-use crate::engine::kernel::{unary, unary_wide, UnaryOp};
+use crate::engine::kernel::{unary, unary_wide, Src, UnaryOp};
 use crate::engine::{KernelFn, Params};
 use crate::error::Result;
 use crate::executor::Executor;
@@ -488,13 +488,69 @@ impl<T: IntFn, const F: u8> UnaryOp for Int<T, F> {
     }
 }
 
+/// aclnnGelu's f32 kernel: on FMA hardware `vmath::gelu_tanh_f32_fma` (≤ 3 ulp; 8 or 16
+/// f32 lanes, which is what brings Gelu near the memory bandwidth) for x ≥ −9, the f64
+/// formula (≤ 1 ulp) for the other values (NaN, x < −9 where results get subnormal) and
+/// on CPUs without FMA. A value's result depends on the value only, as on the device.
+///
+/// # Safety
+/// See `KernelFn`.
+pub(super) unsafe fn gelu_f32(n: usize, ins: &[Src], out: *mut u8, params: &Params) {
+    use crate::engine::vmath::{gelu_tanh_f32_fma, map_f32_blocks};
+    #[inline(always)]
+    fn run(x: &[f32], y: &mut [f32]) {
+        let slow = |v: f32| v.call(f::GELU);
+        map_f32_blocks(x, y, |v| v >= -9.0, gelu_tanh_f32_fma, slow);
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        #[target_feature(enable = "avx512f,avx2,fma")]
+        fn avx512(x: &[f32], y: &mut [f32]) {
+            run(x, y)
+        }
+        #[target_feature(enable = "avx2,fma")]
+        fn avx2(x: &[f32], y: &mut [f32]) {
+            run(x, y)
+        }
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            let wide = std::arch::is_x86_feature_detected!("avx512f");
+            // SAFETY: the CPU has the features each function is compiled for.
+            let run = |x: &[f32], y: &mut [f32]| unsafe {
+                if wide {
+                    avx512(x, y)
+                } else {
+                    avx2(x, y)
+                }
+            };
+            // SAFETY: the engine passes `n` writable, aligned f32 and `n` readable ones (one
+            // for a scalar operand).
+            let y = unsafe { std::slice::from_raw_parts_mut(out as *mut f32, n) };
+            match ins[0] {
+                // SAFETY: as above.
+                Src::Slice(x) => run(unsafe { std::slice::from_raw_parts(x as *const f32, n) }, y),
+                Src::Scalar(x) => {
+                    let mut one = [0f32];
+                    // SAFETY: as above.
+                    run(&[unsafe { *(x as *const f32) }], &mut one);
+                    y.fill(one[0]);
+                }
+            }
+            return;
+        }
+    }
+    // SAFETY: forwarded from the caller.
+    unsafe { unary_wide::<Real<f32, { f::GELU }>>(n, ins, out, params) }
+}
+
 /// The kernel of function `F` for compute dtype `c` (f16/bf16 compute in f32).
 pub fn kernel<const F: u8>(c: DType) -> Result<KernelFn> {
     Ok(match c.compute() {
         // The exponential-based activations are arithmetic-bound: their f32 kernels also
         // have an AVX-512 build (the others are not compiled a third time; the branch is
         // resolved per F at compile time).
-        DType::F32 if const { matches!(F, f::SIGMOID | f::GELU | f::SILU) } => {
+        DType::F32 if F == f::GELU => gelu_f32 as KernelFn,
+        DType::F32 if const { matches!(F, f::SIGMOID | f::SILU) } => {
             unary_wide::<Real<f32, F>> as KernelFn
         }
         DType::F32 => unary::<Real<f32, F>> as KernelFn,

@@ -418,7 +418,8 @@ impl Fun {
 /// The stated bounds (ulps of the exact result) for f32 computations, chosen from the
 /// measurements printed by `f32_accuracy_sweep`: glibc's f32 functions (exp, log, sin,
 /// cos, tanh, erf, log2, exp2), 1/sqrt (two roundings), and the activations, which the
-/// library evaluates in f64 and rounds once.
+/// library evaluates in f64 and rounds once, but for Gelu: on FMA hardware its f32 form
+/// (`vmath::gelu_tanh_f32_fma`, measured 2.3 ulp over every f32 in [−9, 9]).
 const F32_ULPS: &[(Fun, f64)] = &[
     (Fun::Exp, 1.0),
     (Fun::Log, 1.0),
@@ -427,7 +428,7 @@ const F32_ULPS: &[(Fun, f64)] = &[
     (Fun::Cos, 1.0),
     (Fun::Tanh, 2.0),
     (Fun::Sigmoid, 1.0),
-    (Fun::Gelu, 1.0),
+    (Fun::Gelu, 3.0),
     (Fun::Silu, 1.0),
     (Fun::Erf, 2.0),
     (Fun::Log2, 1.0),
