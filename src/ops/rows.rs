@@ -663,8 +663,13 @@ impl RowPlan {
             }
             // A 16-bit y on the f32 path: half the buffer traffic of f64, the same bits.
             if self.fast.is_some() && matches!(y_out.dtype, DType::F16 | DType::BF16) {
-                let y = std::slice::from_raw_parts_mut(y_buf as *mut OddF32, len);
-                a.apply_any(has_w, has_b, v, w, bias, y);
+                if y_out.dtype == DType::F16 {
+                    let y = std::slice::from_raw_parts_mut(y_buf as *mut OddF32ForF16, len);
+                    a.apply_any(has_w, has_b, v, w, bias, y);
+                } else {
+                    let y = std::slice::from_raw_parts_mut(y_buf as *mut OddF32, len);
+                    a.apply_any(has_w, has_b, v, w, bias, y);
+                }
                 return self.transfer(tensors, y_out, r, (y_buf as *mut u8, DType::F32), false);
             }
             let y = std::slice::from_raw_parts_mut(y_buf, len);
@@ -829,6 +834,17 @@ impl Narrowed for OddF32 {
     #[inline(always)]
     fn narrowed(v: f64) -> Self {
         OddF32(convert::round_odd(v))
+    }
+}
+
+/// `OddF32` for f16 results (`convert::round_odd_for_f16`: the same f16 bits, cheaper).
+#[derive(Clone, Copy)]
+#[repr(transparent)]
+struct OddF32ForF16(f32);
+impl Narrowed for OddF32ForF16 {
+    #[inline(always)]
+    fn narrowed(v: f64) -> Self {
+        OddF32ForF16(convert::round_odd_for_f16(v))
     }
 }
 
