@@ -491,7 +491,7 @@ impl<T: IntFn, const F: u8> UnaryOp for Int<T, F> {
 /// aclnnGelu's f32 kernel: on FMA hardware `vmath::gelu_tanh_f32_fma` (≤ 3 ulp; 8 or 16
 /// f32 lanes, which is what brings Gelu near the memory bandwidth) for x ≥ −9, the f64
 /// formula (≤ 1 ulp) for the other values (NaN, x < −9 where results get subnormal) and
-/// on CPUs without FMA. A value's result depends on the value only, as on the device.
+/// on CPUs without FMA. A result depends on its input value only, not on its neighbours.
 ///
 /// # Safety
 /// See `KernelFn`.
