@@ -57,6 +57,25 @@ pub unsafe fn stream_copy(src: *const u8, dst: *mut u8, bytes: usize) {
     }
 }
 
+/// Stores the 16 bytes at `src` to `dst` with a non-temporal store where the CPU has one
+/// (see `stream_copy`; the same `store_fence` rule).
+///
+/// # Safety
+/// 16 bytes must be readable at `src` and writable at `dst`, which is 16-byte aligned.
+#[inline(always)]
+pub unsafe fn stream16(src: *const u8, dst: *mut u8) {
+    // SAFETY: as the caller guarantees.
+    unsafe {
+        #[cfg(all(target_arch = "x86_64", not(miri)))]
+        {
+            use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_stream_si128};
+            _mm_stream_si128(dst as *mut __m128i, _mm_loadu_si128(src as *const __m128i));
+        }
+        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+        std::ptr::copy_nonoverlapping(src, dst, 16);
+    }
+}
+
 /// Transposes eight columns of 4-byte elements: element `r` of column `j` (at
 /// `src + j * col_stride + 4 * r`, r < rows) goes to `dst + r * dst_pitch + 4 * j`. How
 /// the tiled traversal gathers a transposed input when no conversion is needed: eight

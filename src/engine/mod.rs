@@ -92,7 +92,7 @@ const SMALL_WORK: usize = 64 * 1024;
 /// normal store first reads each line it fills, doubling a write stream's memory traffic.
 /// Measured here: (N,1)+(1,M) at 16M elements 6.4 -> 4.2 ms; where inputs are streamed too
 /// (a+b, a>b, where) the same stores were no faster or slower, so those keep normal stores.
-const STREAM_MIN_BYTES: usize = 16 << 20;
+pub(crate) const STREAM_MIN_BYTES: usize = 16 << 20;
 /// Alignment of every buffer the engines carve out of a workspace.
 pub(crate) const ALIGN: usize = 64;
 

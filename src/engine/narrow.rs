@@ -13,7 +13,7 @@ use super::convert::{bf16_narrow, bf16_widen};
 use super::kernel::{BinaryOp, KernelFn, Params, Src};
 
 /// Elements widened and computed together: two AVX registers of f32.
-const LANES: usize = 16;
+pub(crate) const LANES: usize = 16;
 
 /// An operator's kernels for f16 and bf16 storage.
 #[derive(Clone, Copy, Debug)]
@@ -39,13 +39,13 @@ impl Narrow {
 }
 
 /// A 16-bit float storage format: its conversions of one element to and from f32.
-trait Format {
+pub(crate) trait Format {
     fn widen(x: u16) -> f32;
     fn narrow(x: f32) -> u16;
 }
 
 /// f16, through `half` (which uses F16C where the CPU has it, detected per call).
-struct F16;
+pub(crate) struct F16;
 impl Format for F16 {
     #[inline(always)]
     fn widen(x: u16) -> f32 {
@@ -58,7 +58,7 @@ impl Format for F16 {
 }
 
 /// bf16, by bit operations.
-struct Bf16;
+pub(crate) struct Bf16;
 impl Format for Bf16 {
     #[inline(always)]
     fn widen(x: u16) -> f32 {
@@ -71,7 +71,7 @@ impl Format for Bf16 {
 }
 
 /// How LANES elements of a format are converted at once; by default one at a time.
-trait Lanes {
+pub(crate) trait Lanes {
     type F: Format;
 
     /// # Safety
@@ -101,7 +101,7 @@ trait Lanes {
 }
 
 /// Element by element (CPUs without the instructions below).
-struct Portable<F>(std::marker::PhantomData<F>);
+pub(crate) struct Portable<F>(std::marker::PhantomData<F>);
 impl<F: Format> Lanes for Portable<F> {
     type F = F;
 }
@@ -109,7 +109,7 @@ impl<F: Format> Lanes for Portable<F> {
 /// f16 with the F16C instructions, eight per instruction; only inside functions compiled
 /// for F16C.
 #[cfg(target_arch = "x86_64")]
-struct F16Hw;
+pub(crate) struct F16Hw;
 #[cfg(target_arch = "x86_64")]
 impl Lanes for F16Hw {
     type F = F16;
@@ -142,7 +142,7 @@ impl Lanes for F16Hw {
 /// inside functions compiled for AVX2. (Left to the compiler, the loop came out as scalar
 /// inserts.)
 #[cfg(target_arch = "x86_64")]
-struct Bf16Hw;
+pub(crate) struct Bf16Hw;
 #[cfg(target_arch = "x86_64")]
 impl Lanes for Bf16Hw {
     type F = Bf16;

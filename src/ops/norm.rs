@@ -6,7 +6,9 @@
 //! its Atlas A2 dtype lists, in its order (dtypes, then ranks and shapes, then attributes).
 //!
 //! Numbers: statistics in f64 two-pass (stable for any mean), outputs rounded once from f64
-//! to their dtype: within one ulp of the exact result for every output dtype (`rows.rs`).
+//! to their dtype: within one ulp of the exact result for every output dtype (`rows`);
+//! rows whose input and y are one f16/bf16 dtype compute in f32 as the device does, within
+//! `rows::half`'s bound.
 //! CANN's device computes in f32 with its own summation order; results agree with it within
 //! its own f32 error, and ours is the more accurate.
 //!
