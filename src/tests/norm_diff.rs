@@ -462,6 +462,10 @@ fn row_f32_path_gives_the_f64_buffer_path_bits() {
         let mut shape = random_shape(&mut rng, rank, 3);
         if kind == 2 {
             shape[1] = 2 * (1 + rng.below(3) as usize);
+            // Spatial runs long enough for a weight and bias per run (`Fast::wb_run`).
+            if rank > 2 && rng.pct(50) {
+                shape[rank - 1] = rng.pick(&[16, 23, 64]);
+            }
         }
         let begin = if kind == 2 {
             1

@@ -253,6 +253,11 @@ struct Fast {
     x_direct: bool,
     /// y is f32 and each of its rows one unit-stride run.
     y_direct: bool,
+    /// With `y_direct`: the weight and bias are constant along each run of the innermost
+    /// element dim (GroupNorm's gamma and beta per channel), this long; their buffers hold
+    /// one value per run, not the row expanded (at (8, 256, 64, 64) that expansion wrote
+    /// and read 256 KiB per row).
+    wb_run: Option<usize>,
 }
 
 /// Whether a row of `elems` with these strides is one run of consecutive elements.
@@ -292,6 +297,9 @@ fn no_half_arithmetic() -> bool {
     false
 }
 
+/// The shortest run worth a per-run weight and bias (`Fast::wb_run`).
+const WB_RUN_MIN: usize = 16;
+
 /// Dtypes the f32 path reads exactly.
 fn reads_as_f32(d: DType) -> bool {
     matches!(d, DType::F32 | DType::F16 | DType::BF16)
@@ -326,9 +334,17 @@ impl Rows {
         .then(|| {
             let direct =
                 |o: &Operand| o.dtype == DType::F32 && unit_run(&self.elems, &o.elem_strides);
+            let y_direct = self.y_out.as_ref().is_some_and(direct);
+            let inner = self.elems.last().copied().unwrap_or(1);
+            let per_run = |o: &Operand| o.elem_strides.last() == Some(&0);
+            let mut wb = self.weight.iter().chain(&self.bias).peekable();
+            let wb_run =
+                (y_direct && inner >= WB_RUN_MIN && wb.peek().is_some() && wb.all(per_run))
+                    .then_some(inner);
             Fast {
                 x_direct: direct(&self.terms[0].0),
-                y_direct: self.y_out.as_ref().is_some_and(direct),
+                y_direct,
+                wb_run,
             }
         });
         let x = &self.terms[0].0;
@@ -451,6 +467,34 @@ impl RowPlan {
         dst: *mut f32,
     ) -> Result<()> {
         unsafe { self.transfer(tensors, op, r, (dst as *mut u8, DType::F32), true) }
+    }
+
+    /// Reads row `r` of a weight or bias (f32, f16 or bf16) into `dst` as f32: the row, or
+    /// at `Fast::wb_run` one value per run.
+    unsafe fn gather_wb_f32(
+        &self,
+        tensors: &Bindings,
+        op: &Operand,
+        r: usize,
+        dst: *mut f32,
+        fast: Fast,
+    ) -> Result<()> {
+        let Some(inner) = fast.wb_run else {
+            // SAFETY: forwarded from the caller.
+            return unsafe { self.gather_f32(tensors, op, r, dst) };
+        };
+        let addr = tensors.addr(op.binding)?;
+        let size = op.dtype.size() as isize;
+        self.for_runs(op, self.row_base(op, r), |off, _, at, _| {
+            let elem = (addr as isize + off * size) as *const u8;
+            // SAFETY: the run's first element lies inside the operand's validated view; dst
+            // holds a value per run.
+            unsafe {
+                let val = dst.add(at / inner) as *mut u8;
+                convert::run(elem, op.dtype, 1, val, DType::F32, 1, 1)
+            }
+        });
+        Ok(())
     }
 
     /// Writes `src` (f64) into row `r` of `op`, each value rounded once.
@@ -687,14 +731,16 @@ impl RowPlan {
             };
             let (has_w, has_b) = (s.weight.is_some(), s.bias.is_some());
             if let Some(y) = y_direct {
-                a.apply_any(
-                    has_w,
-                    has_b,
-                    v,
-                    w,
-                    bias,
-                    std::slice::from_raw_parts_mut(y, len),
-                );
+                let y = std::slice::from_raw_parts_mut(y, len);
+                match self.fast.and_then(|f| f.wb_run) {
+                    // w and bias hold a value per run.
+                    Some(inner) => {
+                        for (k, (v, y)) in v.chunks(inner).zip(y.chunks_mut(inner)).enumerate() {
+                            a.apply_any(has_w, has_b, v, Splat(w[k]), Splat(bias[k]), y);
+                        }
+                    }
+                    None => a.apply_any(has_w, has_b, v, w, bias, y),
+                }
                 return Ok(());
             }
             // A 16-bit y on the f32 path: half the buffer traffic of f64, the same bits.
@@ -827,10 +873,10 @@ impl RowPlan {
                 }
             };
             if let (Some(w), false) = (&s.weight, invariant.0) {
-                self.gather_f32(tensors, w, r, wb)?;
+                self.gather_wb_f32(tensors, w, r, wb, fast)?;
             }
             if let (Some(bias), false) = (&s.bias, invariant.1) {
-                self.gather_f32(tensors, bias, r, bb)?;
+                self.gather_wb_f32(tensors, bias, r, bb, fast)?;
             }
             let x = std::slice::from_raw_parts(x, len);
             let w = if s.weight.is_some() {
@@ -975,6 +1021,35 @@ impl Narrowed for OddF32ForF16 {
     }
 }
 
+/// A weight or bias for `Affine`: a row of values, or one value for a whole run.
+trait Source<X>: Copy {
+    /// The first `n` values (a splat is its own prefix).
+    fn prefix(self, n: usize) -> Self;
+    fn at(self, j: usize) -> X;
+}
+impl<X: Copy> Source<X> for &[X] {
+    #[inline(always)]
+    fn prefix(self, n: usize) -> Self {
+        &self[..n]
+    }
+    #[inline(always)]
+    fn at(self, j: usize) -> X {
+        self[j]
+    }
+}
+#[derive(Clone, Copy)]
+struct Splat<X>(X);
+impl<X: Copy> Source<X> for Splat<X> {
+    #[inline(always)]
+    fn prefix(self, _: usize) -> Self {
+        self
+    }
+    #[inline(always)]
+    fn at(self, _: usize) -> X {
+        self.0
+    }
+}
+
 /// y = ((v − shift)·rstd)·(w + w₀) + b, the weight and the bias each optional: one fused
 /// pass that vectorises, the steps in this order for every configuration.
 struct Affine {
@@ -986,22 +1061,22 @@ struct Affine {
 impl Affine {
     /// In f64 from values of `X` (f64 or f32, widened exactly), rounded once into `Y`.
     #[inline(always)]
-    fn apply<const W: bool, const B: bool, X: Real, Y: Narrowed>(
+    fn apply<const W: bool, const B: bool, X: Real, S: Source<X>, Y: Narrowed>(
         &self,
         v: &[X],
-        w: &[X],
-        b: &[X],
+        w: S,
+        b: S,
         y: &mut [Y],
     ) {
         let n = y.len();
-        let (v, w, b) = (&v[..n], &w[..n], &b[..n]);
+        let (v, w, b) = (&v[..n], w.prefix(n), b.prefix(n));
         for j in 0..n {
             let mut z = (v[j].widen() - self.shift) * self.rstd;
             if W {
-                z *= w[j].widen() + self.w0;
+                z *= w.at(j).widen() + self.w0;
             }
             if B {
-                z += b[j].widen();
+                z += b.at(j).widen();
             }
             y[j] = Y::narrowed(z);
         }
@@ -1009,20 +1084,20 @@ impl Affine {
 
     /// `apply` with the weight and the bias each present or not.
     #[inline(always)]
-    fn apply_any<X: Real, Y: Narrowed>(
+    fn apply_any<X: Real, S: Source<X>, Y: Narrowed>(
         &self,
         has_w: bool,
         has_b: bool,
         v: &[X],
-        w: &[X],
-        b: &[X],
+        w: S,
+        b: S,
         y: &mut [Y],
     ) {
         match (has_w, has_b) {
-            (true, true) => self.apply::<true, true, X, Y>(v, w, b, y),
-            (true, false) => self.apply::<true, false, X, Y>(v, w, b, y),
-            (false, true) => self.apply::<false, true, X, Y>(v, w, b, y),
-            (false, false) => self.apply::<false, false, X, Y>(v, w, b, y),
+            (true, true) => self.apply::<true, true, X, S, Y>(v, w, b, y),
+            (true, false) => self.apply::<true, false, X, S, Y>(v, w, b, y),
+            (false, true) => self.apply::<false, true, X, S, Y>(v, w, b, y),
+            (false, false) => self.apply::<false, false, X, S, Y>(v, w, b, y),
         }
     }
 }
@@ -1097,11 +1172,11 @@ impl Work for RowPlan {
                 // SAFETY: the task's buffers lie in the workspace sized in phase 1.
                 unsafe {
                     if let Some(fast) = self.fast {
-                        if w_inv {
-                            self.gather_f32(tensors, s.weight.as_ref().unwrap(), 0, b.w as _)?;
+                        if let (Some(w), true) = (&s.weight, w_inv) {
+                            self.gather_wb_f32(tensors, w, 0, b.w as _, fast)?;
                         }
-                        if b_inv {
-                            self.gather_f32(tensors, s.bias.as_ref().unwrap(), 0, b.b as _)?;
+                        if let (Some(bias), true) = (&s.bias, b_inv) {
+                            self.gather_wb_f32(tensors, bias, 0, b.b as _, fast)?;
                         }
                         return self.fast_rows(tensors, first..last, &b, fast, (w_inv, b_inv));
                     }
