@@ -497,6 +497,40 @@ impl RowPlan {
         Ok(())
     }
 
+    /// Row `r`'s weight and bias as f32 in `b`'s buffers (gathered here unless
+    /// row-invariant, then already there), `stand_in` where absent (never read then).
+    ///
+    /// # Safety
+    /// `b`'s buffers hold `len` f32 values each.
+    #[inline(always)]
+    unsafe fn wb_f32<'a>(
+        &self,
+        tensors: &Bindings,
+        r: usize,
+        b: &Buffers,
+        fast: Fast,
+        invariant: (bool, bool),
+        stand_in: &'a [f32],
+    ) -> Result<(&'a [f32], &'a [f32])> {
+        let s = &self.spec;
+        let mut rows = [stand_in; 2];
+        for (k, (op, buf, inv)) in [(&s.weight, b.w, invariant.0), (&s.bias, b.b, invariant.1)]
+            .into_iter()
+            .enumerate()
+        {
+            if let Some(op) = op {
+                // SAFETY: the buffer holds `len` f32 values, as the caller guarantees.
+                unsafe {
+                    if !inv {
+                        self.gather_wb_f32(tensors, op, r, buf as *mut f32, fast)?;
+                    }
+                    rows[k] = std::slice::from_raw_parts(buf as *const f32, self.len);
+                }
+            }
+        }
+        Ok((rows[0], rows[1]))
+    }
+
     /// Writes `src` (f64) into row `r` of `op`, each value rounded once.
     unsafe fn scatter(
         &self,
@@ -801,25 +835,9 @@ impl RowPlan {
             let Some(st) = self.half_stats::<H>(src, xb, x_op.dtype) else {
                 return self.fast_row(tensors, r, b, fast, invariant);
             };
-            let (wb, bb) = (b.w as *mut f32, b.b as *mut f32);
-            if let (Some(w), false) = (&s.weight, invariant.0) {
-                self.gather_f32(tensors, w, r, wb)?;
-            }
-            if let (Some(bias), false) = (&s.bias, invariant.1) {
-                self.gather_f32(tensors, bias, r, bb)?;
-            }
-            self.emit_stats(tensors, r, &st)?;
             let x = &*xb;
-            let w = if s.weight.is_some() {
-                std::slice::from_raw_parts(wb, len)
-            } else {
-                x
-            };
-            let bias = if s.bias.is_some() {
-                std::slice::from_raw_parts(bb, len)
-            } else {
-                x
-            };
+            let (w, bias) = self.wb_f32(tensors, r, b, fast, invariant, x)?;
+            self.emit_stats(tensors, r, &st)?;
             if half.stream && !(dst as usize).is_multiple_of(16) {
                 let staged = b.cast as *mut u16;
                 self.half_y::<H>(&st, (x, w, bias), (staged, false));
@@ -845,7 +863,7 @@ impl RowPlan {
         let s = &self.spec;
         let len = self.len;
         let x_op = &s.terms[0].0;
-        let (xb, wb, bb) = (b.v as *mut f32, b.w as *mut f32, b.b as *mut f32);
+        let xb = b.v as *mut f32;
         let y_at = match &s.y_out {
             Some(y) if fast.y_direct => Some(self.f32_row(tensors, y, r)?),
             _ => None,
@@ -872,23 +890,8 @@ impl RowPlan {
                     xb
                 }
             };
-            if let (Some(w), false) = (&s.weight, invariant.0) {
-                self.gather_wb_f32(tensors, w, r, wb, fast)?;
-            }
-            if let (Some(bias), false) = (&s.bias, invariant.1) {
-                self.gather_wb_f32(tensors, bias, r, bb, fast)?;
-            }
             let x = std::slice::from_raw_parts(x, len);
-            let w = if s.weight.is_some() {
-                std::slice::from_raw_parts(wb, len)
-            } else {
-                x
-            };
-            let bias = if s.bias.is_some() {
-                std::slice::from_raw_parts(bb, len)
-            } else {
-                x
-            };
+            let (w, bias) = self.wb_f32(tensors, r, b, fast, invariant, x)?;
             self.finish(tensors, r, (x, w, bias), b.tmp, y_at)
         }
     }
